@@ -1,0 +1,7 @@
+"""``python -m patgate`` is the ``patgate`` command."""
+
+import sys
+
+from patgate.cli import main
+
+sys.exit(main())

@@ -1,0 +1,59 @@
+"""The ``patgate`` command. Each subcommand lives in ``patgate.commands.<name>``.
+
+A command module provides ``configure(parser)`` and ``main(args) -> int`` and keeps its
+heavy imports inside ``main``, so ``patgate --help`` stays fast.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import sys
+from collections.abc import Sequence
+
+from patgate import __version__
+from patgate.errors import PatgateError
+
+__all__ = ["main"]
+
+COMMANDS: dict[str, str] = {
+    "run": "Run the conformance scenarios against the embedded fake or a deployment.",
+    "rules": "Print the rule catalogue and which scenarios cover each rule.",
+    "serve": "Serve the fake on a loopback address for clients in any language.",
+}
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="patgate",
+        description="Conformance kit and in-process fake for token authorization and PATs.",
+    )
+    parser.add_argument("--version", action="version", version=f"patgate {__version__}")
+    subparsers = parser.add_subparsers(dest="command", metavar="COMMAND")
+    for name, summary in COMMANDS.items():
+        module = importlib.import_module(f"patgate.commands.{name}")
+        sub = subparsers.add_parser(name, help=summary, description=summary)
+        module.configure(sub)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    if args.command is None:
+        parser.print_help()
+        return 2
+    module = importlib.import_module(f"patgate.commands.{args.command}")
+    try:
+        code: int = module.main(args)
+    except PatgateError as error:
+        print(f"patgate {args.command}: error: {error}", file=sys.stderr)
+        return error.exit_code
+    except KeyboardInterrupt:
+        print(f"patgate {args.command}: interrupted", file=sys.stderr)
+        return 130
+    return code
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())

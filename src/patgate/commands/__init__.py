@@ -1,0 +1,1 @@
+"""Subcommands of the ``patgate`` command, one module each."""

@@ -1,0 +1,157 @@
+"""Every exception patgate raises, in one tree.
+
+::
+
+    PatgateError
+    ├── UsageError (ValueError)                 bad flags, bad target file; exit code 2
+    │   └── ScenarioError                       a scenario file that does not validate
+    ├── TargetUnreachable (ConnectionError)     the deployment does not answer; exit code 3
+    ├── CheckFailure (AssertionError)           a conformance check saw the wrong thing; exit 1
+    └── DomainError                             a documented rule refused a request (the fake)
+        ├── InvalidRequest (ValueError)         malformed input (OAuth ``invalid_request``)
+        ├── UnsupportedGrantType (ValueError)   grant_type is not ``client_credentials``
+        ├── InvalidClient                       unknown client id or wrong secret
+        ├── Unauthenticated                     missing, invalid, expired or deleted bearer
+        ├── Forbidden (PermissionError)         valid caller, not allowed (role, removal)
+        ├── TokenLimitReached                   the caller already holds the maximum of PATs
+        └── NotFound (LookupError)              no such object visible to the caller
+
+A ``DomainError`` names the rule of ``specs/rules.yaml`` it enforces (``rule_id``) and a
+stable machine-readable ``code``; the wire layer maps the class to an HTTP status in one
+table. The exception class also decides the CLI's exit code (``exit_code``).
+"""
+
+from __future__ import annotations
+
+__all__ = [
+    "CheckFailure",
+    "DomainError",
+    "Forbidden",
+    "InvalidClient",
+    "InvalidRequest",
+    "NotFound",
+    "PatgateError",
+    "ScenarioError",
+    "TargetUnreachable",
+    "TokenLimitReached",
+    "Unauthenticated",
+    "UnsupportedGrantType",
+    "UsageError",
+]
+
+
+class PatgateError(Exception):
+    """Root of every error patgate raises on purpose."""
+
+    exit_code = 1
+
+
+class UsageError(PatgateError, ValueError):
+    """The command line, a target file or the environment is wrong."""
+
+    exit_code = 2
+
+
+class ScenarioError(UsageError):
+    """A scenario file is not valid; the message names the file and the line."""
+
+    def __init__(self, message: str, *, path: str = "", line: int | None = None) -> None:
+        self.path = path
+        self.line = line
+        where = f"{path}:{line}" if path and line is not None else path
+        super().__init__(f"{where}: {message}" if where else message)
+
+
+class TargetUnreachable(PatgateError, ConnectionError):
+    """The deployment under test did not answer at all."""
+
+    exit_code = 3
+
+
+class CheckFailure(PatgateError, AssertionError):
+    """A conformance check failed.
+
+    It is an ``AssertionError`` so that pytest renders it natively; the fields let the CLI
+    and the reports show the same rule, expectation and observation.
+    """
+
+    exit_code = 1
+
+    def __init__(
+        self,
+        message: str,
+        *,
+        rule: str = "",
+        title: str = "",
+        expected: object = None,
+        actual: object = None,
+    ) -> None:
+        self.rule = rule
+        self.title = title
+        self.expected = expected
+        self.actual = actual
+        super().__init__(message)
+
+
+class DomainError(PatgateError):
+    """A documented rule of the service refused a request."""
+
+    code = "BAD_REQUEST"
+    default_rule = ""
+
+    def __init__(self, message: str, *, rule_id: str | None = None) -> None:
+        self.rule_id = rule_id if rule_id is not None else self.default_rule
+        super().__init__(message)
+
+    @property
+    def message(self) -> str:
+        return str(self)
+
+
+class InvalidRequest(DomainError, ValueError):
+    """The request is malformed: a missing, repeated or badly typed parameter."""
+
+    code = "invalid_request"
+    default_rule = "TOKEN-ERROR-BODY"
+
+
+class UnsupportedGrantType(DomainError, ValueError):
+    """The token endpoint was asked for a grant other than ``client_credentials``."""
+
+    code = "unsupported_grant_type"
+    default_rule = "TOKEN-GRANT-TYPE"
+
+
+class InvalidClient(DomainError):
+    """The client id is unknown or the secret is wrong (the two answer identically)."""
+
+    code = "invalid_client"
+    default_rule = "TOKEN-BAD-CREDENTIALS"
+
+
+class Unauthenticated(DomainError):
+    """The bearer token is missing, malformed, unknown, expired, deleted or pending."""
+
+    code = "UNAUTHENTICATED"
+    default_rule = "AUTH-REQUIRED"
+
+
+class Forbidden(DomainError, PermissionError):
+    """The caller is known but may not do this (role, removal, lost permission)."""
+
+    code = "FORBIDDEN"
+    default_rule = "PAT-ADMIN-ONLY"
+
+
+class TokenLimitReached(DomainError):
+    """The caller already holds the maximum number of personal access tokens."""
+
+    code = "LIMIT_REACHED"
+    default_rule = "PAT-CAP"
+
+
+class NotFound(DomainError, LookupError):
+    """No such object is visible to the caller (a foreign id looks like an unknown one)."""
+
+    code = "NOT_FOUND"
+    default_rule = "PAT-DELETE-OWN-ONLY"

@@ -1,0 +1,47 @@
+"""The fake's sense of time, which tests move forward instead of sleeping."""
+
+from __future__ import annotations
+
+import threading
+from datetime import datetime, timedelta, timezone
+
+__all__ = ["Clock", "format_timestamp"]
+
+
+class Clock:
+    """Wall-clock time plus an offset that tests advance.
+
+    With ``start`` the clock is frozen at that instant and moves only by ``advance``, which
+    makes dates in assertions exact. Without it, it follows real time so that client tokens
+    decoded by a user's own code carry plausible ``iat`` and ``exp`` values.
+    """
+
+    def __init__(self, start: datetime | None = None) -> None:
+        if start is not None and start.tzinfo is None:
+            raise ValueError("Clock start must be timezone-aware (UTC)")
+        self._frozen = start
+        self._offset = timedelta()
+        self._lock = threading.Lock()
+
+    def now(self) -> datetime:
+        """The current instant, timezone-aware, in UTC."""
+        with self._lock:
+            base = self._frozen if self._frozen is not None else datetime.now(timezone.utc)
+            return (base + self._offset).astimezone(timezone.utc)
+
+    def timestamp(self) -> float:
+        """The current instant as POSIX seconds."""
+        return self.now().timestamp()
+
+    def advance(self, seconds: float) -> None:
+        """Move time forward (client tokens expire; PATs do not)."""
+        if seconds < 0:
+            raise ValueError("the clock only moves forward")
+        with self._lock:
+            self._offset += timedelta(seconds=seconds)
+
+
+def format_timestamp(moment: datetime) -> str:
+    """ISO 8601 in UTC with milliseconds and a trailing ``Z``, as the real service writes."""
+    utc = moment.astimezone(timezone.utc)
+    return utc.strftime("%Y-%m-%dT%H:%M:%S.") + f"{utc.microsecond // 1000:03d}Z"

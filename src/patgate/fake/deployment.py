@@ -1,0 +1,377 @@
+"""The fake service's state and every operation on it, with the documented rules enforced.
+
+``Deployment`` knows nothing of HTTP: callers pass plain values and get domain objects back
+or a :class:`~patgate.errors.DomainError` naming the rule that refused them. One re-entrant
+lock guards all state, so check-then-act rules (the cap of 5) hold under concurrency.
+"""
+
+from __future__ import annotations
+
+import secrets
+import threading
+from collections.abc import Iterable
+from datetime import datetime
+from typing import Any
+
+from patgate.errors import (
+    Forbidden,
+    InvalidClient,
+    InvalidRequest,
+    NotFound,
+    TokenLimitReached,
+    Unauthenticated,
+    UnsupportedGrantType,
+)
+from patgate.fake.client_tokens import ClientTokenIssuer, IssuedClientToken
+from patgate.fake.clock import Clock
+from patgate.fake.identifiers import IdFactory, global_id
+from patgate.fake.model import (
+    ApiClient,
+    CreatedToken,
+    Hub,
+    HubPage,
+    Organization,
+    PatRecord,
+    PatStatus,
+    Principal,
+    Role,
+    User,
+)
+from patgate.fake.pat_format import DEFAULT_PREFIX, PatFormat
+
+__all__ = ["MAX_TOKENS_PER_USER", "MAX_TOKEN_NAME_LENGTH", "Deployment"]
+
+MAX_TOKENS_PER_USER = 5
+MAX_TOKEN_NAME_LENGTH = 255
+MAX_PAGE_SIZE = 100
+
+
+class Deployment:
+    """One fake deployment: organizations, users, API clients, hubs and tokens."""
+
+    def __init__(
+        self,
+        *,
+        clock: Clock | None = None,
+        pat_prefix: str = DEFAULT_PREFIX,
+        expires_in: int = 300,
+        session_expires_in: int = 86400,
+        max_tokens_per_user: int = MAX_TOKENS_PER_USER,
+        seed: int = 0,
+    ) -> None:
+        self.clock = clock if clock is not None else Clock()
+        self.pat_format = PatFormat(pat_prefix)
+        self.client_tokens = ClientTokenIssuer(
+            self.clock, expires_in=expires_in, session_expires_in=session_expires_in
+        )
+        self.max_tokens_per_user = max_tokens_per_user
+        self.ids = IdFactory(seed)
+        self._lock = threading.RLock()
+        self.organizations: dict[str, Organization] = {}
+        self.users: dict[str, User] = {}
+        self.clients: dict[str, ApiClient] = {}
+        self.hubs: list[Hub] = []
+        self.tokens: dict[str, PatRecord] = {}
+        self._tokens_by_segment: dict[str, PatRecord] = {}
+
+    # -- set-up and control (what a test does out of band) ---------------------------------
+
+    def add_organization(self, name: str) -> Organization:
+        with self._lock:
+            org = Organization(self.ids.organization_id(), name)
+            self.organizations[org.id] = org
+            return org
+
+    def add_user(
+        self, name: str, email: str, organization_id: str, role: Role = Role.MEMBER
+    ) -> User:
+        with self._lock:
+            self._organization(organization_id)
+            user_uuid = self.ids.uuid()
+            user = User(global_id("User", user_uuid), user_uuid, name, email)
+            user.memberships[organization_id] = Role(role)
+            self.users[user.id] = user
+            return user
+
+    def add_client(self, user_id: str, organization_id: str) -> tuple[str, str]:
+        """Issue an API key acting as ``user_id``; returns ``(client_id, client_secret)``."""
+        with self._lock:
+            self._user(user_id)
+            self._organization(organization_id)
+            client_id = self.ids.uuid()
+            secret = secrets.token_urlsafe(32)
+            self.clients[client_id] = ApiClient(
+                client_id, PatFormat.hash(secret), user_id, organization_id
+            )
+            return client_id, secret
+
+    def add_hub(self, organization_id: str, name: str, *, created_by: str, **fields: Any) -> Hub:
+        with self._lock:
+            self._organization(organization_id)
+            now = self.clock.now()
+            hub = Hub(
+                id=self.ids.hub_id(),
+                organization_id=organization_id,
+                name=name,
+                label=fields.pop("label", name.replace("-", " ").title()),
+                description=fields.pop("description", ""),
+                status=fields.pop("status", "ACTIVE"),
+                settings=fields.pop("settings", {}),
+                created_by=created_by,
+                created_date=fields.pop("created_date", now),
+                last_modified_by=created_by,
+                last_modified_date=fields.pop("last_modified_date", now),
+            )
+            if fields:
+                raise TypeError(f"unknown hub fields: {sorted(fields)}")
+            self.hubs.append(hub)
+            return hub
+
+    def set_role(self, user_id: str, organization_id: str, role: Role) -> None:
+        """Add the user to the organization with ``role``, or change their role."""
+        with self._lock:
+            self._organization(organization_id)
+            self._user(user_id).memberships[organization_id] = Role(role)
+
+    def remove_user(self, user_id: str, organization_id: str) -> None:
+        """Remove the user from the organization; their PATs stay stored but stop working."""
+        with self._lock:
+            self._user(user_id).memberships.pop(organization_id, None)
+
+    def request_token_via_ui(self, user_id: str, organization_id: str, name: str) -> CreatedToken:
+        """The management UI path: an admin's token is usable at once, anyone else's pends.
+
+        The full value is returned here, as the UI shows it once; a pending token is listed
+        but refused until :meth:`approve_token_request`.
+        """
+        with self._lock:
+            user = self._user(user_id)
+            role = user.memberships.get(organization_id)
+            if role is None:
+                raise Forbidden(
+                    "the user is not a member of that organization", rule_id="PAT-REMOVED-USER"
+                )
+            status = PatStatus.ACTIVE if role is Role.ADMIN else PatStatus.PENDING
+            return self._create(user, organization_id, name, status)
+
+    def approve_token_request(self, token_id: str, approver_id: str | None = None) -> PatRecord:
+        with self._lock:
+            record = self._pending(token_id)
+            if approver_id is not None:
+                approver = self._user(approver_id)
+                if approver.memberships.get(record.organization_id) is not Role.ADMIN:
+                    raise Forbidden("only an organization admin approves", rule_id="PAT-APPROVAL")
+            record.status = PatStatus.ACTIVE
+            return record
+
+    def reject_token_request(self, token_id: str) -> None:
+        """A rejected request disappears (the real outcome is not published)."""
+        with self._lock:
+            self._forget(self._pending(token_id))
+
+    # -- the token endpoint ----------------------------------------------------------------
+
+    def issue_client_token(
+        self, client_id: str | None, client_secret: str | None, grant_type: str | None
+    ) -> IssuedClientToken:
+        if not grant_type:
+            raise InvalidRequest("grant_type is required", rule_id="TOKEN-GRANT-TYPE")
+        if grant_type != "client_credentials":
+            raise UnsupportedGrantType(
+                "only grant_type=client_credentials is supported", rule_id="TOKEN-GRANT-TYPE"
+            )
+        with self._lock:
+            # An unknown id and a wrong secret take the same path and give the same answer.
+            client = self.clients.get(client_id or "")
+            expected = client.secret_hash if client else PatFormat.hash(secrets.token_hex(16))
+            if (
+                not (client_secret and self.pat_format.matches(client_secret, expected))
+                or not client
+            ):
+                raise InvalidClient("client authentication failed")
+            return self.client_tokens.issue(
+                client.client_id, client.user_id, client.organization_id
+            )
+
+    # -- authentication, validated on every use --------------------------------------------
+
+    def authenticate(self, bearer: str | None) -> Principal:
+        """Who ``bearer`` speaks for. Sets a PAT's ``lastUsedDate``.
+
+        Raises :class:`Unauthenticated` for a missing, malformed, unknown, expired, deleted
+        or pending token; membership and permission are checked by each operation.
+        """
+        if not bearer:
+            raise Unauthenticated("an authorization token is required", rule_id="AUTH-REQUIRED")
+        id_segment = self.pat_format.id_segment_of(bearer)
+        if id_segment is not None:
+            return self._authenticate_pat(bearer, id_segment)
+        if ClientTokenIssuer.looks_like_jwt(bearer):
+            claims = self.client_tokens.verify(bearer)
+            with self._lock:
+                if claims.client_id not in self.clients:
+                    raise Unauthenticated(
+                        "the access token is not valid", rule_id="AUTH-INVALID-TOKEN"
+                    )
+            return Principal(claims.user_id, claims.organization_id, via="client")
+        raise Unauthenticated("the access token is not valid", rule_id="AUTH-INVALID-TOKEN")
+
+    def _authenticate_pat(self, value: str, id_segment: str) -> Principal:
+        with self._lock:
+            record = self._tokens_by_segment.get(id_segment)
+            if record is None or not self.pat_format.matches(value, record.secret_hash):
+                raise Unauthenticated("the access token is not valid", rule_id="AUTH-INVALID-TOKEN")
+            if record.status is PatStatus.PENDING:
+                raise Unauthenticated(
+                    "the access token is waiting for an admin's approval", rule_id="PAT-APPROVAL"
+                )
+            record.last_used_date = self.clock.now()
+            return Principal(record.user_id, record.organization_id, via="pat", token_id=record.id)
+
+    def role_of(self, principal: Principal) -> Role:
+        """The caller's role in the token's organization; :class:`Forbidden` once removed."""
+        with self._lock:
+            user = self.users.get(principal.user_id)
+            role = user.memberships.get(principal.organization_id) if user else None
+            if role is None:
+                raise Forbidden(
+                    "the token's user is no longer a member of the organization",
+                    rule_id="PAT-REMOVED-USER",
+                )
+            return role
+
+    # -- the content API -------------------------------------------------------------------
+
+    def list_hubs(self, principal: Principal, *, page: int = 0, size: int = 20) -> HubPage:
+        role = self.role_of(principal)
+        if not role.can_read_content:
+            raise Forbidden(
+                "the user has no permission to read content", rule_id="PAT-LOST-PERMISSION"
+            )
+        if page < 0:
+            raise InvalidRequest("page must be 0 or more", rule_id="HUBS-HAL")
+        if not 1 <= size <= MAX_PAGE_SIZE:
+            raise InvalidRequest(f"size must be between 1 and {MAX_PAGE_SIZE}", rule_id="HUBS-HAL")
+        with self._lock:
+            visible = [hub for hub in self.hubs if hub.organization_id == principal.organization_id]
+        start = page * size
+        return HubPage(tuple(visible[start : start + size]), page, size, len(visible))
+
+    # -- the GraphQL operations ------------------------------------------------------------
+
+    def viewer(self, principal: Principal) -> User:
+        self.role_of(principal)
+        with self._lock:
+            return self._user(principal.user_id)
+
+    def organizations_of(self, principal: Principal) -> list[Organization]:
+        user = self.viewer(principal)
+        with self._lock:
+            return [self.organizations[org_id] for org_id in user.memberships]
+
+    def list_tokens(self, principal: Principal) -> list[PatRecord]:
+        """The caller's own tokens, pending ones included, oldest first."""
+        self.role_of(principal)
+        with self._lock:
+            return [t for t in self.tokens.values() if t.user_id == principal.user_id]
+
+    def create_token(self, principal: Principal, name: str, organization_id: str) -> CreatedToken:
+        """Create a PAT for the caller; only an admin of ``organization_id`` may."""
+        role = self.role_of(principal)
+        with self._lock:
+            if organization_id != principal.organization_id or role is not Role.ADMIN:
+                raise Forbidden(
+                    "creating a token through the API needs organization admin permission",
+                    rule_id="PAT-ADMIN-ONLY",
+                )
+            return self._create(
+                self._user(principal.user_id), organization_id, name, PatStatus.ACTIVE
+            )
+
+    def delete_token(self, principal: Principal, token_id: str) -> PatRecord:
+        """Delete one of the caller's tokens; another user's id looks like an unknown one."""
+        self.role_of(principal)
+        with self._lock:
+            record = self.tokens.get(token_id)
+            if record is None or record.user_id != principal.user_id:
+                raise NotFound("no such personal access token", rule_id="PAT-DELETE-OWN-ONLY")
+            self._forget(record)
+            return record
+
+    # -- internals -------------------------------------------------------------------------
+
+    def _create(
+        self, user: User, organization_id: str, name: str, status: PatStatus
+    ) -> CreatedToken:
+        name = self._valid_name(name)
+        with self._lock:
+            held = sum(
+                1
+                for t in self.tokens.values()
+                if t.user_id == user.id and t.organization_id == organization_id
+            )
+            if held >= self.max_tokens_per_user:
+                raise TokenLimitReached(
+                    f"a user holds at most {self.max_tokens_per_user} personal access tokens",
+                    rule_id="PAT-CAP",
+                )
+            minted = self.pat_format.mint()
+            record = PatRecord(
+                id=self.ids.token_id(user.uuid),
+                user_id=user.id,
+                organization_id=organization_id,
+                name=name,
+                id_segment=minted.id_segment,
+                secret_hash=minted.secret_hash,
+                masked=minted.masked,
+                created_date=self.clock.now(),
+                status=status,
+            )
+            self.tokens[record.id] = record
+            self._tokens_by_segment[record.id_segment] = record
+            return CreatedToken(record, minted.value)
+
+    @staticmethod
+    def _valid_name(name: object) -> str:
+        if not isinstance(name, str) or not name.strip():
+            raise InvalidRequest("name must be a non-empty string", rule_id="PAT-CREATE-FIELDS")
+        if len(name) > MAX_TOKEN_NAME_LENGTH:
+            raise InvalidRequest(
+                f"name must be at most {MAX_TOKEN_NAME_LENGTH} characters",
+                rule_id="PAT-CREATE-FIELDS",
+            )
+        if any(ord(ch) < 32 or ord(ch) == 127 for ch in name):
+            raise InvalidRequest(
+                "name must not contain control characters", rule_id="PAT-CREATE-FIELDS"
+            )
+        return name
+
+    def _forget(self, record: PatRecord) -> None:
+        self.tokens.pop(record.id, None)
+        self._tokens_by_segment.pop(record.id_segment, None)
+
+    def _pending(self, token_id: str) -> PatRecord:
+        record = self.tokens.get(token_id)
+        if record is None or record.status is not PatStatus.PENDING:
+            raise NotFound("no such pending token request", rule_id="PAT-APPROVAL")
+        return record
+
+    def _user(self, user_id: str) -> User:
+        try:
+            return self.users[user_id]
+        except KeyError:
+            raise NotFound(f"no user {user_id!r}", rule_id="") from None
+
+    def _organization(self, organization_id: str) -> Organization:
+        try:
+            return self.organizations[organization_id]
+        except KeyError:
+            raise NotFound(f"no organization {organization_id!r}", rule_id="") from None
+
+    def tokens_of(self, user_id: str) -> Iterable[PatRecord]:
+        """A snapshot of a user's token records (for tests and control code)."""
+        with self._lock:
+            return [t for t in self.tokens.values() if t.user_id == user_id]
+
+    def now(self) -> datetime:
+        return self.clock.now()

@@ -1,0 +1,73 @@
+"""The shape of a personal access token: ``<prefix><id segment>.<secret segment>``.
+
+The id segment is 16 random bytes in base64url (22 characters), as in the documented
+example; the secret segment is 32 random bytes (256 bits). Only a SHA-256 hash of the whole
+value is stored, and comparison is constant-time.
+"""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import hmac
+import re
+import secrets
+from dataclasses import dataclass
+
+__all__ = ["DEFAULT_PREFIX", "MASK_VISIBLE", "MASK_WIDTH", "MintedPat", "PatFormat"]
+
+DEFAULT_PREFIX = "amp_pat_"
+MASK_VISIBLE = 8
+"""Characters of the id segment shown in listings after the prefix."""
+MASK_WIDTH = 32
+"""Asterisks after the visible start: fixed, so the listing does not leak the length."""
+
+_SEGMENT = re.compile(r"[A-Za-z0-9_-]+")
+
+
+def _b64url(raw: bytes) -> str:
+    return base64.urlsafe_b64encode(raw).decode("ascii").rstrip("=")
+
+
+@dataclass(frozen=True)
+class MintedPat:
+    value: str
+    id_segment: str
+    secret_hash: bytes
+    masked: str
+
+    def __repr__(self) -> str:
+        return f"MintedPat(masked={self.masked!r})"
+
+
+class PatFormat:
+    """Mints, parses, masks and verifies PAT values for one prefix."""
+
+    def __init__(self, prefix: str = DEFAULT_PREFIX) -> None:
+        if not prefix or not _SEGMENT.fullmatch(prefix.rstrip("_-")):
+            raise ValueError(f"a PAT prefix is letters, digits, '_' or '-': {prefix!r}")
+        self.prefix = prefix
+
+    def mint(self) -> MintedPat:
+        id_segment = _b64url(secrets.token_bytes(16))
+        value = f"{self.prefix}{id_segment}.{_b64url(secrets.token_bytes(32))}"
+        return MintedPat(value, id_segment, self.hash(value), self.mask(id_segment))
+
+    def mask(self, id_segment: str) -> str:
+        return f"{self.prefix}{id_segment[:MASK_VISIBLE]}{'*' * MASK_WIDTH}"
+
+    @staticmethod
+    def hash(value: str) -> bytes:
+        return hashlib.sha256(value.encode("utf-8", "surrogatepass")).digest()
+
+    def id_segment_of(self, value: str) -> str | None:
+        """The id segment of a well-formed value, or ``None`` (no hint of what was wrong)."""
+        if not value.startswith(self.prefix):
+            return None
+        id_segment, dot, secret = value[len(self.prefix) :].partition(".")
+        if not dot or not _SEGMENT.fullmatch(id_segment) or not _SEGMENT.fullmatch(secret):
+            return None
+        return id_segment
+
+    def matches(self, value: str, secret_hash: bytes) -> bool:
+        return hmac.compare_digest(self.hash(value), secret_hash)
