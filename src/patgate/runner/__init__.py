@@ -1,0 +1,1 @@
+"""The conformance runner: scenarios in, events out."""
