@@ -1,0 +1,110 @@
+"""The cap of 5 holds when many callers create at once (check-then-act under one lock)."""
+
+from __future__ import annotations
+
+import contextlib
+import threading
+import time
+
+from patgate.errors import NotFound, TokenLimitReached
+from patgate.fake.deployment import Deployment
+from patgate.fake.model import Principal, Role
+from patgate.fake.pat_format import MintedPat, PatFormat
+
+THREADS = 32
+
+
+def _fresh_admin(deployment: Deployment) -> tuple[Principal, str]:
+    org = deployment.add_organization("Race Inc")
+    user = deployment.add_user("Ada Admin", "ada@example.test", org.id, Role.ADMIN)
+    client_id, secret = deployment.add_client(user.id, org.id)
+    token = deployment.issue_client_token(client_id, secret, "client_credentials").access_token
+    return deployment.authenticate(token), org.id
+
+
+def _race_creates(deployment: Deployment) -> tuple[int, int, int]:
+    """32 threads released together each create one token; (created, refused, held)."""
+    principal, org_id = _fresh_admin(deployment)
+    barrier = threading.Barrier(THREADS)
+    outcomes: list[str] = []
+
+    def create() -> None:
+        barrier.wait()
+        try:
+            deployment.create_token(principal, "race", org_id)
+            outcomes.append("created")
+        except TokenLimitReached:
+            outcomes.append("refused")
+
+    threads = [threading.Thread(target=create) for _ in range(THREADS)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    held = len(list(deployment.tokens_of(principal.user_id)))
+    return outcomes.count("created"), outcomes.count("refused"), held
+
+
+def test_concurrent_creates_stop_at_exactly_five() -> None:
+    for _ in range(50):
+        assert _race_creates(Deployment()) == (5, THREADS - 5, 5)
+
+
+class _SlowMint(PatFormat):
+    """Gives other threads a chance to run between counting and inserting."""
+
+    def mint(self) -> MintedPat:
+        time.sleep(0.0005)
+        return super().mint()
+
+
+class _RacyDeployment(Deployment):
+    """A deliberately broken variant: no lock around count, mint and insert."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.pat_format = _SlowMint(self.pat_format.prefix)
+
+    @property  # type: ignore[override]
+    def _lock(self) -> contextlib.AbstractContextManager[None]:
+        return contextlib.nullcontext()
+
+    @_lock.setter
+    def _lock(self, _value: object) -> None:
+        pass
+
+
+def test_the_race_test_catches_a_deployment_without_the_lock() -> None:
+    violations = 0
+    for _ in range(5):
+        created, _refused, held = _race_creates(_RacyDeployment())
+        violations += created > 5 or held > 5
+    assert violations > 0, "the racy variant never went over the cap: the test proves nothing"
+
+
+def test_two_threads_deleting_one_token_one_wins() -> None:
+    deployment = Deployment()
+    principal, org_id = _fresh_admin(deployment)
+    for _ in range(20):
+        token_id = deployment.create_token(principal, "doomed", org_id).record.id
+        barrier = threading.Barrier(2)
+        results: list[str] = []
+
+        def delete(
+            token_id: str = token_id,
+            barrier: threading.Barrier = barrier,
+            results: list[str] = results,
+        ) -> None:
+            barrier.wait()
+            try:
+                deployment.delete_token(principal, token_id)
+                results.append("deleted")
+            except NotFound:
+                results.append("not found")
+
+        pair = [threading.Thread(target=delete) for _ in range(2)]
+        for thread in pair:
+            thread.start()
+        for thread in pair:
+            thread.join()
+        assert sorted(results) == ["deleted", "not found"]
