@@ -1,0 +1,86 @@
+"""The layers of ARCHITECTURE.md: an import never points up."""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+import pytest
+
+PACKAGE = Path(__file__).resolve().parent.parent / "src" / "patgate"
+
+# layer -> patgate modules it must not import
+FORBIDDEN: dict[str, tuple[str, ...]] = {
+    "fake": (
+        "patgate.wire",
+        "patgate.transports",
+        "patgate.harness",
+        "patgate.runner",
+        "patgate.reporting",
+        "patgate.scenario",
+        "patgate.cli",
+        "patgate.commands",
+        "patgate.pytest_plugin",
+        "patgate.checks",
+    ),
+    "wire": (
+        "patgate.transports",
+        "patgate.harness",
+        "patgate.runner",
+        "patgate.reporting",
+        "patgate.scenario",
+        "patgate.cli",
+        "patgate.commands",
+        "patgate.pytest_plugin",
+    ),
+    "transports": (
+        "patgate.runner",
+        "patgate.reporting",
+        "patgate.scenario",
+        "patgate.cli",
+        "patgate.commands",
+        "patgate.pytest_plugin",
+    ),
+    "reporting": (
+        "patgate.fake",
+        "patgate.wire",
+        "patgate.transports",
+        "patgate.harness",
+        "patgate.scenario",
+        "patgate.cli",
+        "patgate.commands",
+        "patgate.pytest_plugin",
+        "patgate.runner.engine",
+    ),
+}
+THIRD_PARTY_FORBIDDEN_IN_FAKE = ("httpx", "requests", "respx", "responses", "pytest")
+
+
+def _imports(path: Path) -> set[str]:
+    names: set[str] = set()
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.Import):
+            names.update(alias.name for alias in node.names)
+        elif isinstance(node, ast.ImportFrom) and node.module:
+            names.add(node.module)
+    return names
+
+
+@pytest.mark.parametrize("layer", sorted(FORBIDDEN))
+def test_no_layer_imports_one_above_it(layer: str) -> None:
+    offenders = []
+    for path in sorted((PACKAGE / layer).rglob("*.py")):
+        for name in _imports(path):
+            if any(name == bad or name.startswith(bad + ".") for bad in FORBIDDEN[layer]):
+                offenders.append(f"{path.relative_to(PACKAGE)} imports {name}")
+    assert offenders == []
+
+
+def test_the_domain_has_no_http_or_pytest() -> None:
+    offenders = [
+        f"{path.name} imports {name}"
+        for path in sorted((PACKAGE / "fake").rglob("*.py"))
+        for name in _imports(path)
+        if name.split(".")[0] in THIRD_PARTY_FORBIDDEN_IN_FAKE
+    ]
+    assert offenders == []
