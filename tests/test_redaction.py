@@ -1,0 +1,102 @@
+"""Secrets never show in text: the opaque Secret and the by-value Redactor."""
+
+from __future__ import annotations
+
+import pickle
+import secrets
+
+import pytest
+
+from patgate.redaction import REDACTED, Redactor, Secret
+
+
+def _pat() -> str:
+    return f"amp_pat_{secrets.token_urlsafe(16)}.{secrets.token_urlsafe(32)}"
+
+
+def test_a_secret_never_shows_its_value() -> None:
+    value = _pat()
+    secret = Secret(value)
+    for text in (
+        repr(secret),
+        str(secret),
+        f"{secret}",
+        f"{secret!r}",
+        f"{[secret]}",
+        "%s" % (secret,),  # noqa: UP031 - the old operator must mask too
+    ):
+        assert value not in text
+    assert secret.reveal() == value
+
+
+def test_secrets_compare_by_value_and_refuse_pickling() -> None:
+    value = _pat()
+    assert Secret(value) == Secret(value)
+    assert Secret(value) != Secret(_pat())
+    assert len({Secret(value), Secret(value)}) == 1
+    with pytest.raises(TypeError):
+        pickle.dumps(Secret(value))
+    with pytest.raises(AttributeError):
+        Secret(value)._value = "x"  # type: ignore[misc]
+
+
+def test_a_secret_is_not_a_str() -> None:
+    assert not isinstance(Secret("abcdefgh"), str)
+    with pytest.raises(TypeError):
+        Secret(42)  # type: ignore[arg-type]
+
+
+def test_an_assertion_diff_does_not_leak_a_secret() -> None:
+    value = _pat()
+    mine, theirs = Secret(value), Secret(_pat())
+    with pytest.raises(AssertionError) as raised:
+        assert mine == theirs
+    assert value not in str(raised.value)
+
+
+def test_registered_values_are_redacted_in_any_context() -> None:
+    redactor = Redactor()
+    client_secret = "s3cr/t=value?with%odd+chars:" + secrets.token_hex(8)
+    redactor.register(client_secret)
+    redactor.register(Secret("another-secret-" + secrets.token_hex(4)))
+    text = f"body client_secret={client_secret}&x=1 and url-encoded " + (
+        client_secret.replace("/", "%2F")
+        .replace("=", "%3D")
+        .replace("?", "%3F")
+        .replace("%o", "%25o")
+        .replace("+", "%2B")
+        .replace(":", "%3A")
+    )
+    redacted = redactor.redact(text)
+    assert client_secret not in redacted
+    assert "%2F" not in redacted
+    assert redacted.count(REDACTED) == 2
+
+
+def test_pat_and_jwt_shapes_are_redacted_even_unregistered() -> None:
+    jwt_like = "eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiJ4In0.c2lnbmF0dXJl"
+    text = f"token {_pat()} and bearer {jwt_like} end"
+    assert Redactor().redact(text) == f"token {REDACTED} and bearer {REDACTED} end"
+
+
+def test_a_custom_prefix_is_recognised() -> None:
+    value = "acme_" + secrets.token_urlsafe(16) + "." + secrets.token_urlsafe(8)
+    assert value not in Redactor(pat_prefix="acme_").redact(f"x {value} y")
+
+
+def test_short_values_are_not_registered() -> None:
+    redactor = Redactor()
+    redactor.register("abc")
+    assert redactor.redact("abc abc") == "abc abc"
+
+
+def test_nested_data_is_redacted_keys_included() -> None:
+    redactor = Redactor()
+    value = _pat()
+    redactor.register(value)
+    data = {"a": [value, {"b": (value, 3)}], value: Secret("whatever-long")}
+    cleaned = redactor.redact_data(data)
+    assert value not in repr(cleaned)
+    assert cleaned["a"][1]["b"] == (REDACTED, 3)
+    assert redactor.contains_secret(f"..{value}..")
+    assert not redactor.contains_secret(repr(cleaned))
