@@ -1,0 +1,143 @@
+"""specs/rules.yaml, the rule catalogue: well formed, complete, and the source cites it right."""
+
+from __future__ import annotations
+
+import ast
+import functools
+import re
+from pathlib import Path
+from typing import Any
+
+import pytest
+import yaml
+
+import patgate
+from patgate.resources import specs_dir
+
+RULE_ID = re.compile(r"^[A-Z]+(-[A-Z]+)+$")
+SPEC_SECTION = re.compile(r"^[1-9](\.[0-9]+)*$")
+LEVELS = {"gate", "advisory"}
+NEEDS = {"writes", "waits", "control"}
+
+# The topics the catalogue must cover (the spec's rules, one id each).
+REQUIRED_IDS = (
+    "TOKEN-OK",
+    "TOKEN-BAD-CREDENTIALS",
+    "TOKEN-GRANT-TYPE",
+    "AUTH-REQUIRED",
+    "CONTENT-CLIENT-TOKEN",
+    "CONTENT-PAT",
+    "PAT-CREATE-FIELDS",
+    "PAT-FORMAT",
+    "PAT-SINGLE-REVEAL",
+    "PAT-LIST-MASKED",
+    "PAT-LIST-OWN",
+    "PAT-LAST-USED",
+    "PAT-CAP",
+    "PAT-ADMIN-ONLY",
+    "PAT-OWNER-LOOKUP",
+    "PAT-DELETE",
+    "PAT-DELETE-OWN-ONLY",
+    "PAT-REMOVED-USER",
+    "PAT-LOST-PERMISSION",
+    "PAT-APPROVAL",
+    "PAT-NO-EXPIRY",
+    "CLIENT-TOKEN-EXPIRY",
+)
+
+
+@functools.cache
+def catalogue() -> tuple[dict[str, Any], ...]:
+    document = yaml.safe_load((specs_dir() / "rules.yaml").read_text(encoding="utf-8"))
+    assert isinstance(document, dict), "rules.yaml holds a mapping"
+    rules = document.get("rules")
+    assert isinstance(rules, list), "rules.yaml has a list under 'rules'"
+    assert all(isinstance(rule, dict) for rule in rules), "each rule is a mapping"
+    return tuple(rules)
+
+
+def rule_ids() -> list[str]:
+    return [str(rule.get("id")) for rule in catalogue()]
+
+
+def _by_id() -> list[Any]:
+    return [pytest.param(rule, id=str(rule.get("id"))) for rule in catalogue()]
+
+
+def test_ids_are_unique() -> None:
+    ids = rule_ids()
+    assert sorted({i for i in ids if ids.count(i) > 1}) == []
+
+
+@pytest.mark.parametrize("rule", _by_id())
+def test_rule_is_well_formed(rule: dict[str, Any]) -> None:
+    assert isinstance(rule.get("id"), str)
+    assert RULE_ID.match(rule["id"]), f"{rule['id']!r} is not like TOKEN-OK"
+    assert isinstance(rule.get("title"), str)
+    assert rule["title"].strip()
+    sections = rule.get("sections")
+    assert isinstance(sections, list)
+    assert sections, "a rule names the section(s) it comes from"
+    assert all(isinstance(section, str) and section.strip() for section in sections)
+    assert rule.get("level") in LEVELS
+    needs = rule.get("needs")
+    assert isinstance(needs, dict)
+    assert set(needs) == NEEDS
+    assert all(isinstance(value, bool) for value in needs.values()), needs
+
+
+@pytest.mark.parametrize(
+    "rule", [param for param in _by_id() if param.values[0].get("level") == "gate"]
+)
+def test_gate_rule_cites_a_spec_section(rule: dict[str, Any]) -> None:
+    # A gate fails a deployment, so it must rest on something the spec itself states.
+    assert any(SPEC_SECTION.match(section) for section in rule["sections"]), rule["sections"]
+
+
+def test_catalogue_covers_the_spec() -> None:
+    assert [rule_id for rule_id in REQUIRED_IDS if rule_id not in rule_ids()] == []
+
+
+def _cited_rule_ids(path: Path) -> set[str]:
+    """Rule ids written literally in a module: ``rule_id=``/``rule=`` keyword arguments and
+    ``default_rule`` class attributes. An empty string means "no rule" and is not a citation.
+    """
+    cited: set[str] = set()
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"), filename=str(path))):
+        values: list[ast.expr] = []
+        if isinstance(node, ast.keyword) and node.arg in {"rule_id", "rule"}:
+            values.append(node.value)
+        elif isinstance(node, (ast.Assign, ast.AnnAssign)):
+            targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+            if any(isinstance(t, ast.Name) and t.id == "default_rule" for t in targets):
+                values.extend([node.value] if node.value is not None else [])
+        for value in values:
+            if isinstance(value, ast.Constant) and isinstance(value.value, str) and value.value:
+                cited.add(value.value)
+    return cited
+
+
+def test_every_rule_id_in_the_source_is_in_the_catalogue() -> None:
+    package = Path(patgate.__file__).parent
+    cited = {
+        (rule_id, str(path.relative_to(package)))
+        for path in sorted(package.rglob("*.py"))
+        for rule_id in _cited_rule_ids(path)
+    }
+    # The fake's domain errors cite rules; finding none would mean this scan is broken.
+    assert len(cited) >= 5
+    known = set(rule_ids())
+    assert sorted((rule_id, module) for rule_id, module in cited if rule_id not in known) == []
+
+
+def test_the_scan_finds_each_way_a_rule_is_cited(tmp_path: Path) -> None:
+    module = tmp_path / "sample.py"
+    module.write_text(
+        "class Refused(Exception):\n"
+        '    default_rule = "PAT-CAP"\n'
+        'raise Refused("no", rule_id="PAT-TYPO")\n'
+        'raise Refused("no", rule_id="")\n'
+        'fail(rule="TOKEN-OK", title="t")\n',
+        encoding="utf-8",
+    )
+    assert _cited_rule_ids(module) == {"PAT-CAP", "PAT-TYPO", "TOKEN-OK"}
