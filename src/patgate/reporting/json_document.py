@@ -1,0 +1,81 @@
+"""``--report json:PATH``: the run as one JSON document, for programs to read."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from patgate.reporting.artifact import ArtifactReporter
+from patgate.reporting.summary import count_outcomes
+from patgate.runner.events import Failure, RuleResult, RunFinished, RunStarted, ScenarioFinished
+
+__all__ = ["FORMAT_VERSION", "JsonReporter", "report_document"]
+
+FORMAT_VERSION = 1
+"""Raised when a key is renamed or removed; adding a key keeps it."""
+
+
+def report_document(started: RunStarted | None, finished: RunFinished) -> dict[str, Any]:
+    """The report as plain data, keys in a fixed order (insertion order is the output order)."""
+    return {
+        "format_version": FORMAT_VERSION,
+        "run_id": finished.run_id,
+        "target": started.target if started is not None else "",
+        "exit_code": finished.exit_code,
+        "duration": _seconds(finished.duration),
+        "counts": count_outcomes(finished),
+        "rules": [_rule(rule) for rule in finished.rules],
+        "scenarios": [_scenario(scenario) for scenario in finished.scenarios],
+    }
+
+
+def _seconds(value: float) -> float:
+    # Milliseconds are all a reader needs, and rounding keeps 0.1 + 0.2 noise out of diffs.
+    return round(value, 3)
+
+
+def _rule(rule: RuleResult) -> dict[str, Any]:
+    return {
+        "id": rule.rule_id,
+        "title": rule.title,
+        "level": rule.level,
+        "outcome": rule.outcome.value,
+        "scenarios": list(rule.scenarios),
+        "reason": rule.reason,
+    }
+
+
+def _scenario(scenario: ScenarioFinished) -> dict[str, Any]:
+    return {
+        "id": scenario.scenario_id,
+        "title": scenario.title,
+        "rules": list(scenario.rules),
+        "outcome": scenario.outcome.value,
+        "duration": _seconds(scenario.duration),
+        "reason": scenario.reason,
+        "source": scenario.source,
+        "failures": [_failure(failure) for failure in scenario.failures],
+    }
+
+
+def _failure(failure: Failure) -> dict[str, str]:
+    return {
+        "rule": failure.rule,
+        "level": failure.level,
+        "step": failure.step,
+        "message": failure.message,
+        "expected": failure.expected,
+        "actual": failure.actual,
+    }
+
+
+class JsonReporter(ArtifactReporter):
+    """Writes :func:`report_document` to its path when the run finishes."""
+
+    def render(self, started: RunStarted | None, finished: RunFinished) -> bytes:
+        """The document as indented UTF-8 JSON, ending in a newline."""
+        text = json.dumps(report_document(started, finished), indent=2, ensure_ascii=False)
+        # A lone surrogate (bytes a deployment sent that were not UTF-8) cannot be encoded;
+        # backslashreplace writes it as a \\udcXX escape, which JSON reads back as the same
+        # character, so the file stays valid and faithful.
+        return (text + "\n").encode("utf-8", errors="backslashreplace")

@@ -1,0 +1,102 @@
+"""What every report says the same way: counts, the summary line, the exit code, a failure.
+
+The terminal, JUnit and HTML reporters all print these, so a person sees the same words in
+each of them.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+
+from patgate.runner.events import Failure, Outcome, RunFinished, ScenarioFinished
+
+__all__ = [
+    "OUTCOME_ORDER",
+    "count_outcomes",
+    "describe_failure",
+    "exit_meaning",
+    "failure_headline",
+    "summary_line",
+]
+
+OUTCOME_ORDER: tuple[Outcome, ...] = (
+    Outcome.FAILED,
+    Outcome.WARNING,
+    Outcome.SKIPPED,
+    Outcome.PASSED,
+)
+"""Worst first: the order in which reports group rules and scenarios."""
+
+_SUMMARY_ORDER = (Outcome.PASSED, Outcome.FAILED, Outcome.WARNING, Outcome.SKIPPED)
+_PLURAL = {Outcome.WARNING: "warnings"}
+
+
+def count_outcomes(finished: RunFinished) -> dict[str, int]:
+    """Scenarios per outcome value, every outcome present, in a fixed order.
+
+    The runner's own ``counts`` win; they are tallied from the scenarios only when the
+    runner sent none. Keys the runner added beyond the four outcomes follow, sorted.
+    """
+    source: Mapping[str, int] = finished.counts or _tally(finished.scenarios)
+    counts = {outcome.value: int(source.get(outcome.value, 0)) for outcome in _SUMMARY_ORDER}
+    for key in sorted(set(source) - set(counts)):
+        counts[key] = int(source[key])
+    return counts
+
+
+def _tally(scenarios: Iterable[ScenarioFinished]) -> dict[str, int]:
+    counts: dict[str, int] = {}
+    for scenario in scenarios:
+        counts[scenario.outcome.value] = counts.get(scenario.outcome.value, 0) + 1
+    return counts
+
+
+def summary_line(counts: Mapping[str, int], duration: float) -> str:
+    """``12 passed, 1 failed, 2 warnings, 3 skipped in 0.84s``; outcomes with 0 are left out."""
+    parts = []
+    for outcome in _SUMMARY_ORDER:
+        number = counts.get(outcome.value, 0)
+        if number:
+            word = _PLURAL.get(outcome, outcome.value) if number != 1 else outcome.value
+            parts.append(f"{number} {word}")
+    return f"{', '.join(parts) or 'no scenarios'} in {duration:.2f}s"
+
+
+def exit_meaning(finished: RunFinished) -> str:
+    """What the run's exit code means, in words a person acts on."""
+    code = finished.exit_code
+    if code == 0:
+        if any(scenario.outcome is Outcome.WARNING for scenario in finished.scenarios):
+            return "exit 0: every gate rule passed; warnings do not fail the run"
+        return "exit 0: every gate rule passed"
+    if code == 1:
+        gate_failed = any(
+            rule.level == "gate" and rule.outcome is Outcome.FAILED for rule in finished.rules
+        ) or any(
+            failure.level == "gate"
+            for scenario in finished.scenarios
+            if scenario.outcome is Outcome.FAILED
+            for failure in scenario.failures
+        )
+        if gate_failed or not finished.scenarios:
+            return "exit 1: a gate rule failed"
+        return "exit 1: an advisory rule failed and --strict makes that fail the run"
+    meanings = {2: "usage error", 3: "the target did not answer", 130: "interrupted"}
+    return f"exit {code}: {meanings.get(code, 'the run did not complete')}"
+
+
+def failure_headline(failure: Failure) -> str:
+    """One line: ``PAT-CAP (gate) at step "create a 6th token": the create was accepted``."""
+    where = f' at step "{failure.step}"' if failure.step else ""
+    return f"{failure.rule} ({failure.level}){where}: {failure.message}"
+
+
+def describe_failure(failure: Failure) -> str:
+    """The headline, then the expected and actual values, each on its own indented lines."""
+    lines = [failure_headline(failure)]
+    for label, value in (("expected", failure.expected), ("actual", failure.actual)):
+        if value:
+            first, *rest = value.splitlines() or [""]
+            lines.append(f"  {label + ':':<9} {first}")
+            lines.extend(f"  {'':<9} {line}" for line in rest)
+    return "\n".join(lines)

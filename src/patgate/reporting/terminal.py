@@ -1,0 +1,146 @@
+"""``--report terminal``: progress while the run goes, a rule table and a verdict at the end."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Sequence
+from typing import TextIO
+
+from patgate.reporting.summary import count_outcomes, describe_failure, exit_meaning, summary_line
+from patgate.reporting.text import indent_block, printable
+from patgate.runner.events import (
+    Event,
+    Outcome,
+    RuleResult,
+    RunFinished,
+    RunStarted,
+    ScenarioFinished,
+)
+
+__all__ = ["MARKS", "TerminalReporter", "wants_color"]
+
+MARKS: dict[Outcome, str] = {
+    Outcome.PASSED: "PASS",
+    Outcome.FAILED: "FAIL",
+    Outcome.WARNING: "WARN",
+    Outcome.SKIPPED: "SKIP",
+}
+"""The mark that starts a scenario's progress line."""
+
+_COLORS = {
+    Outcome.PASSED: "32",
+    Outcome.FAILED: "31",
+    Outcome.WARNING: "33",
+    Outcome.SKIPPED: "36",
+}
+_DETAIL_INDENT = " " * 6
+
+
+def wants_color(stream: TextIO) -> bool:
+    """True when ``stream`` is a terminal that shows colour and ``NO_COLOR`` is not set.
+
+    As https://no-color.org asks, any non-empty ``NO_COLOR`` turns colour off.
+    """
+    if os.environ.get("NO_COLOR") or os.environ.get("TERM") == "dumb":
+        return False
+    try:
+        return bool(stream.isatty())
+    except (AttributeError, ValueError):  # no isatty, or already closed
+        return False
+
+
+class TerminalReporter:
+    """Writes one line per finished scenario, then the rule table, the counts and exit code.
+
+    ``color`` forces colour on or off; by default it follows :func:`wants_color`.
+    """
+
+    def __init__(self, stream: TextIO, *, color: bool | None = None) -> None:
+        self.stream = stream
+        self.color = wants_color(stream) if color is None else color
+        self._started: RunStarted | None = None
+        self._reported = 0
+        self._finished = False
+
+    def handle(self, event: Event) -> None:
+        """Print what ``event`` tells a person watching the run."""
+        if isinstance(event, RunStarted):
+            self._started = event
+            noun = "scenario" if event.scenario_count == 1 else "scenarios"
+            self._write(
+                f"patgate run {printable(event.run_id)}: {event.scenario_count} {noun}"
+                f" against {printable(event.target)}"
+            )
+        elif isinstance(event, ScenarioFinished):
+            self._reported += 1
+            self._write(self._scenario_lines(event))
+        elif isinstance(event, RunFinished):
+            self._finished = True
+            self._write(self._closing_lines(event))
+
+    def close(self) -> None:
+        """Say so when the run stopped before it finished; flush the stream."""
+        if self._started is not None and not self._finished:
+            self._write(
+                f"the run stopped before it finished: {self._reported} of"
+                f" {self._started.scenario_count} scenarios reported"
+            )
+        self.stream.flush()
+
+    def _paint(self, text: str, code: str) -> str:
+        return f"\x1b[{code}m{text}\x1b[0m" if self.color else text
+
+    def _write(self, text: str) -> None:
+        self.stream.write(text + "\n")
+        self.stream.flush()
+
+    def _scenario_lines(self, scenario: ScenarioFinished) -> str:
+        mark = self._paint(MARKS[scenario.outcome], _COLORS[scenario.outcome])
+        line = (
+            f"{mark}  {printable(scenario.scenario_id)}  {printable(scenario.title)}"
+            f" ({scenario.duration:.2f}s)"
+        )
+        if scenario.reason:
+            line += f": {printable(scenario.reason)}"
+        lines = [line]
+        if scenario.outcome in (Outcome.FAILED, Outcome.WARNING):
+            lines.extend(
+                indent_block(printable(describe_failure(failure)), _DETAIL_INDENT)
+                for failure in scenario.failures
+            )
+        return "\n".join(lines)
+
+    def _closing_lines(self, finished: RunFinished) -> str:
+        counts = count_outcomes(finished)
+        if counts[Outcome.FAILED.value]:
+            tone = _COLORS[Outcome.FAILED]
+        elif counts[Outcome.WARNING.value]:
+            tone = _COLORS[Outcome.WARNING]
+        else:
+            tone = _COLORS[Outcome.PASSED]
+        lines = ["", *self._rule_table(finished.rules), ""]
+        lines.append(self._paint(summary_line(counts, finished.duration), "1;" + tone))
+        lines.append(exit_meaning(finished))
+        return "\n".join(lines)
+
+    def _rule_table(self, rules: Sequence[RuleResult]) -> list[str]:
+        if not rules:
+            return ["no rules were reported"]
+        id_width = max(len("RULE"), *(len(printable(rule.rule_id)) for rule in rules))
+        level_width = max(len("LEVEL"), *(len(printable(rule.level)) for rule in rules))
+        outcome_width = max(len(outcome.value) for outcome in Outcome)
+        lines = [
+            f"{'RULE':<{id_width}}  {'LEVEL':<{level_width}}  {'OUTCOME':<{outcome_width}}"
+            "  SCENARIOS"
+        ]
+        for rule in rules:
+            covering = ", ".join(rule.scenarios) or "-"
+            if rule.reason:
+                covering += f" ({rule.reason})"
+            # Pad before painting: escape codes take no room on screen but count in len().
+            outcome = self._paint(f"{rule.outcome.value:<{outcome_width}}", _COLORS[rule.outcome])
+            lines.append(
+                f"{printable(rule.rule_id):<{id_width}}  {printable(rule.level):<{level_width}}"
+                f"  {outcome}  {printable(covering)}"
+            )
+        return lines
