@@ -1,0 +1,64 @@
+"""What every endpoint of the fake shares: allowed methods, and turning refusals into answers.
+
+An endpoint's ``respond`` may raise a :class:`~patgate.errors.DomainError` (a rule said no)
+or an :class:`~patgate.wire.statuses.HttpRefusal` (the request itself is malformed); both
+become a 4xx shaped by the endpoint's family. Anything else is a bug in the fake and is
+left to propagate, so it reaches the test instead of becoming a polite 500.
+"""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from typing import ClassVar
+
+from patgate.errors import DomainError
+from patgate.fake.deployment import Deployment
+from patgate.wire.messages import Headers, WireRequest, WireResponse
+from patgate.wire.statuses import HttpRefusal, status_of
+from patgate.wire.urls import FakeUrls
+
+__all__ = ["Endpoint", "Refusal", "media_type"]
+
+Refusal = DomainError | HttpRefusal
+
+
+def media_type(request: WireRequest) -> str:
+    """The request's media type, lower-cased, without parameters (``""`` when absent)."""
+    value = request.header("content-type")
+    if value is None:
+        return ""
+    return value.partition(";")[0].strip().lower()
+
+
+class Endpoint(ABC):
+    """One URL of the fake."""
+
+    methods: ClassVar[tuple[str, ...]]
+    """The methods it answers; any other gets 405 with ``Allow``."""
+
+    def __init__(self, deployment: Deployment, urls: FakeUrls) -> None:
+        self.deployment = deployment
+        self.urls = urls
+
+    @abstractmethod
+    def respond(self, request: WireRequest, query: str) -> WireResponse:
+        """The answer to an allowed method; ``query`` is the raw query string."""
+
+    @abstractmethod
+    def render(
+        self, status: int, code: str, message: str, headers: Headers, error: Refusal
+    ) -> WireResponse:
+        """A refusal in this endpoint family's body shape."""
+
+    def refuse(self, error: Refusal) -> WireResponse:
+        """The 4xx answer for ``error``; its status comes from the one status table."""
+        if isinstance(error, HttpRefusal):
+            return self.render(error.status, error.code, error.message, error.headers, error)
+        return self.render(status_of(error), error.code, error.message, (), error)
+
+    def answer(self, request: WireRequest, query: str) -> WireResponse:
+        """:meth:`respond`, with domain and request errors turned into 4xx answers."""
+        try:
+            return self.respond(request, query)
+        except (DomainError, HttpRefusal) as error:
+            return self.refuse(error)

@@ -1,0 +1,87 @@
+"""``POST {graphql_url}``: GraphQL over HTTP for the PAT operations, ``viewer`` and introspection.
+
+The body must be one JSON object ``{query, variables, operationName}`` sent as
+``application/json``. A missing or invalid bearer is HTTP 401 (with a Bearer challenge); a
+rule's refusal is HTTP 200 with ``errors[].extensions.code`` and a null field; a request
+that did not execute (bad JSON, bad document, limits) is HTTP 400.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from patgate.fake.graph_executor import execute_graph_request
+from patgate.wire.credentials import bearer_challenge, bearer_token
+from patgate.wire.endpoint import Endpoint, Refusal, media_type
+from patgate.wire.messages import Headers, WireRequest, WireResponse, json_response
+from patgate.wire.statuses import HttpRefusal
+
+__all__ = ["GraphEndpoint"]
+
+JSON_TYPE = "application/json"
+
+
+def _bad_request(message: str) -> HttpRefusal:
+    return HttpRefusal(400, message, code="BAD_REQUEST")
+
+
+def _reject_constant(name: str) -> Any:
+    raise ValueError(f"{name} is not JSON")
+
+
+def _json_object(body: bytes) -> dict[str, Any]:
+    try:
+        payload = json.loads(body, parse_constant=_reject_constant)
+    except RecursionError:
+        # The C decoder guards its own recursion; the message must not become a 500.
+        raise _bad_request("the JSON body is nested too deeply") from None
+    except ValueError:
+        raise _bad_request("the body is not valid JSON") from None
+    if isinstance(payload, list):
+        raise _bad_request("batched requests are not supported: send one JSON object")
+    if not isinstance(payload, dict):
+        raise _bad_request("the body must be a JSON object")
+    return payload
+
+
+def _graph_request(payload: dict[str, Any]) -> tuple[str, dict[str, Any] | None, str | None]:
+    query = payload.get("query")
+    if not isinstance(query, str):
+        raise _bad_request("query must be a string")
+    variables = payload.get("variables")
+    if variables is not None and not isinstance(variables, dict):
+        raise _bad_request("variables must be an object or null")
+    operation_name = payload.get("operationName")
+    if operation_name is not None and not isinstance(operation_name, str):
+        raise _bad_request("operationName must be a string or null")
+    return query, variables, operation_name
+
+
+def _token_in_query(query: str) -> bool:
+    return "access_token=" in query
+
+
+class GraphEndpoint(Endpoint):
+    """Runs GraphQL requests as the bearer's principal."""
+
+    methods = ("POST",)
+
+    def respond(self, request: WireRequest, query: str) -> WireResponse:
+        """Content type, then bearer, then body, then the executor: the first refusal wins."""
+        if media_type(request) != JSON_TYPE:
+            raise HttpRefusal(415, f"the body must be {JSON_TYPE}", code="UNSUPPORTED_MEDIA_TYPE")
+        token = bearer_token(request, token_in_query=_token_in_query(query))
+        principal = self.deployment.authenticate(token)
+        document, variables, operation_name = _graph_request(_json_object(request.body))
+        outcome = execute_graph_request(
+            self.deployment, principal, document, variables, operation_name
+        )
+        return json_response(200 if outcome.executed else 400, outcome.body)
+
+    def render(
+        self, status: int, code: str, message: str, headers: Headers, error: Refusal
+    ) -> WireResponse:
+        """``{"errors": [{message, extensions.code}]}``, with a Bearer challenge on 401."""
+        body = {"errors": [{"message": message, "extensions": {"code": code.upper()}}]}
+        return json_response(status, body, (*bearer_challenge(status, error), *headers))

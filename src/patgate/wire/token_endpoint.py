@@ -1,0 +1,77 @@
+"""``POST {auth_url}/oauth/token``: the OAuth 2.0 client-credentials grant.
+
+Client credentials come in the form body or as HTTP Basic, never both and never in the URL.
+Answers carry ``Cache-Control: no-store`` and ``Pragma: no-cache``; errors are the OAuth
+body ``{"error": code, "error_description": text}`` whose text is fixed by the fake and
+never echoes what was sent, so an unknown id and a wrong secret answer byte for byte alike.
+"""
+
+from __future__ import annotations
+
+from urllib.parse import unquote_plus
+
+from patgate.errors import InvalidRequest
+from patgate.wire.credentials import basic_credentials
+from patgate.wire.endpoint import Endpoint, Refusal, media_type
+from patgate.wire.forms import parse_form
+from patgate.wire.messages import Headers, WireRequest, WireResponse, json_response
+
+__all__ = ["TokenEndpoint"]
+
+FORM_TYPE = "application/x-www-form-urlencoded"
+NO_STORE: Headers = (("Cache-Control", "no-store"), ("Pragma", "no-cache"))
+_OAUTH_CODES = frozenset(
+    {"invalid_request", "invalid_client", "invalid_grant", "unauthorized_client"}
+    | {"unsupported_grant_type", "invalid_scope"}
+)
+
+
+def _description(message: str) -> str:
+    # RFC 6749 5.2 allows %x20-21 / %x23-5B / %x5D-7E only: no quote, backslash or non-ASCII.
+    return "".join(ch for ch in message if " " <= ch <= "~" and ch not in '"\\')
+
+
+def _secret_in_query(query: str) -> bool:
+    if "secret" not in query:
+        return False
+    names = {unquote_plus(part.partition("=")[0]) for part in query.split("&")}
+    return "client_secret" in names
+
+
+class TokenEndpoint(Endpoint):
+    """Issues client-credential tokens from the fake's deployment."""
+
+    methods = ("POST",)
+
+    def respond(self, request: WireRequest, query: str) -> WireResponse:
+        """A token for valid client credentials, sent as a form or HTTP Basic."""
+        if media_type(request) != FORM_TYPE:
+            raise InvalidRequest(f"the body must be {FORM_TYPE}")
+        if _secret_in_query(query):
+            raise InvalidRequest("client credentials must not be sent in the URL")
+        form = parse_form(request.body)
+        client_id = form.get("client_id")
+        client_secret = form.get("client_secret")
+        basic = basic_credentials(request)
+        if basic is not None:
+            if client_id is not None or client_secret is not None:
+                raise InvalidRequest("send client credentials either as HTTP Basic or in the form")
+            client_id, client_secret = basic[0] or None, basic[1] or None
+        issued = self.deployment.issue_client_token(
+            client_id, client_secret, form.get("grant_type")
+        )
+        body = {
+            "access_token": issued.access_token,
+            "token_type": "Bearer",
+            "expires_in": issued.expires_in,
+            "session_expires_in": issued.session_expires_in,
+        }
+        return json_response(200, body, NO_STORE)
+
+    def render(
+        self, status: int, code: str, message: str, headers: Headers, error: Refusal
+    ) -> WireResponse:
+        """The OAuth 2.0 error body; codes outside RFC 6749's list become invalid_request."""
+        oauth_code = code if code in _OAUTH_CODES else "invalid_request"
+        body = {"error": oauth_code, "error_description": _description(message)}
+        return json_response(status, body, (*NO_STORE, *headers))

@@ -1,0 +1,144 @@
+"""Where the fake answers: the three base URLs of the target contract, and what lies under them.
+
+By default the fake answers on the real service's hosts, so a user's code is intercepted
+without changing its URLs. A URL is *served* when it lies under one of the three bases; any
+other URL is left to the network, or refused in strict mode with :class:`UnmatchedRequest`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from urllib.parse import urlsplit
+
+from patgate.errors import PatgateError, UsageError
+
+__all__ = [
+    "DEFAULT_AUTH_URL",
+    "DEFAULT_BASE_URL",
+    "FakeUrls",
+    "UnmatchedRequest",
+    "canonical_url",
+]
+
+DEFAULT_AUTH_URL = "https://auth.amplience.net"
+DEFAULT_BASE_URL = "https://api.amplience.net"
+TOKEN_PATH = "/oauth/token"
+HUBS_PATH = "/v2/content/hubs"
+GRAPHQL_PATH = "/graphql"
+
+_DEFAULT_PORTS = {"http": 80, "https": 443}
+
+
+class UnmatchedRequest(PatgateError, AssertionError):
+    """A strict fake saw a request for a URL it does not serve.
+
+    It is an ``AssertionError`` so that pytest shows it as the test's failure.
+    """
+
+
+def canonical_url(url: str) -> str:
+    """``scheme://host[:port]/path`` with the query, fragment, user info and default port gone.
+
+    Scheme and host are lower-cased, so URLs that reach the same endpoint compare equal.
+    """
+    parts = urlsplit(url)
+    scheme = parts.scheme.lower()
+    host = (parts.hostname or "").lower()
+    if ":" in host:  # an IPv6 literal keeps its brackets
+        host = f"[{host}]"
+    try:
+        port = parts.port
+    except ValueError:
+        port = None
+    if port is not None and port != _DEFAULT_PORTS.get(scheme):
+        host = f"{host}:{port}"
+    return f"{scheme}://{host}{parts.path or '/'}"
+
+
+def _base(name: str, url: str) -> str:
+    parts = urlsplit(url)
+    if parts.scheme.lower() not in _DEFAULT_PORTS or not parts.hostname:
+        raise UsageError(f"{name} must be an absolute http(s) URL, got {url!r}")
+    if parts.query or parts.fragment:
+        raise UsageError(f"{name} must not have a query or a fragment, got {url!r}")
+    try:
+        parts.port  # noqa: B018 - validates the port
+    except ValueError:
+        raise UsageError(f"{name} has an invalid port: {url!r}") from None
+    return canonical_url(url).rstrip("/")
+
+
+@dataclass(frozen=True)
+class FakeUrls:
+    """The fake's base URLs; ``graphql_url`` defaults to ``{base_url}/graphql``.
+
+    Values are normalised on construction (no trailing slash, lower-case host, no default
+    port); a value that is not an absolute http(s) URL raises :class:`UsageError`.
+    """
+
+    auth_url: str = DEFAULT_AUTH_URL
+    base_url: str = DEFAULT_BASE_URL
+    graphql_url: str = ""
+
+    def __post_init__(self) -> None:
+        base = _base("base_url", self.base_url)
+        object.__setattr__(self, "auth_url", _base("auth_url", self.auth_url))
+        object.__setattr__(self, "base_url", base)
+        graphql = self.graphql_url or base + GRAPHQL_PATH
+        object.__setattr__(self, "graphql_url", _base("graphql_url", graphql))
+
+    @classmethod
+    def build(
+        cls,
+        *,
+        auth_url: str | None = None,
+        base_url: str | None = None,
+        graphql_url: str | None = None,
+    ) -> FakeUrls:
+        """Defaults for whatever is ``None`` or empty."""
+        return cls(
+            auth_url=auth_url or DEFAULT_AUTH_URL,
+            base_url=base_url or DEFAULT_BASE_URL,
+            graphql_url=graphql_url or "",
+        )
+
+    @classmethod
+    def same_origin(cls, origin: str) -> FakeUrls:
+        """Everything on one origin, as the loopback server serves it."""
+        return cls(auth_url=origin, base_url=origin)
+
+    @property
+    def token_url(self) -> str:
+        """``POST`` here for a client-credential token."""
+        return self.auth_url + TOKEN_PATH
+
+    @property
+    def hubs_url(self) -> str:
+        """``GET`` here for the hubs listing."""
+        return self.base_url + HUBS_PATH
+
+    def endpoints(self) -> tuple[tuple[str, str], ...]:
+        """``(method, url)`` of every endpoint the fake serves."""
+        return (("POST", self.token_url), ("GET", self.hubs_url), ("POST", self.graphql_url))
+
+    def serves(self, url: str) -> bool:
+        """Whether ``url`` lies under one of the bases (its path may still be unknown: 404)."""
+        return self.serves_canonical(canonical_url(url))
+
+    def serves_canonical(self, key: str) -> bool:
+        """:meth:`serves` for a URL already passed through :func:`canonical_url`."""
+        for base in (self.base_url, self.auth_url, self.graphql_url):
+            if key == base or key.startswith(base + "/"):
+                return True
+        return False
+
+    def describe(self) -> str:
+        """The served endpoints, one per line, for error messages."""
+        return "\n".join(f"  {method} {url}" for method, url in self.endpoints())
+
+    def unmatched(self, method: str, url: str) -> UnmatchedRequest:
+        """The error a strict fake raises for a request it does not serve."""
+        return UnmatchedRequest(
+            f"patgate (strict): no fake endpoint for {method} {canonical_url(url)}; "
+            f"the fake serves:\n{self.describe()}"
+        )

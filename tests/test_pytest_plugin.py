@@ -1,0 +1,193 @@
+from __future__ import annotations
+
+import subprocess
+import sys
+
+import pytest
+
+USES_BOTH_LIBRARIES = """
+import httpx
+import requests
+
+def test_both_libraries_reach_the_fake(patgate_fake, patgate_world):
+    assert patgate_world == patgate_fake.world
+    auth = {"Authorization": "Bearer " + patgate_world["admin_token"]}
+    hubs = patgate_world["base_url"] + "/v2/content/hubs"
+    assert httpx.get(hubs, headers=auth).status_code == 200
+    assert requests.get(hubs, headers=auth, timeout=5).status_code == 200
+"""
+
+CREATES_FOUR = """
+import httpx
+import pytest
+
+CREATE = (
+    "mutation($i: CreatePersonalAccessTokenInput!) {"
+    " createPersonalAccessToken(input: $i) { id } }"
+)
+
+@pytest.mark.parametrize("n", range(COUNT))
+def test_each_test_starts_with_one_token(patgate_world, n):
+    auth = {"Authorization": "Bearer " + patgate_world["admin_token"]}
+    variables = {"i": {"name": f"t{n}", "organizationId": patgate_world["organization_id"]}}
+    for _ in range(4):
+        body = httpx.post(
+            patgate_world["graphql_url"], json={"query": CREATE, "variables": variables},
+            headers=auth,
+        ).json()
+        assert body["data"]["createPersonalAccessToken"], body
+"""
+
+
+def test_the_fixtures_intercept_httpx_and_requests(pytester: pytest.Pytester) -> None:
+    pytester.makepyfile(USES_BOTH_LIBRARIES)
+    pytester.runpytest().assert_outcomes(passed=1)
+
+
+def test_every_test_gets_fresh_state(pytester: pytest.Pytester) -> None:
+    pytester.makepyfile(CREATES_FOUR.replace("COUNT", "3"))
+    pytester.runpytest().assert_outcomes(passed=3)
+
+
+def test_the_marker_changes_the_urls(pytester: pytest.Pytester) -> None:
+    pytester.makepyfile(
+        """
+        import httpx
+        import pytest
+
+        @pytest.mark.patgate(base_url="http://content.test/api", auth_url="http://auth.test")
+        def test_marked(patgate_world):
+            assert patgate_world["base_url"] == "http://content.test/api"
+            assert patgate_world["graphql_url"] == "http://content.test/api/graphql"
+            assert patgate_world["auth_url"] == "http://auth.test"
+            auth = {"Authorization": "Bearer " + patgate_world["admin_token"]}
+            r = httpx.get("http://content.test/api/v2/content/hubs", headers=auth)
+            assert r.status_code == 200
+
+        def test_unmarked(patgate_world):
+            assert patgate_world["base_url"] == "https://api.amplience.net"
+        """
+    )
+    pytester.runpytest("--strict-markers").assert_outcomes(passed=2)
+
+
+def test_ini_options_change_the_urls_and_the_marker_wins(pytester: pytest.Pytester) -> None:
+    pytester.makeini(
+        """
+        [pytest]
+        patgate_base_url = http://ini.test
+        patgate_graphql_url = http://ini.test/gql
+        patgate_strict = true
+        """
+    )
+    pytester.makepyfile(
+        """
+        import httpx
+        import pytest
+        from patgate.wire import UnmatchedRequest
+
+        def test_from_ini(patgate_world):
+            assert patgate_world["base_url"] == "http://ini.test"
+            assert patgate_world["graphql_url"] == "http://ini.test/gql"
+            with pytest.raises(UnmatchedRequest):
+                httpx.get("http://127.0.0.1:9/elsewhere")
+
+        @pytest.mark.patgate(base_url="http://marker.test", strict=False)
+        def test_marker_wins(patgate_world):
+            assert patgate_world["base_url"] == "http://marker.test"
+        """
+    )
+    pytester.runpytest("--strict-config").assert_outcomes(passed=2)
+
+
+def test_a_marker_with_an_unknown_key_is_a_clear_error(pytester: pytest.Pytester) -> None:
+    pytester.makepyfile(
+        """
+        import pytest
+
+        @pytest.mark.patgate(base="http://x.test")
+        def test_typo(patgate_fake):
+            pass
+        """
+    )
+    result = pytester.runpytest()
+    result.assert_outcomes(errors=1)
+    result.stdout.fnmatch_lines(["*@pytest.mark.patgate got unknown keys*'base'*it knows*"])
+    assert "_fake_options" not in result.stdout.str()
+
+
+def test_the_server_fixture_answers_over_a_socket(pytester: pytest.Pytester) -> None:
+    pytester.makepyfile(
+        """
+        import http.client
+        import json
+
+        def test_socket(patgate_server):
+            world = patgate_server.world
+            assert world["base_url"].startswith("http://127.0.0.1:")
+            assert not patgate_server.active
+            connection = http.client.HTTPConnection(world["base_url"][len("http://"):])
+            connection.request("GET", "/v2/content/hubs",
+                               headers={"Authorization": "Bearer " + world["admin_token"]})
+            response = connection.getresponse()
+            body = json.loads(response.read())
+            connection.close()
+            assert response.status == 200
+            assert body["page"]["totalElements"] == 3
+        """
+    )
+    pytester.runpytest().assert_outcomes(passed=1)
+
+
+def test_a_bug_in_the_fake_fails_the_test(pytester: pytest.Pytester) -> None:
+    pytester.makepyfile(
+        """
+        import httpx
+
+        def test_bug(patgate_fake, patgate_world):
+            def broken(principal, page=0, size=20):
+                raise RuntimeError("bug in the fake")
+            patgate_fake.deployment.list_hubs = broken
+            httpx.get(patgate_world["base_url"] + "/v2/content/hubs",
+                      headers={"Authorization": "Bearer " + patgate_world["admin_token"]})
+        """
+    )
+    result = pytester.runpytest()
+    result.assert_outcomes(failed=1)
+    result.stdout.fnmatch_lines(["*RuntimeError: bug in the fake*"])
+
+
+def test_each_fixture_documents_scope_type_and_default(pytester: pytest.Pytester) -> None:
+    result = pytester.runpytest("--fixtures", "-v")
+    text = result.stdout.str()
+    for name in ("patgate_fake", "patgate_world", "patgate_server"):
+        section = text[text.index(name) :]
+        section = section[: section.index("Default:") + 200]
+        assert "Scope: function" in section
+        assert "Type:" in section
+
+
+def test_the_marker_is_registered(pytester: pytest.Pytester) -> None:
+    result = pytester.runpytest("--markers")
+    result.stdout.fnmatch_lines(["@pytest.mark.patgate(auth_url=None, base_url=None*"])
+
+
+@pytest.mark.slow
+def test_xdist_workers_share_no_state(pytester: pytest.Pytester) -> None:
+    pytester.makepyfile(CREATES_FOUR.replace("COUNT", "6"))
+    result = pytester.runpytest_subprocess("-n", "2", "-p", "xdist")
+    result.assert_outcomes(passed=6)
+
+
+@pytest.mark.slow
+def test_importing_the_plugin_and_patgate_stays_light() -> None:
+    code = (
+        "import sys, patgate, patgate.pytest_plugin, patgate.harness, patgate.wire\n"
+        "heavy = [m for m in ('respx', 'responses', 'httpx', 'requests', 'graphql', 'jwt',"
+        " 'jsonschema', 'yaml') if m in sys.modules]\n"
+        "print(heavy)\n"
+    )
+    output = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True
+    ).stdout
+    assert output.strip() == "[]"

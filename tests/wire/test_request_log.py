@@ -1,0 +1,57 @@
+from __future__ import annotations
+
+from patgate.wire import WireRequest, WireResponse
+from patgate.wire.request_log import REDACTED, RequestLog
+
+PAT = "amp_pat_0VDx5anoRUK7QmNWYZIOrQ.IqSKk8gASgZKhpIqSKk8gASgZKhpIqSKk8gASgZ"
+JWT = "eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiJ4In0.c2lnbmF0dXJl"
+
+
+def test_entries_keep_method_url_status_and_scheme_only() -> None:
+    log = RequestLog()
+    request = WireRequest(
+        "GET", "https://api.test/v2/content/hubs?page=1", (("Authorization", f"Bearer {PAT}"),)
+    )
+    entry = log.record(request, WireResponse(200))
+    assert (entry.method, entry.url, entry.status, entry.auth_scheme) == (
+        "GET",
+        "https://api.test/v2/content/hubs?page=1",
+        200,
+        "Bearer",
+    )
+    assert list(log) == [entry]
+    assert log[0] == entry
+    assert len(log) == 1
+
+
+def test_secrets_never_reach_the_log_or_its_repr() -> None:
+    log = RequestLog()
+    urls = [
+        "https://u:pw@auth.test/oauth/token?client_secret=hunter2&x=1",
+        f"https://api.test/v2/content/hubs?access_token={PAT}",
+        f"https://api.test/{JWT}/x?q={JWT}",
+        f"https://api.test/x?anything={PAT}",
+    ]
+    for url in urls:
+        log.record(
+            WireRequest("POST", url, (("Authorization", f"Bearer {JWT}"),)), WireResponse(400)
+        )
+    text = repr(log) + repr(log.entries())
+    for secret in ("hunter2", "pw@", PAT, JWT, "IqSKk8"):
+        assert secret not in text
+    assert REDACTED in text
+    assert "x=1" in text
+
+
+def test_a_custom_prefix_is_redacted_too() -> None:
+    log = RequestLog(pat_prefix="acme_")
+    entry = log.record(WireRequest("GET", "https://a.test/?t=acme_abc.def"), WireResponse(401))
+    assert "acme_abc" not in entry.url
+
+
+def test_clear_empties_the_log() -> None:
+    log = RequestLog()
+    log.record(WireRequest("GET", "https://a.test/"), WireResponse(404))
+    log.clear()
+    assert len(log) == 0
+    assert repr(log) == "RequestLog([])"
