@@ -7,6 +7,7 @@
     │   └── ScenarioError                       a scenario file that does not validate
     ├── TargetUnreachable (ConnectionError)     the deployment does not answer; exit code 3
     ├── CheckFailure (AssertionError)           a conformance check saw the wrong thing; exit 1
+    ├── UnmatchedRequest (AssertionError)       a strict fake saw a URL it does not serve
     └── DomainError                             a documented rule refused a request (the fake)
         ├── InvalidRequest (ValueError)         malformed input (OAuth ``invalid_request``)
         ├── UnsupportedGrantType (ValueError)   grant_type is not ``client_credentials``
@@ -35,6 +36,7 @@ __all__ = [
     "TargetUnreachable",
     "TokenLimitReached",
     "Unauthenticated",
+    "UnmatchedRequest",
     "UnsupportedGrantType",
     "UsageError",
 ]
@@ -91,6 +93,13 @@ class CheckFailure(PatgateError, AssertionError):
         self.expected = expected
         self.actual = actual
         super().__init__(message)
+
+
+class UnmatchedRequest(PatgateError, AssertionError):
+    """A strict fake saw a request for a URL it does not serve.
+
+    It is an ``AssertionError`` so that pytest shows it as the test's failure.
+    """
 
 
 class DomainError(PatgateError):

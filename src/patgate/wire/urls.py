@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from urllib.parse import urlsplit
 
-from patgate.errors import PatgateError, UsageError
+from patgate.errors import UnmatchedRequest, UsageError
 
 __all__ = [
     "DEFAULT_AUTH_URL",
@@ -27,13 +27,6 @@ HUBS_PATH = "/v2/content/hubs"
 GRAPHQL_PATH = "/graphql"
 
 _DEFAULT_PORTS = {"http": 80, "https": 443}
-
-
-class UnmatchedRequest(PatgateError, AssertionError):
-    """A strict fake saw a request for a URL it does not serve.
-
-    It is an ``AssertionError`` so that pytest shows it as the test's failure.
-    """
 
 
 def canonical_url(url: str) -> str:
