@@ -1,0 +1,407 @@
+"""The checks a scenario's expectations name: plain functions in a registry.
+
+Each takes the observed response and a :class:`CheckCall` (its resolved argument and
+options) and returns nothing, or raises :class:`~patgate.errors.CheckFailure` saying what
+was expected and what came back. The runner adds the rule. Where the spec says only "an
+error is returned", :func:`check_error` accepts any error (DESIGN.md, "Gate vs advisory").
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+import re
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from datetime import datetime
+from pathlib import Path
+from types import MappingProxyType
+from typing import Any
+from urllib.parse import quote
+
+from patgate.errors import CheckFailure
+from patgate.scenario.paths import PathMissing, parse_path, resolve_path
+
+__all__ = ["CHECKS", "NOT_JSON", "CheckCall", "CheckFunction", "Observed", "run_check"]
+
+NOT_JSON: Any = type("NotJson", (), {"__repr__": lambda self: "<not JSON>"})()
+"""The body of an :class:`Observed` response that is not JSON."""
+
+_DATE = re.compile(r"\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z")
+
+
+@dataclass(frozen=True)
+class Observed:
+    """A response as checks see it. Header names are lower-case; ``body`` is parsed JSON or
+    :data:`NOT_JSON`. ``kind`` is the step kind that produced it (``control`` for the
+    answer of a control action)."""
+
+    status: int
+    text: str
+    headers: Mapping[str, str] = field(default_factory=dict)
+    kind: str = "http"
+
+    @functools.cached_property
+    def body(self) -> Any:
+        """The body parsed as JSON, or :data:`NOT_JSON`."""
+        try:
+            return json.loads(self.text) if self.text else NOT_JSON
+        except ValueError:
+            return NOT_JSON
+
+    @classmethod
+    def of_json(cls, status: int, body: Any, kind: str = "http") -> Observed:
+        """A response holding ``body`` as JSON (tests, and control actions)."""
+        return cls(status, json.dumps(body), {"content-type": "application/json"}, kind)
+
+    def summary(self) -> str:
+        """``HTTP 403: {"errors": ...}``. Not shortened: the runner redacts, then shortens."""
+        return f"HTTP {self.status}: {self.text}" if self.kind != "control" else self.text
+
+
+@dataclass(frozen=True)
+class CheckCall:
+    """An expectation with every ``${name}`` already replaced."""
+
+    argument: Any
+    options: Mapping[str, Any] = field(default_factory=dict)
+    label: str = ""
+    """The expectation as the scenario writes it, for messages (never a secret's value)."""
+    pat_prefix: str = "amp_pat_"
+
+
+CheckFunction = Callable[[Observed, CheckCall], None]
+
+
+def _fail(message: str, expected: object, actual: object) -> CheckFailure:
+    return CheckFailure(message, expected=expected, actual=actual)
+
+
+# -- status and errors ------------------------------------------------------------------------
+
+
+def check_status(observed: Observed, call: CheckCall) -> None:
+    """``status: 200``, ``status: 4xx`` or ``status: [400, 401]``."""
+    wanted = call.argument
+    if isinstance(wanted, list):
+        good = observed.status in wanted
+    elif isinstance(wanted, str) and re.fullmatch(r"[1-5]xx", wanted):
+        good = observed.status // 100 == int(wanted[0])
+    else:
+        good = observed.status == int(wanted)
+    if not good:
+        raise _fail(f"expected status {wanted}, got {observed.status}", wanted, observed.summary())
+
+
+def _graphql_refusal(observed: Observed) -> bool:
+    body = observed.body
+    if not isinstance(body, dict):
+        return False
+    errors = body.get("errors")
+    if not isinstance(errors, list) or not errors:
+        return False
+    data = body.get("data")
+    return data is None or (isinstance(data, dict) and all(v is None for v in data.values()))
+
+
+def check_error(observed: Observed, call: CheckCall) -> None:
+    """ "An error is returned": an HTTP 4xx, or GraphQL ``errors`` with the field null.
+
+    A 5xx is not accepted: a server fault is not the service applying a rule.
+    """
+    if 400 <= observed.status < 500:
+        return
+    if observed.status < 500 and _graphql_refusal(observed):
+        return
+    raise _fail(
+        "expected an error (an HTTP 4xx, or GraphQL errors with the field null)",
+        "an error",
+        observed.summary(),
+    )
+
+
+def check_ok(observed: Observed, call: CheckCall) -> None:
+    """A success: a 2xx whose body carries no GraphQL ``errors``."""
+    body = observed.body
+    errors = body.get("errors") if isinstance(body, dict) else None
+    if 200 <= observed.status < 300 and not errors:
+        return
+    raise _fail("expected a success (2xx, no errors)", "a success", observed.summary())
+
+
+# -- the body ---------------------------------------------------------------------------------
+
+
+@functools.lru_cache(maxsize=64)
+def _validator_for(source: str) -> Any:
+    from jsonschema import validators  # type: ignore[import-untyped]
+
+    text = Path(source).read_text(encoding="utf-8") if source.endswith(".json") else source
+    schema = json.loads(text)
+    return validators.validator_for(schema)(schema)
+
+
+def check_schema(observed: Observed, call: CheckCall) -> None:
+    """The body (or the value at ``at``) is valid under a JSON Schema file or inline schema."""
+    from jsonschema.exceptions import best_match  # type: ignore[import-untyped]
+
+    source = call.argument if isinstance(call.argument, str) else json.dumps(call.argument)
+    value = _body_at(observed, call.options.get("at", ""))
+    error = best_match(_validator_for(source).iter_errors(value))
+    if error is not None:
+        where = "/".join(str(part) for part in error.absolute_path) or "(the body)"
+        raise _fail(
+            f"the body does not match {call.label}: at {where}: {error.message}",
+            call.label,
+            observed.summary(),
+        )
+
+
+def _body_at(observed: Observed, path: str) -> Any:
+    if observed.body is NOT_JSON:
+        raise _fail("expected a JSON body", "JSON", observed.summary())
+    try:
+        return resolve_path(observed.body, path)
+    except PathMissing as missing:
+        raise _fail(f"the body has nothing at {path!r}", path, observed.summary()) from missing
+
+
+_TYPES: Mapping[str, Callable[[Any], bool]] = {
+    "string": lambda v: isinstance(v, str),
+    "integer": lambda v: isinstance(v, int) and not isinstance(v, bool),
+    "number": lambda v: isinstance(v, (int, float)) and not isinstance(v, bool),
+    "boolean": lambda v: isinstance(v, bool),
+    "null": lambda v: v is None,
+    "object": lambda v: isinstance(v, dict),
+    "array": lambda v: isinstance(v, list),
+}
+
+
+def _contains(value: Any, item: Any) -> bool:
+    if isinstance(value, str):
+        return isinstance(item, str) and item in value
+    if isinstance(value, (list, dict)):
+        return item in value
+    return False
+
+
+def _all_contained(value: Any, wanted: Any) -> bool:
+    items = wanted if isinstance(wanted, list) and not isinstance(value, str) else [wanted]
+    return all(_contains(value, item) for item in items)
+
+
+def _none_contained(value: Any, unwanted: Any) -> bool:
+    items = unwanted if isinstance(unwanted, list) and not isinstance(value, str) else [unwanted]
+    return not any(_contains(value, item) for item in items)
+
+
+def _length(value: Any) -> int | None:
+    return len(value) if isinstance(value, (str, list, dict)) else None
+
+
+_MATCHERS: Mapping[str, Callable[[Any, Any], bool]] = {
+    "equals": lambda value, wanted: value == wanted and type(value) is type(wanted),
+    "not_equals": lambda value, wanted: value != wanted,
+    "one_of": lambda value, wanted: value in wanted,
+    "type": lambda value, wanted: _TYPES[wanted](value),
+    "matches": lambda value, wanted: (
+        isinstance(value, str) and re.search(wanted, value) is not None
+    ),
+    "length": lambda value, wanted: _length(value) == int(wanted),
+    "contains": _all_contained,
+    "not_contains": _none_contained,
+}
+
+
+def check_path(observed: Observed, call: CheckCall) -> None:
+    """Matchers on the value at a path: equals, type, matches, exists, length, contains, ..."""
+    path = call.argument
+    if observed.body is NOT_JSON:
+        if call.options.get("exists") is False:
+            return
+        raise _fail("expected a JSON body", "JSON", observed.summary())
+    try:
+        value = resolve_path(observed.body, path)
+    except PathMissing:
+        if call.options.get("exists") is False:
+            return
+        raise _fail(
+            f"the body has nothing at {path!r}", f"a value at {path}", observed.summary()
+        ) from None
+    if call.options.get("exists") is False:
+        raise _fail(f"expected nothing at {path!r}", f"no {path}", _show(value))
+    for name, wanted in call.options.items():
+        matcher = _MATCHERS.get(name)
+        if matcher is None:
+            continue
+        if (
+            name == "equals"
+            and isinstance(wanted, (int, float))
+            and isinstance(value, (int, float))
+        ):
+            good = value == wanted and isinstance(value, bool) == isinstance(wanted, bool)
+        else:
+            good = matcher(value, wanted)
+        if not good:
+            raise _fail(
+                f"{path}: expected {name.replace('_', ' ')} {_show(wanted)}, got {_show(value)}",
+                f"{name} {_show(wanted)}",
+                _show(value),
+            )
+
+
+def check_header(observed: Observed, call: CheckCall) -> None:
+    """A response header: exists, equals, contains (case-insensitive) or matches."""
+    name = str(call.argument).lower()
+    value = observed.headers.get(name)
+    options = call.options
+    if value is None:
+        if options.get("exists") is False:
+            return
+        raise _fail(f"expected a {call.argument} header", f"{call.argument} present", "absent")
+    if options.get("exists") is False:
+        raise _fail(f"expected no {call.argument} header", f"no {call.argument}", value)
+    problems = []
+    if "equals" in options and value != options["equals"]:
+        problems.append(f"equals {options['equals']!r}")
+    if "contains" in options and str(options["contains"]).lower() not in value.lower():
+        problems.append(f"contains {options['contains']!r}")
+    if "matches" in options and not re.search(str(options["matches"]), value):
+        problems.append(f"matches {options['matches']!r}")
+    if problems:
+        raise _fail(f"{call.argument}: expected it {' and '.join(problems)}", problems, value)
+
+
+# -- tokens and secrets ----------------------------------------------------------------------
+
+
+def _values(observed: Observed, path: str) -> list[Any]:
+    value = _body_at(observed, path)
+    return value if parse_path(path).many else [value]
+
+
+def _mask_start(value: Any) -> str | None:
+    """The visible start of a masked token (the part before the asterisks), or ``None``."""
+    if not isinstance(value, str) or not value.endswith("*"):
+        return None
+    start = value.rstrip("*")
+    if not start or "*" in start or any(ch.isspace() for ch in start) or "." in start:
+        return None
+    return start
+
+
+def _is_mask_of(value: Any, token: str) -> bool:
+    start = _mask_start(value)
+    if start is None or value == token or not token.startswith(start):
+        return False
+    # The visible start must stop before the secret segment.
+    return "." not in token or len(start) <= token.index(".")
+
+
+def check_masked(observed: Observed, call: CheckCall) -> None:
+    """Tokens at the path are masked: a start of the value, then asterisks, and no secret
+    segment. With ``of``, one of them is the masked form of that token."""
+    values = _values(observed, call.argument)
+    token = call.options.get("of")
+    if token is None:
+        bad = [value for value in values if _mask_start(value) is None]
+        if bad:
+            raise _fail(
+                f"{call.argument}: expected the start of each token, then asterisks",
+                "a start of the token, then '*'",
+                _show(bad),
+            )
+        return
+    if not isinstance(token, str) or not any(_is_mask_of(value, token) for value in values):
+        raise _fail(
+            f"{call.argument}: expected the masked form of the token ({call.label}): its start,"
+            " then asterisks",
+            "the masked form of the token",
+            _show(values),
+        )
+
+
+def check_date(observed: Observed, call: CheckCall) -> None:
+    """ISO 8601 UTC with milliseconds, like ``2023-11-21T14:36:00.916Z`` (null if nullable)."""
+    for value in _values(observed, call.argument):
+        if value is None and call.options.get("nullable"):
+            continue
+        if isinstance(value, str) and _DATE.fullmatch(value):
+            try:
+                datetime.strptime(value, "%Y-%m-%dT%H:%M:%S.%fZ")
+                continue
+            except ValueError:
+                pass
+        raise _fail(
+            f"{call.argument}: expected an ISO 8601 UTC date with milliseconds, got {_show(value)}",
+            "YYYY-MM-DDThh:mm:ss.sssZ",
+            _show(value),
+        )
+
+
+def check_pat(observed: Observed, call: CheckCall) -> None:
+    """A full PAT: the prefix, a segment, a dot and a second segment."""
+    shape = re.compile(re.escape(call.pat_prefix) + r"[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+")
+    for value in _values(observed, call.argument):
+        if not (isinstance(value, str) and shape.fullmatch(value)):
+            raise _fail(
+                f"{call.argument}: expected {call.pat_prefix}<segment>.<segment>",
+                f"{call.pat_prefix}<segment>.<segment>",
+                _show(value),
+            )
+
+
+def _forms(secret: str) -> set[str]:
+    return {secret, json.dumps(secret)[1:-1], quote(secret, safe="")}
+
+
+def _appears(observed: Observed, secret: str) -> bool:
+    haystacks = [observed.text, *observed.headers.values()]
+    return any(form in text for form in _forms(secret) for text in haystacks)
+
+
+def check_absent(observed: Observed, call: CheckCall) -> None:
+    """The secret appears nowhere in the response (body or headers), in any common encoding."""
+    secret = call.argument
+    if not isinstance(secret, str) or not secret:
+        raise _fail(f"{call.label}: nothing to look for", "a secret value", _show(secret))
+    if _appears(observed, secret):
+        raise _fail(
+            f"{call.label} appears in the response",
+            f"{call.label} nowhere in the response",
+            "found",
+        )
+
+
+def check_present(observed: Observed, call: CheckCall) -> None:
+    """The value appears in the response body."""
+    value = call.argument
+    if not isinstance(value, str) or not value or not _appears(observed, value):
+        raise _fail(f"{call.label}: not found in the response", call.label, observed.summary())
+
+
+def _show(value: Any) -> str:
+    return json.dumps(value) if not isinstance(value, str) else repr(value)
+
+
+CHECKS: Mapping[str, CheckFunction] = MappingProxyType(
+    {
+        "status": check_status,
+        "error": check_error,
+        "ok": check_ok,
+        "schema": check_schema,
+        "path": check_path,
+        "header": check_header,
+        "masked": check_masked,
+        "date": check_date,
+        "pat": check_pat,
+        "absent": check_absent,
+        "present": check_present,
+    }
+)
+"""Check name (as an expectation writes it) -> function."""
+
+
+def run_check(name: str, observed: Observed, call: CheckCall) -> None:
+    """Run the check ``name``; raises :class:`CheckFailure` when it fails."""
+    CHECKS[name](observed, call)

@@ -1,0 +1,394 @@
+"""Running one scenario: its steps in order, then its cleanup, whatever happened.
+
+A failed gate expectation stops the steps (later steps rely on earlier ones); advisory
+failures are recorded and the steps go on. Cleanup steps always run; one that refers to a
+value never captured is left out. Tokens created through the named operations are tracked,
+and any the cleanup did not delete are deleted at the end as a safety net.
+"""
+
+from __future__ import annotations
+
+import base64
+import secrets
+import time
+from collections.abc import Callable, Iterator, Mapping
+from typing import Any
+
+from patgate.checks import CheckCall, Observed, run_check
+from patgate.errors import CheckFailure
+from patgate.runner.context import RunContext
+from patgate.runner.events import Failure
+from patgate.runner.exchange import RequestFailed
+from patgate.scenario.catalogue import Catalogue
+from patgate.scenario.expressions import ExpressionError, evaluate, substitute
+from patgate.scenario.model import (
+    ControlCall,
+    GraphqlCall,
+    HttpCall,
+    HubsCall,
+    Scenario,
+    Step,
+    TokenCall,
+    WaitCall,
+)
+from patgate.scenario.paths import PathError, PathMissing, resolve_path
+
+__all__ = ["ScenarioExecution"]
+
+_REVEAL_RULE = "PAT-SINGLE-REVEAL"
+_SHOWN = 400
+"""Characters of a failure's field that events carry."""
+
+
+class _Abort(Exception):
+    """A gate failure: the remaining steps are not run."""
+
+
+class _Skip(Exception):
+    def __init__(self, reason: str) -> None:
+        self.reason = reason
+        super().__init__(reason)
+
+
+class _Unset(Exception):
+    def __init__(self, name: str) -> None:
+        self.name = name
+        super().__init__(name)
+
+
+Lookup = Callable[[str], Any]
+
+
+class ScenarioExecution:
+    """The state of one scenario while it runs; read ``failures``, ``completed`` and
+    ``skip_reason`` once :meth:`run` returns."""
+
+    def __init__(self, context: RunContext, scenario: Scenario, catalogue: Catalogue) -> None:
+        self.context = context
+        self.scenario = scenario
+        self.catalogue = catalogue
+        self.captures: dict[str, Any] = {name: [] for name in scenario.appends}
+        self.failures: list[Failure] = []
+        self.created: dict[str, str | None] = {}
+        self.completed = False
+        self.skip_reason = ""
+
+    def run(self) -> None:
+        """Run the steps, then the cleanup, then delete any token left behind."""
+        try:
+            for step in self.scenario.steps:
+                self._step(step, cleanup=False)
+            self.completed = True
+        except _Abort:
+            pass
+        except _Skip as skip:
+            self.skip_reason = skip.reason
+        finally:
+            for step in self.scenario.cleanup:
+                try:
+                    self._step(step, cleanup=True)
+                except (_Abort, _Skip):
+                    continue
+            self._sweep()
+
+    # -- steps ----------------------------------------------------------------------------------
+
+    def _iterations(self, step: Step, lookup: Lookup) -> Iterator[dict[str, Any]]:
+        if step.repeat is not None:
+            count = evaluate(step.repeat, lookup)
+            if not isinstance(count, int) or isinstance(count, bool):
+                raise ExpressionError(f"repeat: {step.repeat!r} is {count!r}, not a whole number")
+            for index in range(max(count, 0)):
+                yield {"index": index}
+        elif step.for_each is not None:
+            items = lookup(step.for_each)
+            if not isinstance(items, list):
+                raise ExpressionError(f"for_each: {step.for_each} is not a list")
+            for index, item in enumerate(list(items)):
+                yield {"index": index, "item": item}
+        else:
+            yield {}
+
+    def _step(self, step: Step, *, cleanup: bool) -> None:
+        base = self._lookup({})
+        try:
+            if step.assume is not None and not evaluate(step.assume, base):
+                if cleanup:
+                    return
+                raise _Skip(step.assume_reason)
+            iterations = list(self._iterations(step, base))
+        except _Unset as unset:
+            if cleanup:
+                return
+            self._fail(step.rule, step.name, f"{unset.name} was never captured")
+            raise _Abort from None
+        except ExpressionError as error:
+            self._fail(step.rule, step.name, str(error))
+            raise _Abort from None
+        for loop in iterations:
+            label = step.name if not loop else f"{step.name} (#{loop['index'] + 1})"
+            names = {"new_name": self.context.new_name(), "random_pat": self._random_pat(), **loop}
+            lookup = self._lookup(names)
+            try:
+                observed = self._perform(step, lookup)
+            except _Unset as unset:
+                if cleanup:
+                    return
+                self._fail(step.rule, label, f"{unset.name} was never captured")
+                raise _Abort from None
+            except (ExpressionError, RequestFailed) as error:
+                self._fail(step.rule, label, str(error))
+                if cleanup:
+                    return
+                raise _Abort from None
+            if not self._inspect(step, label, observed, lookup) and not cleanup:
+                raise _Abort
+
+    def _lookup(self, names: Mapping[str, Any]) -> Lookup:
+        def lookup(name: str) -> Any:
+            if name in names:
+                return names[name]
+            if name in self.captures:
+                return self.captures[name]
+            if name == "run_id":
+                return self.context.run_id
+            value = self.context.key(name)
+            if value is None:
+                raise _Unset(name)
+            return value
+
+        return lookup
+
+    def _random_pat(self) -> str:
+        def segment(size: int) -> str:
+            return base64.urlsafe_b64encode(secrets.token_bytes(size)).decode().rstrip("=")
+
+        return f"{self.context.config.pat_prefix}{segment(16)}.{segment(32)}"
+
+    # -- requests -------------------------------------------------------------------------------
+
+    def _perform(self, step: Step, lookup: Lookup) -> Observed:
+        request = step.request
+        exchange = self.context.exchange
+        headers: dict[str, str] = {}
+        bearer = substitute(step.bearer, lookup) if step.bearer is not None else None
+        if bearer:
+            headers["Authorization"] = f"Bearer {bearer}"
+        headers.update({k: str(v) for k, v in substitute(dict(step.headers), lookup).items()})
+        basic = tuple(str(v) for v in substitute(list(step.basic), lookup)) if step.basic else None
+        if isinstance(request, TokenCall):
+            url = f"{lookup('auth_url')}/oauth/token"
+            form = substitute(dict(request.form), lookup)
+            return exchange.send(
+                "POST",
+                url,
+                kind="token",
+                headers=headers,
+                form=form,
+                basic=basic,  # type: ignore[arg-type]
+            )
+        if isinstance(request, HubsCall):
+            url = f"{lookup('base_url')}/v2/content/hubs"
+            params = substitute(dict(request.params), lookup)
+            return exchange.send("GET", url, kind="hubs", headers=headers, params=params)
+        if isinstance(request, GraphqlCall):
+            return self._graphql(request, lookup, headers, bearer)
+        if isinstance(request, HttpCall):
+            return exchange.send(
+                request.method,
+                str(substitute(request.url, lookup)),
+                kind="http",
+                headers=headers,
+                content=substitute(request.body, lookup) if request.body is not None else None,
+                json=substitute(request.json, lookup) if request.json is not None else None,
+                form=substitute(dict(request.form), lookup) if request.form is not None else None,
+                basic=basic,  # type: ignore[arg-type]
+            )
+        if isinstance(request, ControlCall):
+            return self._control(request, lookup)
+        assert isinstance(request, WaitCall)
+        return self._wait(request, lookup)
+
+    def _graphql(
+        self, request: GraphqlCall, lookup: Lookup, headers: dict[str, str], bearer: Any
+    ) -> Observed:
+        url = str(lookup("graphql_url"))
+        if request.operation is None:
+            payload: dict[str, Any] = {"query": substitute(request.query, lookup)}
+            if request.variables:
+                payload["variables"] = substitute(dict(request.variables), lookup)
+            if request.operation_name:
+                payload["operationName"] = request.operation_name
+            return self.context.exchange.send(
+                "POST", url, kind="graphql", headers=headers, json=payload
+            )
+        self.context.discover()
+        args = substitute(dict(request.args), lookup)
+        if request.operation == "create_token" and "organization_id" not in args:
+            args["organization_id"] = lookup("organization_id")
+        documents = self.context.documents
+        query, variables = documents.operation(request.operation, args)
+        payload = {"query": query, **({"variables": variables} if variables else {})}
+        observed = self.context.exchange.send(
+            "POST", url, kind="graphql", headers=headers, json=payload
+        )
+        if request.operation == "delete_token" and documents.learn_delete_from(observed):
+            query, variables = documents.delete_token(args.get("id"))
+            payload = {"query": query, **({"variables": variables} if variables else {})}
+            observed = self.context.exchange.send(
+                "POST", url, kind="graphql", headers=headers, json=payload
+            )
+        self._track(request.operation, args, observed, bearer)
+        return observed
+
+    def _control(self, request: ControlCall, lookup: Lookup) -> Observed:
+        control = self.context.target.control
+        assert control is not None, "the engine skips control scenarios on other targets"
+        argument = (
+            evaluate(request.argument, lookup)
+            if request.action == "advance_clock"
+            else substitute(request.argument, lookup)
+        )
+        observed = control.perform(request.action, argument)
+        if request.action == "request_token" and observed.status == 200:
+            token_id = observed.body.get("id")
+            if isinstance(token_id, str):
+                self.created[token_id] = control.bearer_of(argument["user"])
+        return observed
+
+    def _wait(self, request: WaitCall, lookup: Lookup) -> Observed:
+        seconds = evaluate(request.seconds, lookup)
+        if not isinstance(seconds, (int, float)) or isinstance(seconds, bool) or seconds < 0:
+            raise ExpressionError(
+                f"wait: {request.seconds!r} is {seconds!r}, not a number of seconds"
+            )
+        control = self.context.target.control
+        if control is not None:
+            control.advance_clock(seconds)
+        elif seconds <= self.context.options.max_wait:
+            time.sleep(seconds)
+        else:
+            raise _Skip(
+                f"needs to wait {seconds} s, more than --max-wait {self.context.options.max_wait:g}"
+            )
+        return Observed.of_json(200, {"waited": seconds}, "control")
+
+    def _track(
+        self, operation: str, args: Mapping[str, Any], observed: Observed, bearer: Any
+    ) -> None:
+        if operation == "create_token":
+            try:
+                token_id = resolve_path(observed.body, "data.createPersonalAccessToken.id")
+            except (PathMissing, PathError):
+                return
+            if isinstance(token_id, str):
+                self.created[token_id] = bearer
+        elif operation == "delete_token" and 200 <= observed.status < 300:
+            body = observed.body
+            if isinstance(body, dict) and not body.get("errors"):
+                self.created.pop(str(args.get("id")), None)
+
+    def _sweep(self) -> None:
+        for token_id, bearer in list(self.created.items()):
+            query, variables = self.context.documents.delete_token(token_id)
+            try:
+                self.context.graphql(query, variables, bearer)
+            except RequestFailed:
+                continue
+        self.created.clear()
+
+    # -- answers --------------------------------------------------------------------------------
+
+    def _inspect(self, step: Step, label: str, observed: Observed, lookup: Lookup) -> bool:
+        """Check and capture; ``False`` when a gate failure should stop the steps."""
+        before = len(self.failures)
+        context = self.context
+        if observed.kind != "control":
+            origins = context.revealed.found_in(observed)
+            if origins:
+                self._fail(
+                    _REVEAL_RULE,
+                    label,
+                    "a full token value appears in a response after its creation",
+                    expected="no full token value",
+                    actual=", ".join(origins),
+                )
+            if observed.kind == "token" and isinstance(observed.body, dict):
+                access_token = observed.body.get("access_token")
+                if isinstance(access_token, str):
+                    context.redactor.register(access_token)
+        self._learn(observed, label)
+        if observed.kind == "control" and observed.status != 200 and not step.expect:
+            self._fail(step.rule, label, f"the control action failed: {observed.text}")
+        for expectation in step.expect:
+            call = CheckCall(
+                argument=substitute(expectation.argument, lookup),
+                options=substitute(dict(expectation.options), lookup),
+                label=expectation.label,
+                pat_prefix=context.config.pat_prefix,
+            )
+            try:
+                run_check(expectation.check, observed, call)
+            except CheckFailure as failure:
+                self._fail(
+                    expectation.rule,
+                    label,
+                    str(failure),
+                    expected=_text(failure.expected),
+                    actual=_text(failure.actual),
+                )
+        failed_already = len(self.failures) > before
+        for capture in step.capture:
+            try:
+                value = resolve_path(observed.body, str(substitute(capture.path, lookup)))
+                if capture.count:
+                    value = len(value)
+            except (PathMissing, PathError, TypeError) as error:
+                if not failed_already:
+                    self._fail(
+                        step.rule,
+                        label,
+                        f"cannot capture {capture.name}: {error}",
+                        expected=f"a value at {capture.path or '(the body)'}",
+                        actual=observed.summary(),
+                    )
+                continue
+            if capture.append:
+                self.captures.setdefault(capture.name, []).append(value)
+            else:
+                self.captures[capture.name] = value
+        return not any(f.level == "gate" for f in self.failures[before:])
+
+    def _learn(self, observed: Observed, label: str) -> None:
+        """Remember the full values a create (or a control action) revealed."""
+        revealed = self.context.revealed
+        if observed.kind == "control":
+            new = revealed.learn(observed, f"revealed by {self.scenario.id}: {label}")
+        else:
+            try:
+                value = resolve_path(observed.body, "data.createPersonalAccessToken.token")
+            except PathMissing:
+                return
+            new = [value] if isinstance(value, str) else []
+            for item in new:
+                revealed.add(item, f"created by {self.scenario.id}: {label}")
+        self.context.redactor.register_all(new)
+
+    def _fail(
+        self, rule: str, step: str, message: str, *, expected: str = "", actual: str = ""
+    ) -> None:
+        def clean(text: str) -> str:
+            # Redact first: a secret cut in half would no longer match its registered value.
+            text = self.context.redact(text)
+            return text if len(text) <= _SHOWN else text[: _SHOWN - 3] + "..."
+
+        level = self.catalogue[rule].level if rule in self.catalogue else "gate"
+        self.failures.append(
+            Failure(rule, level, clean(step), clean(message), clean(expected), clean(actual))
+        )
+
+
+def _text(value: object) -> str:
+    if value is None:
+        return ""
+    return value if isinstance(value, str) else str(value)

@@ -1,0 +1,60 @@
+"""Every full PAT value the run was given, and a look through each later response for them.
+
+The values come from the target (its ``*_token`` keys that are PATs) and from every
+response or control action that revealed one (a create). A response that holds any of them
+fails PAT-SINGLE-REVEAL: the full value is returned once, by the create, and never again.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Iterable
+
+from patgate.checks import Observed
+
+__all__ = ["RevealedTokens"]
+
+
+class RevealedTokens:
+    """The run's registry of full PAT values, each with where it came from."""
+
+    def __init__(self, pat_prefix: str) -> None:
+        self._shape = re.compile(re.escape(pat_prefix) + r"[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+")
+        self._origins: dict[str, str] = {}
+
+    def add(self, value: str, origin: str) -> None:
+        """Remember ``value`` (if it is a full PAT) as given by ``origin``."""
+        if self._shape.fullmatch(value):
+            self._origins.setdefault(value, origin)
+
+    def learn(self, observed: Observed, origin: str) -> list[str]:
+        """Remember every full PAT in ``observed``; returns the new ones."""
+        new = [
+            value for value in set(self._shape.findall(observed.text)) if value not in self._origins
+        ]
+        for value in new:
+            self._origins[value] = origin
+        return new
+
+    def found_in(self, observed: Observed) -> list[str]:
+        """Where each known value that appears in ``observed`` came from."""
+        if not self._origins:
+            return []
+        haystacks = [observed.text, *observed.headers.values()]
+        return sorted(
+            {
+                origin
+                for value, origin in self._origins.items()
+                if any(form in text for form in _forms(value) for text in haystacks)
+            }
+        )
+
+    def values(self) -> Iterable[str]:
+        """Every value remembered so far."""
+        return self._origins.keys()
+
+
+def _forms(value: str) -> tuple[str, ...]:
+    escaped = json.dumps(value)[1:-1]
+    return (value,) if escaped == value else (value, escaped)

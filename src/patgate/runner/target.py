@@ -1,0 +1,244 @@
+"""What the runner runs against: the target keys, where they come from, and live targets.
+
+Keys come, in rising priority, from a world file (``--world``, JSON or YAML), ``PATGATE_*``
+environment variables and command-line flags (DESIGN.md, "The target contract"). Unknown
+keys are ignored. A target file may also override GraphQL operation documents under
+``documents``.
+"""
+
+from __future__ import annotations
+
+import ipaddress
+import json
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Protocol
+from urllib.parse import urlsplit
+
+from patgate.errors import UsageError
+from patgate.scenario.model import TARGET_KEYS
+
+if TYPE_CHECKING:
+    import httpx
+
+    from patgate.checks import Observed
+
+__all__ = [
+    "DEFAULT_PAT_PREFIX",
+    "DOCUMENT_NAMES",
+    "Control",
+    "LiveTarget",
+    "Target",
+    "TargetConfig",
+    "read_world_file",
+    "resolve_target_config",
+]
+
+DEFAULT_PAT_PREFIX = "amp_pat_"
+DOCUMENT_NAMES = ("viewer", "organizations", "create_token", "delete_token")
+SECRET_KEYS = ("client_secret", "admin_token", "member_token", "removed_token", "unpermitted_token")
+URL_KEYS = ("auth_url", "base_url", "graphql_url")
+_LOOPBACK_NAMES = ("localhost",)
+
+
+@dataclass(frozen=True)
+class TargetConfig:
+    """The keys of one deployment, plus GraphQL documents that replace the built-in ones."""
+
+    keys: Mapping[str, str]
+    documents: Mapping[str, str] = field(default_factory=dict)
+
+    def get(self, key: str) -> str | None:
+        """A key's value; ``graphql_url`` and ``pat_prefix`` have their documented defaults."""
+        value = self.keys.get(key)
+        if value:
+            return value
+        if key == "graphql_url" and self.keys.get("base_url"):
+            return self.keys["base_url"].rstrip("/") + "/graphql"
+        if key == "pat_prefix":
+            return DEFAULT_PAT_PREFIX
+        return None
+
+    @property
+    def pat_prefix(self) -> str:
+        """The target's PAT prefix (default ``amp_pat_``)."""
+        return self.get("pat_prefix") or DEFAULT_PAT_PREFIX
+
+    def secrets(self) -> list[str]:
+        """Values that must never be printed."""
+        return [self.keys[key] for key in SECRET_KEYS if self.keys.get(key)]
+
+    def __repr__(self) -> str:
+        shown = sorted(key for key in self.keys if key not in SECRET_KEYS)
+        return f"TargetConfig(keys={shown}, secrets=<hidden>)"
+
+
+class Control(Protocol):
+    """Out-of-band control of a deployment (only the embedded fake offers it)."""
+
+    def perform(self, action: str, argument: Any) -> Observed:
+        """Do ``action`` (see the scenario format) and describe the result as a response."""
+        ...
+
+    def advance_clock(self, seconds: float) -> None:
+        """Move the deployment's time forward."""
+        ...
+
+    def bearer_of(self, principal: str) -> str | None:
+        """The token that speaks for ``principal`` (to clean up what an action created)."""
+        ...
+
+
+class Target(Protocol):
+    """A deployment to run scenarios against."""
+
+    @property
+    def config(self) -> TargetConfig:
+        """Its keys and GraphQL document overrides."""
+        ...
+
+    @property
+    def display(self) -> str:
+        """``embedded fake`` or the deployment's base URL."""
+        ...
+
+    @property
+    def live(self) -> bool:
+        """Writes need ``--allow-writes`` and waits need ``--max-wait`` on a live target."""
+        ...
+
+    @property
+    def control(self) -> Control | None:
+        """Out-of-band control, when patgate has it (the embedded fake)."""
+        ...
+
+    def transport(self) -> httpx.BaseTransport | None:
+        """The transport for the run's client; ``None``: the network."""
+        ...
+
+
+class LiveTarget:
+    """A deployment reached over the network (or through an injected transport, in tests)."""
+
+    live = True
+    control: Control | None = None
+
+    def __init__(
+        self, config: TargetConfig, *, transport: httpx.BaseTransport | None = None
+    ) -> None:
+        self.config = config
+        self._transport = transport
+        self.display = config.get("base_url") or config.get("auth_url") or "live target"
+
+    def transport(self) -> httpx.BaseTransport | None:
+        """The injected transport, or ``None`` for the network."""
+        return self._transport
+
+
+def read_world_file(path: Path) -> dict[str, Any]:
+    """The mapping in a world file (JSON, or YAML); :class:`UsageError` names what is wrong."""
+    try:
+        text = path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as error:
+        raise UsageError(f"cannot read the world file {path}: {error}") from None
+    data: Any
+    if path.suffix.lower() == ".json":
+        try:
+            data = json.loads(text)
+        except ValueError as error:
+            raise UsageError(f"{path} is not valid JSON: {error}") from None
+    else:
+        import yaml
+
+        try:
+            data = yaml.safe_load(text)
+        except yaml.YAMLError as error:
+            mark = getattr(error, "problem_mark", None)
+            where = f":{mark.line + 1}" if mark is not None else ""
+            raise UsageError(f"{path}{where} is not valid YAML or JSON") from None
+    if not isinstance(data, dict):
+        raise UsageError(f"{path} must hold a mapping of target keys (auth_url, base_url, ...)")
+    return data
+
+
+def resolve_target_config(
+    world: Path | None = None,
+    environ: Mapping[str, str] | None = None,
+    flags: Mapping[str, str | None] | None = None,
+) -> TargetConfig | None:
+    """The live target described by a world file < ``PATGATE_*`` variables < flags.
+
+    ``None`` when no source names any key: the run uses the embedded fake.
+    """
+    keys: dict[str, str] = {}
+    documents: dict[str, str] = {}
+    if world is not None:
+        data = read_world_file(world)
+        keys.update(_keys(data, str(world)))
+        documents.update(_documents(data.get("documents"), str(world)))
+    for key in TARGET_KEYS:
+        value = (environ or {}).get(f"PATGATE_{key.upper()}")
+        if value:
+            keys[key] = value
+    for key, value in (flags or {}).items():
+        if key in TARGET_KEYS and value:
+            keys[key] = value
+    if world is None and not keys:
+        return None
+    for key in URL_KEYS:
+        if key in keys:
+            keys[key] = _check_url(key, keys[key])
+    if not any(keys.get(key) for key in URL_KEYS):
+        raise UsageError(
+            "a live target needs base_url or auth_url (--base-url, PATGATE_BASE_URL or the "
+            "world file)"
+        )
+    return TargetConfig(keys, documents)
+
+
+def _keys(data: Mapping[str, Any], source: str) -> dict[str, str]:
+    keys = {}
+    for key in TARGET_KEYS:
+        value = data.get(key)
+        if value is None or value == "":
+            continue
+        if not isinstance(value, str):
+            raise UsageError(f"{source}: {key} must be a string, not {type(value).__name__}")
+        keys[key] = value
+    return keys
+
+
+def _documents(value: Any, source: str) -> dict[str, str]:
+    if value is None:
+        return {}
+    if not isinstance(value, dict):
+        raise UsageError(f"{source}: documents must map an operation name to GraphQL text")
+    documents = {}
+    for name, text in value.items():
+        if name not in DOCUMENT_NAMES:
+            raise UsageError(
+                f"{source}: documents.{name} is not one of {', '.join(DOCUMENT_NAMES)}"
+            )
+        if not isinstance(text, str) or not text.strip():
+            raise UsageError(f"{source}: documents.{name} must be GraphQL text")
+        documents[name] = text
+    return documents
+
+
+def _check_url(key: str, url: str) -> str:
+    parts = urlsplit(url)
+    if parts.scheme not in ("http", "https") or not parts.hostname:
+        raise UsageError(f"{key} must be an absolute http(s) URL, got {url!r}")
+    if parts.scheme == "http" and not _is_loopback(parts.hostname):
+        raise UsageError(f"{key}: plain http is refused except on loopback, got {url!r}")
+    return url.rstrip("/")
+
+
+def _is_loopback(host: str) -> bool:
+    if host.lower() in _LOOPBACK_NAMES:
+        return True
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False

@@ -1,0 +1,190 @@
+"""``${name}`` templates and the small arithmetic of ``repeat``, ``wait`` and ``assume``.
+
+A template is a string with ``${name}`` references; when the whole string is one reference,
+the value keeps its type (a captured count stays an integer). ``$${`` writes a literal ``${``.
+
+An expression is Python-like arithmetic and comparison over names and literals, for
+instance ``5 - held`` or ``is_pat(admin_token)``. It is parsed with :mod:`ast` and walked by
+a tiny evaluator that knows only the nodes listed here: no attributes, no subscripts, no
+calls except the functions in :data:`FUNCTIONS`.
+"""
+
+from __future__ import annotations
+
+import ast
+import functools
+import operator
+import re
+from collections.abc import Callable, Iterator, Mapping
+from typing import Any
+
+__all__ = [
+    "FUNCTIONS",
+    "ExpressionError",
+    "evaluate",
+    "expression_names",
+    "substitute",
+    "template_names",
+]
+
+_REFERENCE = re.compile(r"\$\$\{|\$\{([A-Za-z_][A-Za-z0-9_]*)\}")
+_WHOLE = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)\}")
+
+
+class ExpressionError(ValueError):
+    """An expression or template that cannot be parsed or evaluated."""
+
+
+def template_names(value: Any) -> Iterator[str]:
+    """Every ``${name}`` referred to inside ``value`` (strings, lists and mappings)."""
+    if isinstance(value, str):
+        for match in _REFERENCE.finditer(value):
+            if match.group(1):
+                yield match.group(1)
+    elif isinstance(value, Mapping):
+        for item in value.values():
+            yield from template_names(item)
+    elif isinstance(value, (list, tuple)):
+        for item in value:
+            yield from template_names(item)
+
+
+def substitute(value: Any, lookup: Callable[[str], Any]) -> Any:
+    """``value`` with every ``${name}`` replaced by ``lookup(name)``, recursively."""
+    if isinstance(value, str):
+        whole = _WHOLE.fullmatch(value)
+        if whole:
+            return lookup(whole.group(1))
+
+        def replace(match: re.Match[str]) -> str:
+            if match.group(1) is None:
+                return "${"
+            found = lookup(match.group(1))
+            return "" if found is None else str(found)
+
+        return _REFERENCE.sub(replace, value)
+    if isinstance(value, Mapping):
+        return {key: substitute(item, lookup) for key, item in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [substitute(item, lookup) for item in value]
+    return value
+
+
+def _is_pat(value: object, prefix: object = "amp_pat_") -> bool:
+    if not isinstance(value, str) or not isinstance(prefix, str):
+        return False
+    body = value[len(prefix) :] if value.startswith(prefix) else None
+    return body is not None and re.fullmatch(r"[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+", body) is not None
+
+
+FUNCTIONS: Mapping[str, Callable[..., Any]] = {
+    "min": min,
+    "max": max,
+    "len": len,
+    "int": int,
+    "is_pat": _is_pat,
+}
+"""The functions an expression may call."""
+
+_BINARY: Mapping[type[ast.operator], Callable[[Any, Any], Any]] = {
+    ast.Add: operator.add,
+    ast.Sub: operator.sub,
+    ast.Mult: operator.mul,
+    ast.FloorDiv: operator.floordiv,
+    ast.Mod: operator.mod,
+}
+_COMPARE: Mapping[type[ast.cmpop], Callable[[Any, Any], bool]] = {
+    ast.Eq: operator.eq,
+    ast.NotEq: operator.ne,
+    ast.Lt: operator.lt,
+    ast.LtE: operator.le,
+    ast.Gt: operator.gt,
+    ast.GtE: operator.ge,
+}
+
+
+@functools.lru_cache(maxsize=256)
+def _parse(text: str) -> ast.expr:
+    try:
+        tree = ast.parse(text.strip(), mode="eval")
+    except SyntaxError as error:
+        raise ExpressionError(f"cannot read the expression {text!r}: {error.msg}") from None
+    for node in ast.walk(tree.body):
+        _allowed(node, text)
+    return tree.body
+
+
+def _allowed(node: ast.AST, text: str) -> None:
+    allowed = (
+        ast.Constant,
+        ast.Name,
+        ast.Load,
+        ast.BinOp,
+        ast.UnaryOp,
+        ast.USub,
+        ast.Not,
+        ast.BoolOp,
+        ast.And,
+        ast.Or,
+        ast.Compare,
+        ast.Call,
+        *_BINARY,
+        *_COMPARE,
+    )
+    if not isinstance(node, allowed):
+        raise ExpressionError(
+            f"{text!r} uses {type(node).__name__}, which expressions do not allow"
+        )
+    if isinstance(node, ast.Call) and not (
+        isinstance(node.func, ast.Name) and node.func.id in FUNCTIONS and not node.keywords
+    ):
+        raise ExpressionError(f"{text!r} calls something other than {', '.join(sorted(FUNCTIONS))}")
+
+
+def expression_names(text: str | int) -> set[str]:
+    """The names an expression reads (function names excluded). Checks that it parses."""
+    if isinstance(text, int):
+        return set()
+    tree = _parse(text)
+    called = {n.func.id for n in ast.walk(tree) if isinstance(n, ast.Call)}  # type: ignore[attr-defined]
+    names = {n.id for n in ast.walk(tree) if isinstance(n, ast.Name)}
+    return names - (called & set(FUNCTIONS))
+
+
+def evaluate(text: str | int, lookup: Callable[[str], Any]) -> Any:
+    """The value of the expression ``text``, reading names through ``lookup``."""
+    if isinstance(text, int):
+        return text
+    try:
+        return _evaluate(_parse(text), lookup)
+    except ExpressionError:
+        raise
+    except (TypeError, ValueError, ZeroDivisionError) as error:
+        raise ExpressionError(f"cannot evaluate {text!r}: {error}") from None
+
+
+def _evaluate(node: ast.expr, lookup: Callable[[str], Any]) -> Any:
+    if isinstance(node, ast.Constant):
+        return node.value
+    if isinstance(node, ast.Name):
+        return lookup(node.id)
+    if isinstance(node, ast.BinOp):
+        return _BINARY[type(node.op)](_evaluate(node.left, lookup), _evaluate(node.right, lookup))
+    if isinstance(node, ast.UnaryOp):
+        operand = _evaluate(node.operand, lookup)
+        return -operand if isinstance(node.op, ast.USub) else not operand
+    if isinstance(node, ast.BoolOp):
+        values = (_evaluate(value, lookup) for value in node.values)
+        return all(values) if isinstance(node.op, ast.And) else any(values)
+    if isinstance(node, ast.Compare):
+        left = _evaluate(node.left, lookup)
+        for op, right_node in zip(node.ops, node.comparators, strict=True):
+            right = _evaluate(right_node, lookup)
+            if not _COMPARE[type(op)](left, right):
+                return False
+            left = right
+        return True
+    if isinstance(node, ast.Call):
+        assert isinstance(node.func, ast.Name)
+        return FUNCTIONS[node.func.id](*(_evaluate(arg, lookup) for arg in node.args))
+    raise ExpressionError(f"unexpected {type(node).__name__}")  # pragma: no cover - _allowed

@@ -1,0 +1,223 @@
+"""The scenario format as typed, frozen values: what the loader builds and the runner reads.
+
+Values that may hold ``${name}`` references (templates) are kept as written; the runner
+substitutes them when the step runs. Nothing downstream of the loader sees raw YAML.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+__all__ = [
+    "BUILTIN_NAMES",
+    "CONTROL_ACTIONS",
+    "GRAPHQL_OPERATIONS",
+    "PRINCIPALS",
+    "TARGET_KEYS",
+    "Capture",
+    "ControlCall",
+    "Expectation",
+    "GraphqlCall",
+    "HttpCall",
+    "HubsCall",
+    "Request",
+    "Scenario",
+    "Step",
+    "TokenCall",
+    "WaitCall",
+]
+
+TARGET_KEYS: tuple[str, ...] = (
+    "auth_url",
+    "base_url",
+    "graphql_url",
+    "client_id",
+    "client_secret",
+    "organization_id",
+    "admin_token",
+    "member_token",
+    "removed_token",
+    "unpermitted_token",
+    "pat_prefix",
+)
+"""The keys that describe a deployment (DESIGN.md, "The target contract")."""
+
+BUILTIN_NAMES: tuple[str, ...] = ("run_id", "new_name", "random_pat", "index", "item")
+"""Names the runner provides: the run's id, a fresh ``patgate-<run id>-<n>`` name, a
+well-formed PAT nobody holds, and the loop variables of ``repeat`` and ``for_each``."""
+
+GRAPHQL_OPERATIONS: Mapping[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
+    "viewer": ((), ()),
+    "organizations": ((), ()),
+    "create_token": (("name",), ("organization_id",)),
+    "delete_token": (("id",), ()),
+}
+"""Named GraphQL operations: (required args, optional args)."""
+
+PRINCIPALS: tuple[str, ...] = ("admin", "member", "removed", "unpermitted")
+"""Who a control step may act on: the owner of ``<principal>_token``."""
+
+CONTROL_ACTIONS: tuple[str, ...] = (
+    "remove_user",
+    "restore_user",
+    "set_role",
+    "request_token",
+    "approve",
+    "reject",
+    "advance_clock",
+)
+
+
+@dataclass(frozen=True)
+class Expectation:
+    """One check on a response: the registry name, its argument and options, the rule."""
+
+    check: str
+    argument: Any
+    options: Mapping[str, Any]
+    rule: str
+    line: int
+
+    @property
+    def label(self) -> str:
+        """The expectation as written, for messages: ``status: 4xx``."""
+        return f"{self.check}: {_short(self.argument)}"
+
+
+@dataclass(frozen=True)
+class Capture:
+    """Store a value of the response under ``name`` for later steps."""
+
+    name: str
+    path: str
+    count: bool = False
+    """Store the length of the list at ``path`` instead of the list."""
+    append: bool = False
+    """Append to a list (inside ``repeat``) instead of replacing."""
+    line: int = 0
+
+
+@dataclass(frozen=True)
+class TokenCall:
+    """``POST {auth_url}/oauth/token`` with these form fields."""
+
+    form: Mapping[str, Any]
+
+
+@dataclass(frozen=True)
+class HubsCall:
+    """``GET {base_url}/v2/content/hubs`` with these query parameters."""
+
+    params: Mapping[str, Any]
+
+
+@dataclass(frozen=True)
+class GraphqlCall:
+    """A named operation (``operation`` and ``args``) or a document (``query``)."""
+
+    operation: str | None = None
+    args: Mapping[str, Any] = field(default_factory=dict)
+    query: str | None = None
+    variables: Mapping[str, Any] = field(default_factory=dict)
+    operation_name: str | None = None
+
+
+@dataclass(frozen=True)
+class HttpCall:
+    """Any HTTP request, for what the helpers do not cover."""
+
+    method: str
+    url: str
+    body: str | None = None
+    json: Any = None
+    form: Mapping[str, Any] | None = None
+
+
+@dataclass(frozen=True)
+class ControlCall:
+    """An out-of-band action on a deployment patgate controls (the embedded fake)."""
+
+    action: str
+    argument: Any
+
+
+@dataclass(frozen=True)
+class WaitCall:
+    """Let ``seconds`` pass: the fake's clock moves; a live run sleeps if ``--max-wait`` allows."""
+
+    seconds: int | str
+
+
+Request = TokenCall | HubsCall | GraphqlCall | HttpCall | ControlCall | WaitCall
+
+
+@dataclass(frozen=True)
+class Step:
+    """One request (or control action), what is expected of its answer, what to keep."""
+
+    name: str
+    line: int
+    request: Request
+    rule: str
+    """The rule its expectations and captures name unless they say otherwise."""
+    bearer: str | None = None
+    basic: tuple[str, str] | None = None
+    headers: Mapping[str, str] = field(default_factory=dict)
+    expect: tuple[Expectation, ...] = ()
+    capture: tuple[Capture, ...] = ()
+    repeat: int | str | None = None
+    for_each: str | None = None
+    assume: str | None = None
+    assume_reason: str = ""
+
+    @property
+    def kind(self) -> str:
+        """``token``, ``hubs``, ``graphql``, ``http``, ``control`` or ``wait``."""
+        return _KINDS[type(self.request)]
+
+
+_KINDS: dict[type, str] = {
+    TokenCall: "token",
+    HubsCall: "hubs",
+    GraphqlCall: "graphql",
+    HttpCall: "http",
+    ControlCall: "control",
+    WaitCall: "wait",
+}
+
+
+@dataclass(frozen=True)
+class Scenario:
+    """A scenario: the rules it covers, what it needs of a target, its steps and cleanup."""
+
+    id: str
+    title: str
+    rules: tuple[str, ...]
+    needs: tuple[str, ...]
+    """Target keys it needs (declared, plus every ``${key}`` it refers to)."""
+    writes: bool
+    waits: bool
+    control: bool
+    steps: tuple[Step, ...]
+    cleanup: tuple[Step, ...] = ()
+    source: str = ""
+    line: int = 0
+    description: str = ""
+    appends: tuple[str, ...] = ()
+    """Capture names that collect lists; they start empty."""
+
+    @property
+    def location(self) -> str:
+        """``path:line`` of the scenario's first line."""
+        return f"{self.source}:{self.line}"
+
+    def covers(self, rule: str) -> bool:
+        """Whether the scenario lists ``rule``."""
+        return rule in self.rules
+
+
+def _short(value: Any, limit: int = 60) -> str:
+    text = value if isinstance(value, str) else repr(value)
+    return text if len(text) <= limit else text[: limit - 3] + "..."

@@ -1,0 +1,192 @@
+"""Scenario files as pytest items: one item per scenario, validated at collection.
+
+The pytest plugin calls :func:`add_options` and :func:`collect_file`. A YAML file is
+collected when it lies in a folder named by ``--patgate-scenarios DIR`` or the ini option
+``patgate_scenarios`` (and pytest visits it: put the folder among the test paths). Items run
+against the embedded fake, or against a live target given by ``--patgate-world PATH`` or
+``PATGATE_*`` variables. One target (and one client) serves every item of a session.
+
+Only pytest is imported here; the scenario layer and the runner load when a file is
+collected or an item runs.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import pytest
+
+if TYPE_CHECKING:
+    from patgate.runner.engine import ScenarioRunner
+    from patgate.runner.events import Failure
+    from patgate.scenario.model import Scenario
+
+__all__ = ["ScenarioFile", "ScenarioItem", "add_options", "collect_file"]
+
+_SUFFIXES = (".yaml", ".yml")
+_RUNNER_KEY = pytest.StashKey["ScenarioRunner"]()
+
+
+def add_options(parser: pytest.Parser) -> None:
+    """The command-line and ini options of scenario collection."""
+    group = parser.getgroup("patgate", "patgate conformance scenarios")
+    group.addoption(
+        "--patgate-scenarios",
+        action="append",
+        default=[],
+        metavar="DIR",
+        help="collect the scenario files in DIR as tests (repeatable)",
+    )
+    group.addoption(
+        "--patgate-world",
+        metavar="PATH",
+        help="run scenario items against the deployment in this target file "
+        "(default: the embedded fake, unless PATGATE_* variables name a target)",
+    )
+    group.addoption(
+        "--patgate-allow-writes",
+        action="store_true",
+        help="on a live target, run scenarios that create and delete tokens",
+    )
+    group.addoption(
+        "--patgate-max-wait",
+        type=float,
+        default=0.0,
+        metavar="SECONDS",
+        help="longest real wait a live scenario may take (default 0)",
+    )
+    group.addoption(
+        "--patgate-strict-advisory",
+        action="store_true",
+        help="a failed advisory rule fails the item (like patgate run --strict)",
+    )
+    parser.addini(
+        "patgate_scenarios",
+        type="paths",
+        default=[],
+        help="folders whose scenario files are collected as tests",
+    )
+
+
+def _scenario_dirs(config: pytest.Config) -> list[Path]:
+    here = config.invocation_params.dir
+    given = [here / d for d in config.getoption("patgate_scenarios", default=None) or []]
+    return [Path(d).resolve() for d in [*given, *config.getini("patgate_scenarios")]]
+
+
+def collect_file(file_path: Path, parent: pytest.Collector) -> pytest.File | None:
+    """A :class:`ScenarioFile` for a YAML file inside a scenario folder, else ``None``."""
+    if file_path.suffix not in _SUFFIXES:
+        return None
+    resolved = file_path.resolve()
+    if not any(resolved.is_relative_to(folder) for folder in _scenario_dirs(parent.config)):
+        return None
+    return ScenarioFile.from_parent(parent, path=file_path)
+
+
+class ScenarioFile(pytest.File):
+    """A scenario file; a file that does not validate is a collection error naming file:line."""
+
+    def collect(self) -> Iterator[pytest.Item]:
+        """One item per scenario of the file."""
+        from patgate.errors import ScenarioError
+        from patgate.scenario import load_file
+
+        try:
+            loaded = load_file(self.path)
+        except ScenarioError as error:
+            raise self.CollectError(str(error)) from None
+        for scenario in loaded.scenarios:
+            yield ScenarioItem.from_parent(self, name=scenario.id, scenario=scenario)
+
+
+class ScenarioItem(pytest.Item):
+    """One scenario, run against the session's target."""
+
+    def __init__(self, *, scenario: Scenario, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.scenario = scenario
+
+    def runtest(self) -> None:
+        """Run the scenario; gate failures (all failures when strict) fail the item."""
+        from patgate.errors import CheckFailure
+        from patgate.runner.events import Outcome
+
+        runner = _runner(self.config)
+        result = runner.run_scenario(self.scenario)
+        strict = bool(self.config.getoption("patgate_strict_advisory", default=False))
+        failing = [f for f in result.failures if strict or f.level == "gate"]
+        warned = [f for f in result.failures if f not in failing]
+        if warned:
+            self.add_report_section(
+                "call", "patgate advisory", "\n\n".join(_describe(f) for f in warned)
+            )
+        if failing:
+            first = failing[0]
+            raise CheckFailure(
+                "\n\n".join(_describe(f) for f in failing),
+                rule=first.rule,
+                title=runner.catalogue[first.rule].title if first.rule in runner.catalogue else "",
+                expected=first.expected,
+                actual=first.actual,
+            )
+        if result.outcome is Outcome.SKIPPED:
+            pytest.skip(result.reason)
+
+    def repr_failure(
+        self,
+        excinfo: pytest.ExceptionInfo[BaseException],
+        style: Any = None,
+    ) -> Any:
+        """The rule, step, expectation and answer of a check failure, without a traceback."""
+        from patgate.errors import CheckFailure
+
+        if isinstance(excinfo.value, CheckFailure):
+            header = (
+                f"scenario {self.scenario.id} ({self.scenario.location}): {self.scenario.title}"
+            )
+            return f"{header}\n\n{excinfo.value}"
+        return super().repr_failure(excinfo, style)
+
+    def reportinfo(self) -> tuple[Path, int, str]:
+        """Where the scenario is, for pytest's report lines."""
+        return self.path, max(self.scenario.line - 1, 0), f"scenario {self.scenario.id}"
+
+
+def _describe(failure: Failure) -> str:
+    lines = [
+        f"{failure.rule} ({failure.level}) failed",
+        f"  step:     {failure.step}",
+        f"  problem:  {failure.message}",
+    ]
+    if failure.expected:
+        lines.append(f"  expected: {failure.expected}")
+    if failure.actual:
+        lines.append(f"  actual:   {failure.actual}")
+    return "\n".join(lines)
+
+
+def _runner(config: pytest.Config) -> ScenarioRunner:
+    """The session's runner, made at the first item: the embedded fake or a live target."""
+    existing = config.stash.get(_RUNNER_KEY, None)
+    if existing is not None:
+        return existing
+    from patgate.runner import FakeTarget, LiveTarget, RunOptions, ScenarioRunner
+    from patgate.runner.target import Target, resolve_target_config
+
+    world = config.getoption("patgate_world", default=None)
+    here = config.invocation_params.dir
+    target_config = resolve_target_config(here / world if world else None, os.environ)
+    target: Target = FakeTarget() if target_config is None else LiveTarget(target_config)
+    options = RunOptions(
+        allow_writes=bool(config.getoption("patgate_allow_writes", default=False)),
+        max_wait=float(config.getoption("patgate_max_wait", default=0.0)),
+        strict=bool(config.getoption("patgate_strict_advisory", default=False)),
+    )
+    runner = ScenarioRunner(target, options)
+    config.stash[_RUNNER_KEY] = runner
+    config.add_cleanup(runner.close)
+    return runner

@@ -1,0 +1,42 @@
+"""Helpers for the runner's tests: scenarios from text, runs collected into lists."""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Sequence
+from typing import Any
+
+from patgate.harness import Fake
+from patgate.resources import scenarios_dir
+from patgate.runner import LiveTarget, RunOptions, TargetConfig, run
+from patgate.runner.events import Event, RunFinished, ScenarioFinished
+from patgate.runner.target import Target
+from patgate.scenario import Scenario, load_scenarios, load_text
+
+
+@functools.lru_cache(maxsize=1)
+def builtin() -> tuple[Scenario, ...]:
+    return load_scenarios([scenarios_dir()])
+
+
+def scenarios(text: str) -> tuple[Scenario, ...]:
+    return load_text(text, "inline.yaml")
+
+
+def run_events(
+    chosen: Sequence[Scenario], target: Target, **options: Any
+) -> tuple[list[Event], RunFinished]:
+    events = list(run(chosen, target, RunOptions(**options)))
+    last = events[-1]
+    assert isinstance(last, RunFinished)
+    return events, last
+
+
+def finished(events: Sequence[Event]) -> dict[str, ScenarioFinished]:
+    return {e.scenario_id: e for e in events if isinstance(e, ScenarioFinished)}
+
+
+def live(fake: Fake, *, drop: Sequence[str] = (), **documents: str) -> LiveTarget:
+    """The fake reached as a live target: no control, writes and waits restricted."""
+    keys = {k: v for k, v in fake.world.items() if k not in drop}
+    return LiveTarget(TargetConfig(keys, documents), transport=fake.httpx_transport())

@@ -1,0 +1,340 @@
+"""Every check passes what it should and fails what it should (each has a negative case)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from patgate.checks import CHECKS, CheckCall, Observed, run_check
+from patgate.errors import CheckFailure
+from patgate.resources import specs_dir
+
+TOKEN = "amp_pat_0VDx5anoRUK7QmNWYZIOrQ.c2VjcmV0LXNlZ21lbnQtb2YtMzItYnl0ZXMtZm9vYmFy"
+MASKED = "amp_pat_0VDx5ano********************************"
+
+LISTING = Observed.of_json(
+    200,
+    {
+        "data": {
+            "viewer": {
+                "personalAccessTokens": [
+                    {"id": "a", "token": MASKED, "createdDate": "2023-11-21T14:36:00.916Z"},
+                    {"id": "b", "token": "amp_pat_zzzz****", "createdDate": None},
+                ]
+            }
+        }
+    },
+    "graphql",
+)
+REFUSAL = Observed.of_json(
+    200,
+    {"errors": [{"message": "no", "extensions": {"code": "FORBIDDEN"}}], "data": {"x": None}},
+    "graphql",
+)
+
+
+def call(argument: Any, label: str = "", **options: Any) -> CheckCall:
+    return CheckCall(argument, options, label or f"check: {argument}")
+
+
+def passes(name: str, observed: Observed, argument: Any, **options: Any) -> None:
+    run_check(name, observed, call(argument, **options))
+
+
+def fails(name: str, observed: Observed, argument: Any, **options: Any) -> CheckFailure:
+    with pytest.raises(CheckFailure) as caught:
+        run_check(name, observed, call(argument, **options))
+    return caught.value
+
+
+def test_every_check_of_the_format_is_registered() -> None:
+    from patgate.scenario.steps import CHECK_KEYS
+
+    assert set(CHECKS) == set(CHECK_KEYS)
+
+
+# -- status, error, ok ------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("wanted", [200, "2xx", [200, 204]])
+def test_status_passes(wanted: Any) -> None:
+    passes("status", Observed(200, "{}"), wanted)
+
+
+@pytest.mark.parametrize("wanted", [201, "4xx", [400, 401]])
+def test_status_fails(wanted: Any) -> None:
+    failure = fails("status", Observed(200, "{}"), wanted)
+    assert failure.expected == wanted
+    assert failure.actual == "HTTP 200: {}"
+
+
+@pytest.mark.parametrize(
+    "observed",
+    [
+        Observed(401, ""),
+        Observed(403, '{"errors":[{"message":"no"}]}'),
+        REFUSAL,
+        Observed.of_json(200, {"errors": [{"message": "bad document"}]}, "graphql"),
+        Observed.of_json(200, {"errors": [{"message": "x"}], "data": None}, "graphql"),
+    ],
+)
+def test_error_accepts_any_documented_kind_of_error(observed: Observed) -> None:
+    passes("error", observed, True)
+
+
+@pytest.mark.parametrize(
+    "observed",
+    [
+        Observed(200, "{}"),
+        Observed(500, '{"errors":[{"message":"boom"}]}'),
+        Observed(302, ""),
+        # errors, but the field has a value: not a refusal
+        Observed.of_json(200, {"errors": [{"message": "x"}], "data": {"x": 1}}, "graphql"),
+        Observed.of_json(200, {"errors": [], "data": {"x": None}}, "graphql"),
+    ],
+)
+def test_error_refuses_successes_and_server_faults(observed: Observed) -> None:
+    failure = fails("error", observed, True)
+    assert "an HTTP 4xx, or GraphQL errors with the field null" in str(failure)
+
+
+def test_ok_passes_a_clean_success() -> None:
+    passes("ok", Observed.of_json(200, {"data": {"x": 1}}), True)
+
+
+@pytest.mark.parametrize("observed", [REFUSAL, Observed(404, "{}"), Observed(500, "")])
+def test_ok_fails_errors(observed: Observed) -> None:
+    fails("ok", observed, True)
+
+
+# -- schema -----------------------------------------------------------------------------------
+
+TOKEN_SCHEMA = str(specs_dir() / "schemas" / "token-response.json")
+
+
+def test_schema_passes_a_valid_body() -> None:
+    body = {"access_token": "x", "expires_in": 300, "session_expires_in": 1}
+    passes("schema", Observed.of_json(200, body), TOKEN_SCHEMA)
+
+
+def test_schema_fails_an_invalid_body_naming_where() -> None:
+    body = {"access_token": "x", "expires_in": "300", "session_expires_in": 1}
+    failure = fails("schema", Observed.of_json(200, body), TOKEN_SCHEMA)
+    assert "at expires_in: '300' is not of type 'integer'" in str(failure)
+
+
+def test_an_inline_schema_applies_at_a_path() -> None:
+    schema = {"type": "array", "items": {"required": ["code"]}}
+    observed = Observed.of_json(200, {"errors": [{"code": "X"}]})
+    passes("schema", observed, schema, at="errors")
+    fails("schema", Observed.of_json(200, {"errors": [{}]}), schema, at="errors")
+
+
+def test_schema_fails_a_body_that_is_not_json() -> None:
+    failure = fails("schema", Observed(200, "<html>"), TOKEN_SCHEMA)
+    assert "expected a JSON body" in str(failure)
+
+
+# -- path -------------------------------------------------------------------------------------
+
+BODY = Observed.of_json(
+    200, {"n": 5, "f": 1.0, "b": True, "s": "Bearer", "l": ["a", "b"], "z": None}
+)
+
+PATH_PASSES = [
+    ("n", {"equals": 5}),
+    ("f", {"equals": 1}),
+    ("z", {"equals": None}),
+    ("n", {"not_equals": "5"}),
+    ("n", {"one_of": [4, 5]}),
+    ("n", {"type": "integer"}),
+    ("f", {"type": "number"}),
+    ("b", {"type": "boolean"}),
+    ("z", {"type": "null"}),
+    ("l", {"type": "array"}),
+    ("s", {"matches": "(?i)^bearer$"}),
+    ("missing", {"exists": False}),
+    ("n", {"exists": True}),
+    ("l", {"length": 2}),
+    ("l", {"length": "2"}),
+    ("l", {"contains": "a"}),
+    ("l", {"contains": ["a", "b"]}),
+    ("s", {"contains": "ear"}),
+    ("l", {"not_contains": ["c", "d"]}),
+]
+
+PATH_FAILURES = [
+    ("n", {"equals": "5"}),
+    ("b", {"equals": 1}),
+    ("z", {"equals": ""}),
+    ("n", {"not_equals": 5}),
+    ("n", {"one_of": [1, 2]}),
+    ("b", {"type": "integer"}),
+    ("s", {"type": "number"}),
+    ("n", {"matches": "5"}),
+    ("s", {"matches": "^bearer$"}),
+    ("n", {"exists": False}),
+    ("missing", {"exists": True}),
+    ("missing", {"equals": None}),
+    ("l", {"length": 3}),
+    ("l", {"contains": ["a", "c"]}),
+    ("l", {"not_contains": ["c", "a"]}),
+    ("n", {"contains": 5}),
+]
+
+
+@pytest.mark.parametrize(("path", "options"), PATH_PASSES)
+def test_path_matchers_pass(path: str, options: dict[str, Any]) -> None:
+    passes("path", BODY, path, **options)
+
+
+@pytest.mark.parametrize(("path", "options"), PATH_FAILURES)
+def test_path_matchers_fail(path: str, options: dict[str, Any]) -> None:
+    failure = fails("path", BODY, path, **options)
+    assert failure.expected
+
+
+def test_exists_false_passes_on_a_body_that_is_not_json() -> None:
+    passes("path", Observed(400, "Bad Request"), "access_token", exists=False)
+    fails("path", Observed(400, "Bad Request"), "access_token", type="string")
+
+
+# -- header -----------------------------------------------------------------------------------
+
+HEADERS = Observed(200, "", {"cache-control": "No-Store", "www-authenticate": "Bearer"})
+
+
+def test_header_passes() -> None:
+    passes("header", HEADERS, "Cache-Control", contains="no-store")
+    passes("header", HEADERS, "WWW-Authenticate", matches="^Bearer", equals="Bearer")
+    passes("header", HEADERS, "Retry-After", exists=False)
+
+
+@pytest.mark.parametrize(
+    ("name", "options"),
+    [
+        ("Cache-Control", {"contains": "no-cache"}),
+        ("WWW-Authenticate", {"equals": "bearer"}),
+        ("WWW-Authenticate", {"matches": "^Basic"}),
+        ("Retry-After", {"exists": True}),
+        ("Cache-Control", {"exists": False}),
+    ],
+)
+def test_header_fails(name: str, options: dict[str, Any]) -> None:
+    fails("header", HEADERS, name, **options)
+
+
+# -- masked, date, pat, absent, present --------------------------------------------------------
+
+
+def test_masked_passes_a_listing_of_masked_tokens() -> None:
+    passes("masked", LISTING, "data.viewer.personalAccessTokens[*].token")
+
+
+def test_masked_of_finds_the_masked_form_of_a_token() -> None:
+    passes("masked", LISTING, "data.viewer.personalAccessTokens[*].token", of=TOKEN)
+
+
+@pytest.mark.parametrize(
+    "shown",
+    [
+        TOKEN,  # the full value
+        "amp_pat_0VDx5ano",  # no asterisks
+        "amp_pat_0VDx5anoRUK7QmNWYZIOrQ.c2Vj****",  # part of the secret segment
+        "********",  # no start at all
+        "amp_pat_0V**x5an****",  # asterisks inside the start
+    ],
+)
+def test_masked_fails_what_is_not_a_start_then_asterisks(shown: str) -> None:
+    observed = Observed.of_json(200, {"tokens": [MASKED, shown]})
+    fails("masked", observed, "tokens[*]")
+
+
+def test_masked_of_fails_when_no_entry_is_that_tokens_mask() -> None:
+    other = "amp_pat_QQQQQQQQ*****"
+    observed = Observed.of_json(200, {"tokens": [other]})
+    failure = fails("masked", observed, "tokens[*]", of=TOKEN)
+    assert "the masked form of the token" in str(failure)
+    fails("masked", Observed.of_json(200, {"tokens": [TOKEN]}), "tokens[*]", of=TOKEN)
+
+
+def test_date_passes_milliseconds_and_z() -> None:
+    passes("date", LISTING, "data.viewer.personalAccessTokens[0].createdDate")
+    passes("date", LISTING, "data.viewer.personalAccessTokens[*].createdDate", nullable=True)
+
+
+@pytest.mark.parametrize(
+    "value",
+    [
+        "2023-11-21T14:36:00Z",
+        "2023-11-21T14:36:00.916",
+        "2023-11-21T14:36:00.916+00:00",
+        "2023-02-30T14:36:00.916Z",
+        "2023-11-21 14:36:00.916Z",
+        None,
+        1700577360916,
+    ],
+)
+def test_date_fails_other_forms(value: Any) -> None:
+    fails("date", Observed.of_json(200, {"d": value}), "d")
+
+
+def test_pat_passes_the_documented_shape() -> None:
+    passes("pat", Observed.of_json(200, {"t": TOKEN}), "t")
+
+
+@pytest.mark.parametrize(
+    "value",
+    [
+        "ghp_0VDx5anoRUK7QmNWYZIOrQ.abc",
+        "amp_pat_0VDx5anoRUK7QmNWYZIOrQ",
+        "amp_pat_a.b.c",
+        "amp_pat_a b.c",
+        MASKED,
+        None,
+    ],
+)
+def test_pat_fails_other_shapes(value: Any) -> None:
+    fails("pat", Observed.of_json(200, {"t": value}), "t")
+
+
+def test_pat_follows_the_targets_prefix() -> None:
+    observed = Observed.of_json(200, {"t": "xyz_abc.def"})
+    run_check("pat", observed, CheckCall("t", {}, "pat: t", pat_prefix="xyz_"))
+    with pytest.raises(CheckFailure):
+        run_check("pat", Observed.of_json(200, {"t": TOKEN}), CheckCall("t", {}, "", "xyz_"))
+
+
+def test_absent_passes_when_the_secret_is_nowhere() -> None:
+    passes("absent", LISTING, TOKEN)
+
+
+@pytest.mark.parametrize(
+    "observed",
+    [
+        Observed(200, f'{{"echo": "{TOKEN}"}}'),
+        Observed(200, "", {"x-debug": TOKEN}),
+        Observed(200, "leaked=amp_pat_0VDx5anoRUK7QmNWYZIOrQ.c2VjcmV0%2F"),
+    ],
+)
+def test_absent_fails_when_the_secret_appears_in_body_or_headers(observed: Observed) -> None:
+    secret = TOKEN if "%2F" not in observed.text else "amp_pat_0VDx5anoRUK7QmNWYZIOrQ.c2VjcmV0/"
+    failure = run_check_failure("absent", observed, secret, label="absent: ${token}")
+    assert secret not in str(failure)
+    assert "${token}" in str(failure)
+
+
+def run_check_failure(name: str, observed: Observed, argument: Any, label: str) -> CheckFailure:
+    with pytest.raises(CheckFailure) as caught:
+        run_check(name, observed, CheckCall(argument, {}, label))
+    return caught.value
+
+
+def test_absent_fails_when_there_is_nothing_to_look_for() -> None:
+    fails("absent", LISTING, "")
+
+
+def test_present_passes_and_fails() -> None:
+    passes("present", LISTING, "0VDx5ano")
+    fails("present", LISTING, "not-there")

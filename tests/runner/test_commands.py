@@ -1,0 +1,96 @@
+"""``patgate run`` and ``patgate rules`` from the command line (in process)."""
+
+from __future__ import annotations
+
+import json
+import socket
+from pathlib import Path
+
+import pytest
+
+from patgate.cli import main
+
+
+def _closed_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+def test_run_with_no_target_passes_on_the_embedded_fake(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["run"]) == 0
+    out = capsys.readouterr().out
+    assert "against embedded fake" in out
+    assert "PAT-CAP" in out
+
+
+def test_run_writes_the_reports_asked_for(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    report = tmp_path / "out" / "run.json"
+    assert main(["run", "--rule", "PAT-CAP", "--report", f"json:{report}"]) == 0
+    document = json.loads(report.read_text(encoding="utf-8"))
+    assert "PAT-CAP" in json.dumps(document)
+    assert "pat-cap" in capsys.readouterr().out
+
+
+def test_a_bad_world_file_exits_2(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    world = tmp_path / "w.json"
+    world.write_text("{not json", encoding="utf-8")
+    assert main(["run", "--world", str(world)]) == 2
+    assert f"{world} is not valid JSON" in capsys.readouterr().err
+
+
+def test_an_unknown_rule_exits_2(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["run", "--rule", "PAT-NOPE"]) == 2
+    assert "unknown rule 'PAT-NOPE'" in capsys.readouterr().err
+
+
+def test_a_bad_report_spec_exits_2(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["run", "--report", "pdf:x.pdf"]) == 2
+    assert "unknown report kind" in capsys.readouterr().err
+
+
+def test_a_bad_scenario_folder_exits_2_naming_file_and_line(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    (tmp_path / "broken.yaml").write_text("id: x\nid: y\n", encoding="utf-8")
+    assert main(["run", "--scenarios", str(tmp_path)]) == 2
+    assert f"{tmp_path / 'broken.yaml'}:2: the key 'id' appears twice" in capsys.readouterr().err
+
+
+def test_an_unreachable_target_exits_3(capsys: pytest.CaptureFixture[str]) -> None:
+    url = f"http://127.0.0.1:{_closed_port()}"
+    assert main(["run", "--base-url", url, "--auth-url", url]) == 3
+    assert f"cannot reach {url}" in capsys.readouterr().err
+
+
+def test_patgate_variables_name_a_live_target(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    url = f"http://127.0.0.1:{_closed_port()}"
+    monkeypatch.setenv("PATGATE_BASE_URL", url)
+    assert main(["run", "--scenario", "auth-required"]) == 3
+    assert "cannot reach" in capsys.readouterr().err
+
+
+def test_rules_prints_each_rule_with_its_scenarios(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["rules", "--check"]) == 0
+    out = capsys.readouterr().out
+    assert "PAT-CAP" in out
+    assert "covered by: pat-cap" in out
+    assert "every rule is covered" in out
+
+
+def test_rules_names_what_no_scenario_covers(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    (tmp_path / "one.yaml").write_text(
+        "id: one\ntitle: t\nrules: [TOKEN-OK]\nsteps:\n  - hubs: true\n    expect: [{ok: true}]\n",
+        encoding="utf-8",
+    )
+    assert main(["rules", "--scenarios", str(tmp_path)]) == 0
+    assert main(["rules", "--scenarios", str(tmp_path), "--check"]) == 1
+    out = capsys.readouterr().out
+    assert "NOT COVERED by any scenario" in out
+    assert "not covered: TOKEN-BAD-CREDENTIALS" in out

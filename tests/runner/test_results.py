@@ -1,0 +1,80 @@
+"""From scenario outcomes to rule outcomes and the exit code."""
+
+from __future__ import annotations
+
+from patgate.runner.events import Failure, Outcome, ScenarioFinished
+from patgate.runner.results import exit_code, rule_results, scenario_outcome
+from patgate.scenario import Catalogue, Rule
+
+CATALOGUE = Catalogue(
+    (
+        Rule("G-ONE", "gate one", "gate", (), ""),
+        Rule("G-TWO", "gate two", "gate", (), ""),
+        Rule("A-ONE", "advisory one", "advisory", (), ""),
+    )
+)
+
+
+def _finished(
+    scenario_id: str,
+    rules: tuple[str, ...],
+    outcome: Outcome,
+    *failures: Failure,
+    reason: str = "",
+) -> ScenarioFinished:
+    return ScenarioFinished(scenario_id, "t", rules, outcome, 0.0, reason, failures)
+
+
+def _fail(rule: str, level: str = "gate") -> Failure:
+    return Failure(rule, level, "step", "message")
+
+
+def test_a_scenario_fails_on_a_gate_failure_and_warns_on_advisory_ones() -> None:
+    assert scenario_outcome([]) is Outcome.PASSED
+    assert scenario_outcome([_fail("A-ONE", "advisory")]) is Outcome.WARNING
+    assert scenario_outcome([_fail("A-ONE", "advisory"), _fail("G-ONE")]) is Outcome.FAILED
+
+
+def test_a_failure_counts_against_its_rule_even_from_another_scenario() -> None:
+    finished = [
+        _finished("a", ("G-ONE",), Outcome.FAILED, _fail("G-TWO")),
+        _finished("b", ("G-TWO",), Outcome.PASSED),
+    ]
+    results = {r.rule_id: r for r in rule_results(CATALOGUE, finished, {"b"})}
+    assert results["G-TWO"].outcome is Outcome.FAILED
+    assert results["G-TWO"].scenarios == ("b",)
+    # G-ONE's only scenario stopped at another rule's failure: G-ONE was not checked.
+    assert (results["G-ONE"].outcome, results["G-ONE"].reason) == (
+        Outcome.SKIPPED,
+        "stopped before it",
+    )
+
+
+def test_a_rule_passes_when_one_covering_scenario_ran_to_the_end() -> None:
+    finished = [
+        _finished("a", ("G-ONE",), Outcome.SKIPPED, reason="needs member_token"),
+        _finished("b", ("G-ONE",), Outcome.PASSED),
+    ]
+    results = {r.rule_id: r for r in rule_results(CATALOGUE, finished, {"b"})}
+    assert results["G-ONE"].outcome is Outcome.PASSED
+
+
+def test_skip_reasons_name_their_scenario_when_there_are_several() -> None:
+    finished = [
+        _finished("a", ("G-ONE",), Outcome.SKIPPED, reason="needs member_token"),
+        _finished("b", ("G-ONE",), Outcome.SKIPPED, reason="needs control of the deployment"),
+    ]
+    (rule,) = [r for r in rule_results(CATALOGUE, finished, set()) if r.rule_id == "G-ONE"]
+    assert rule.reason == "a: needs member_token; b: needs control of the deployment"
+
+
+def test_exit_codes() -> None:
+    finished = [_finished("a", ("A-ONE",), Outcome.WARNING, _fail("A-ONE", "advisory"))]
+    warned = rule_results(CATALOGUE, finished, {"a"}, every_rule=False)
+    assert [r.rule_id for r in warned] == ["A-ONE"]
+    assert exit_code(warned) == 0
+    assert exit_code(warned, strict=True) == 1
+    failed = rule_results(
+        CATALOGUE, [_finished("a", ("G-ONE",), Outcome.FAILED, _fail("G-ONE"))], set()
+    )
+    assert exit_code(failed) == 1

@@ -1,0 +1,101 @@
+"""Target keys: world file < PATGATE_* variables < flags, and what a bad source says."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from patgate.errors import UsageError
+from patgate.runner.target import TargetConfig, resolve_target_config
+
+
+def _world(tmp_path: Path, data: object, name: str = "w.json") -> Path:
+    path = tmp_path / name
+    path.write_text(json.dumps(data) if name.endswith(".json") else str(data), encoding="utf-8")
+    return path
+
+
+def test_no_source_means_the_embedded_fake() -> None:
+    assert resolve_target_config(None, {"HOME": "/root", "PATGATE_SCENARIOS": "x"}, {}) is None
+
+
+def test_flags_beat_variables_which_beat_the_world_file(tmp_path: Path) -> None:
+    world = _world(
+        tmp_path,
+        {
+            "base_url": "https://file.example",
+            "auth_url": "https://auth.file.example",
+            "admin_token": "from-file",
+            "favourite_colour": "blue",
+        },
+    )
+    environ = {"PATGATE_AUTH_URL": "https://auth.env.example", "PATGATE_ADMIN_TOKEN": "from-env"}
+    config = resolve_target_config(world, environ, {"admin_token": "from-flag", "base_url": None})
+    assert config is not None
+    assert config.keys == {
+        "base_url": "https://file.example",
+        "auth_url": "https://auth.env.example",
+        "admin_token": "from-flag",
+    }
+
+
+def test_defaults_of_graphql_url_and_pat_prefix() -> None:
+    config = TargetConfig({"base_url": "https://api.example"})
+    assert config.get("graphql_url") == "https://api.example/graphql"
+    assert config.get("pat_prefix") == "amp_pat_"
+    assert config.get("member_token") is None
+
+
+def test_a_yaml_world_file_with_documents(tmp_path: Path) -> None:
+    text = (
+        "base_url: https://api.example/\n"
+        "documents:\n  delete_token: 'mutation($id: ID!) { deletePersonalAccessToken(input: "
+        "{id: $id}) { ok } }'\n"
+    )
+    config = resolve_target_config(_world(tmp_path, text, "w.yaml"), {}, {})
+    assert config is not None
+    assert config.keys == {"base_url": "https://api.example"}
+    assert "deletePersonalAccessToken" in config.documents["delete_token"]
+
+
+def test_secrets_stay_out_of_the_repr() -> None:
+    config = TargetConfig({"base_url": "https://api.example", "client_secret": "s3cr3t-value"})
+    assert "s3cr3t-value" not in repr(config)
+    assert config.secrets() == ["s3cr3t-value"]
+
+
+@pytest.mark.parametrize(
+    ("name", "content", "message"),
+    [
+        ("w.json", "{not json", "is not valid JSON"),
+        ("w.yaml", "base_url: [unclosed", "is not valid YAML or JSON"),
+        ("w.json", "[1, 2]", "must hold a mapping of target keys"),
+        ("w.json", '{"base_url": 12}', "base_url must be a string, not int"),
+        ("w.json", '{"base_url": "ftp://x"}', "base_url must be an absolute http(s) URL"),
+        ("w.json", '{"base_url": "http://api.example"}', "plain http is refused except on"),
+        ("w.json", '{"admin_token": "x"}', "a live target needs base_url or auth_url"),
+        ("w.json", '{"base_url": "https://a", "documents": {"list": "q"}}', "not one of"),
+        ("w.json", '{"base_url": "https://a", "documents": {"viewer": 1}}', "GraphQL text"),
+    ],
+)
+def test_a_bad_world_file_is_a_usage_error(
+    tmp_path: Path, name: str, content: str, message: str
+) -> None:
+    path = tmp_path / name
+    path.write_text(content, encoding="utf-8")
+    with pytest.raises(UsageError, match=message.replace("(", r"\(").replace(")", r"\)")):
+        resolve_target_config(path, {}, {})
+
+
+def test_a_missing_world_file_is_a_usage_error(tmp_path: Path) -> None:
+    with pytest.raises(UsageError, match="cannot read the world file"):
+        resolve_target_config(tmp_path / "absent.json", {}, {})
+
+
+@pytest.mark.parametrize("host", ["127.0.0.1", "localhost", "[::1]"])
+def test_plain_http_is_allowed_on_loopback(host: str) -> None:
+    config = resolve_target_config(None, {}, {"base_url": f"http://{host}:8080"})
+    assert config is not None
+    assert config.keys["base_url"] == f"http://{host}:8080"

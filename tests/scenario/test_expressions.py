@@ -1,0 +1,76 @@
+"""Templates and expressions."""
+
+from __future__ import annotations
+
+import pytest
+
+from patgate.scenario.expressions import (
+    ExpressionError,
+    evaluate,
+    expression_names,
+    substitute,
+    template_names,
+)
+
+VALUES = {"held": 3, "token": "amp_pat_abc.def", "prefix": "amp_pat_", "ids": ["a", "b"]}
+
+
+def test_a_whole_reference_keeps_its_type() -> None:
+    assert substitute("${held}", VALUES.__getitem__) == 3
+    assert substitute("${ids}", VALUES.__getitem__) == ["a", "b"]
+
+
+def test_references_inside_text_become_text() -> None:
+    assert substitute("held ${held} of 5", VALUES.__getitem__) == "held 3 of 5"
+
+
+def test_a_doubled_dollar_writes_a_literal_reference() -> None:
+    assert substitute("$${held} is ${held}", VALUES.__getitem__) == "${held} is 3"
+    assert list(template_names("$${held} and ${token}")) == ["token"]
+
+
+def test_substitution_goes_into_mappings_and_lists() -> None:
+    assert substitute({"a": ["${held}", "x"]}, VALUES.__getitem__) == {"a": [3, "x"]}
+
+
+@pytest.mark.parametrize(
+    ("text", "value"),
+    [
+        ("5 - held", 2),
+        ("max(0, 5 - held * 2)", 0),
+        ("held < 5 and held >= 3", True),
+        ("not held == 3", False),
+        ("is_pat(token, prefix)", True),
+        ("is_pat('nope', prefix)", False),
+        ("len(ids) + 1", 3),
+        (7, 7),
+    ],
+)
+def test_expressions_evaluate(text: str | int, value: object) -> None:
+    assert evaluate(text, VALUES.__getitem__) == value
+
+
+def test_expression_names_leave_out_functions() -> None:
+    assert expression_names("max(0, 5 - held) + len(ids)") == {"held", "ids"}
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "__import__('os')",
+        "held.real",
+        "ids[0]",
+        "[held]",
+        "lambda: 1",
+        "open('x')",
+        "held if 1 else 2",
+    ],
+)
+def test_anything_outside_the_language_is_refused(text: str) -> None:
+    with pytest.raises(ExpressionError):
+        expression_names(text)
+
+
+def test_a_type_error_while_evaluating_is_an_expression_error() -> None:
+    with pytest.raises(ExpressionError, match="cannot evaluate"):
+        evaluate("token - 1", VALUES.__getitem__)

@@ -1,0 +1,155 @@
+"""Scenario files as pytest items, driven through pytester.
+
+The inner sessions run with ``-p no:patgate`` and a conftest that calls
+``patgate.scenario_items`` directly, as the plugin does.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+
+import pytest
+
+# pytester forgets the modules an inner session imported; PyYAML's C extension does not
+# survive being imported a second time, so it is imported once here, outside the sessions.
+import yaml  # noqa: F401
+
+from patgate.harness import Fake
+from patgate.resources import scenarios_dir
+
+CONFTEST = """
+from patgate import scenario_items
+
+def pytest_addoption(parser):
+    scenario_items.add_options(parser)
+
+def pytest_collect_file(file_path, parent):
+    return scenario_items.collect_file(file_path, parent)
+"""
+
+FAILING = """\
+id: wrong-status
+title: Expects the wrong status
+rules: [TOKEN-OK, TOKEN-LIFETIME]
+steps:
+  - name: ask for a token
+    token:
+      client_id: ${client_id}
+      client_secret: ${client_secret}
+      grant_type: client_credentials
+    expect:
+      - {path: expires_in, equals: 3, rule: TOKEN-LIFETIME}
+      - status: 201
+"""
+
+WARNING = FAILING.replace("id: wrong-status", "id: lifetime-warning").replace(
+    "      - status: 201\n", "      - status: 200\n"
+)
+
+
+@pytest.fixture
+def project(pytester: pytest.Pytester) -> pytest.Pytester:
+    pytester.makeconftest(CONFTEST)
+    pytester.mkdir("checks")
+    return pytester
+
+
+def _run(pytester: pytest.Pytester, *args: str) -> pytest.RunResult:
+    return pytester.runpytest("-p", "no:patgate", "-p", "no:cacheprovider", *args)
+
+
+def test_the_built_in_scenarios_run_as_items_against_the_fake(
+    project: pytest.Pytester,
+) -> None:
+    for path in scenarios_dir().glob("*.yaml"):
+        shutil.copy(path, project.path / "checks" / path.name)
+    result = _run(project, "--patgate-scenarios", "checks", "checks", "-v")
+    count = len(list(scenarios_dir().glob("*.yaml")))
+    result.assert_outcomes(passed=count)
+    result.stdout.fnmatch_lines(["*checks/pat-cap.yaml::pat-cap PASSED*"])
+
+
+def test_the_ini_option_names_the_scenario_folders(project: pytest.Pytester) -> None:
+    project.makeini("[pytest]\npatgate_scenarios = checks\n")
+    (project.path / "checks" / "w.yaml").write_text(WARNING, encoding="utf-8")
+    (project.path / "other.yaml").write_text("not: a scenario\n", encoding="utf-8")
+    result = _run(project, ".", "-v")
+    result.assert_outcomes(passed=1)
+    result.stdout.fnmatch_lines(["*checks/w.yaml::lifetime-warning PASSED*"])
+
+
+def test_a_failure_shows_the_rule_the_step_the_expectation_and_the_answer(
+    project: pytest.Pytester,
+) -> None:
+    (project.path / "checks" / "bad.yaml").write_text(FAILING, encoding="utf-8")
+    result = _run(project, "--patgate-scenarios", "checks", "checks")
+    result.assert_outcomes(failed=1)
+    result.stdout.fnmatch_lines(
+        [
+            "*scenario wrong-status (*checks/bad.yaml:1): Expects the wrong status",
+            "TOKEN-OK (gate) failed",
+            "  step:     ask for a token",
+            "  problem:  expected status 201, got 200",
+            "  expected: 201",
+            "  actual:   HTTP 200: *",
+            "*patgate advisory*",
+            "TOKEN-LIFETIME (advisory) failed",
+        ]
+    )
+    assert "Traceback" not in result.stdout.str()
+    assert "eyJ" not in result.stdout.str(), "the access token is redacted"
+
+
+def test_an_advisory_failure_passes_unless_strict(project: pytest.Pytester) -> None:
+    (project.path / "checks" / "warn.yaml").write_text(WARNING, encoding="utf-8")
+    _run(project, "--patgate-scenarios", "checks", "checks").assert_outcomes(passed=1)
+    strict = _run(project, "--patgate-scenarios", "checks", "checks", "--patgate-strict-advisory")
+    strict.assert_outcomes(failed=1)
+    strict.stdout.fnmatch_lines(["TOKEN-LIFETIME (advisory) failed"])
+
+
+def test_a_bad_file_is_a_collection_error_naming_file_and_line(project: pytest.Pytester) -> None:
+    (project.path / "checks" / "broken.yaml").write_text(
+        "id: x\ntitle: t\nrules: [TOKEN-OK]\nsteps:\n  - hubs: true\n    expect:\n"
+        "      - stauts: 200\n",
+        encoding="utf-8",
+    )
+    result = _run(project, "--patgate-scenarios", "checks", "checks")
+    result.assert_outcomes(errors=1)
+    result.stdout.fnmatch_lines(
+        ["*checks/broken.yaml:7: steps[[]0[]].expect[[]0[]].stauts: unknown*"]
+    )
+    assert "Traceback" not in result.stdout.str()
+
+
+def test_items_run_against_a_live_target_from_a_world_file(project: pytest.Pytester) -> None:
+    from patgate.transports.loopback_server import LoopbackServer
+
+    with LoopbackServer("127.0.0.1", 0) as server:
+        fake = Fake(urls=server.urls)
+        server.start(fake.handle)
+        world = project.path / "w.json"
+        world.write_text(json.dumps(fake.world), encoding="utf-8")
+        for name in ("token-ok.yaml", "pat-cap.yaml", "pat-approval.yaml"):
+            shutil.copy(scenarios_dir() / name, project.path / "checks" / name)
+        result = _run(
+            project, "--patgate-scenarios", "checks", "checks", "--patgate-world", "w.json", "-rs"
+        )
+        result.assert_outcomes(passed=1, skipped=2)
+        result.stdout.fnmatch_lines(
+            [
+                "*needs control of the deployment*",
+                "*writes to the deployment; run with --allow-writes*",
+            ]
+        )
+        allowed = _run(
+            project,
+            "--patgate-scenarios",
+            "checks",
+            "checks",
+            "--patgate-world",
+            "w.json",
+            "--patgate-allow-writes",
+        )
+        allowed.assert_outcomes(passed=2, skipped=1)

@@ -1,0 +1,80 @@
+"""The unmodified fake passes every scenario through ``patgate serve`` in another process.
+
+``patgate serve --world w.json`` then ``patgate run --world w.json --allow-writes``: the
+run sees a live target on loopback (no control of it), so control scenarios and long
+waits are skipped with their reasons and nothing fails.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+pytestmark = pytest.mark.slow
+
+
+def _patgate() -> list[str]:
+    script = shutil.which("patgate", path=str(Path(sys.executable).parent))
+    return [script] if script else [sys.executable, "-m", "patgate"]
+
+
+@pytest.fixture
+def world_file(tmp_path: Path) -> Iterator[Path]:
+    path = tmp_path / "w.json"
+    server = subprocess.Popen(
+        [*_patgate(), "serve", "--port", "0", "--world", str(path)],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        assert server.stdout is not None
+        line = server.stdout.readline()
+        assert line.startswith("patgate serve: listening on http://127.0.0.1:"), line
+        yield path
+    finally:
+        server.terminate()  # the server this fixture started, by its handle
+        try:
+            server.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            server.kill()
+            server.wait(timeout=10)
+        for stream in (server.stdout, server.stderr):
+            if stream is not None:
+                stream.close()
+
+
+def test_a_served_fake_passes_every_scenario(world_file: Path, tmp_path: Path) -> None:
+    report = tmp_path / "run.json"
+    done = subprocess.run(
+        [
+            *_patgate(),
+            "run",
+            "--world",
+            str(world_file),
+            "--allow-writes",
+            "--report",
+            f"json:{report}",
+        ],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+    assert done.returncode == 0, done.stdout + done.stderr
+    text = report.read_text(encoding="utf-8")
+    document = json.loads(text)
+    assert document["counts"]["failed"] == document["counts"]["warning"] == 0
+    assert document["counts"]["passed"] >= 20
+    reasons = {rule["id"]: rule["reason"] for rule in document["rules"]}
+    assert reasons["PAT-APPROVAL"].startswith("needs control of the deployment")
+    assert reasons["CLIENT-TOKEN-EXPIRY"] == "needs to wait 305 s, more than --max-wait 0"
+    secrets = json.loads(world_file.read_text(encoding="utf-8"))
+    for key in ("client_secret", "admin_token", "member_token"):
+        assert secrets[key] not in done.stdout + text
