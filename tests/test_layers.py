@@ -41,6 +41,26 @@ FORBIDDEN: dict[str, tuple[str, ...]] = {
         "patgate.commands",
         "patgate.pytest_plugin",
     ),
+    "scenario": (
+        "patgate.fake",
+        "patgate.wire",
+        "patgate.transports",
+        "patgate.harness",
+        "patgate.runner",
+        "patgate.reporting",
+        "patgate.cli",
+        "patgate.commands",
+        "patgate.pytest_plugin",
+        "patgate.checks",
+    ),
+    "runner": (
+        "patgate.reporting",
+        "patgate.cli",
+        "patgate.commands",
+        "patgate.pytest_plugin",
+        "patgate.wire",
+        "patgate.transports",
+    ),
     "reporting": (
         "patgate.fake",
         "patgate.wire",
@@ -66,10 +86,18 @@ def _imports(path: Path) -> set[str]:
     return names
 
 
+CHECKS_MAY_IMPORT = ("patgate.errors", "patgate.scenario.paths")
+
+
+def _layer_files(layer: str) -> list[Path]:
+    folder = PACKAGE / layer
+    return sorted(folder.rglob("*.py")) if folder.is_dir() else [PACKAGE / f"{layer}.py"]
+
+
 @pytest.mark.parametrize("layer", sorted(FORBIDDEN))
 def test_no_layer_imports_one_above_it(layer: str) -> None:
     offenders = []
-    for path in sorted((PACKAGE / layer).rglob("*.py")):
+    for path in _layer_files(layer):
         for name in _imports(path):
             if any(name == bad or name.startswith(bad + ".") for bad in FORBIDDEN[layer]):
                 offenders.append(f"{path.relative_to(PACKAGE)} imports {name}")
@@ -84,3 +112,8 @@ def test_the_domain_has_no_http_or_pytest() -> None:
         if name.split(".")[0] in THIRD_PARTY_FORBIDDEN_IN_FAKE
     ]
     assert offenders == []
+
+
+def test_checks_are_plain_functions_over_scenario_paths() -> None:
+    imported = {name for name in _imports(PACKAGE / "checks.py") if name.startswith("patgate")}
+    assert imported <= set(CHECKS_MAY_IMPORT)

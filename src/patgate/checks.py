@@ -134,7 +134,7 @@ def check_ok(observed: Observed, call: CheckCall) -> None:
 
 @functools.lru_cache(maxsize=64)
 def _validator_for(source: str) -> Any:
-    from jsonschema import validators  # type: ignore[import-untyped]
+    from jsonschema import validators
 
     text = Path(source).read_text(encoding="utf-8") if source.endswith(".json") else source
     schema = json.loads(text)
@@ -143,7 +143,7 @@ def _validator_for(source: str) -> Any:
 
 def check_schema(observed: Observed, call: CheckCall) -> None:
     """The body (or the value at ``at``) is valid under a JSON Schema file or inline schema."""
-    from jsonschema.exceptions import best_match  # type: ignore[import-untyped]
+    from jsonschema.exceptions import best_match
 
     source = call.argument if isinstance(call.argument, str) else json.dumps(call.argument)
     value = _body_at(observed, call.options.get("at", ""))

@@ -1,4 +1,4 @@
-"""The pytest plugin: fixtures for the fake (and, later, scenario collection).
+"""The pytest plugin: fixtures for the fake, and scenario files collected as tests.
 
 Imports here stay light; anything heavy is imported inside the fixtures that need it, so a
 test session that does not use patgate does not pay for it.
@@ -9,6 +9,9 @@ Fixtures:
 - ``patgate_world``: that fake's target-file dict.
 - ``patgate_server``: a fake served on a loopback port, for clients that need a socket.
 
+Scenario files in the folders named by ``--patgate-scenarios`` or the ``patgate_scenarios``
+ini option are collected as one test per scenario (see :mod:`patgate.scenario_items`).
+
 URLs come from the ``patgate`` marker, else the ini options ``patgate_auth_url``,
 ``patgate_base_url``, ``patgate_graphql_url``, else the real service's hosts; strict mode
 from the marker's ``strict`` or the ``patgate_strict`` ini option.
@@ -17,9 +20,12 @@ from the marker's ``strict`` or the ``patgate_strict`` ini option.
 from __future__ import annotations
 
 from collections.abc import Iterator
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import pytest
+
+from patgate import scenario_items
 
 if TYPE_CHECKING:
     from patgate.harness import Fake
@@ -31,7 +37,8 @@ _MARKER_KEYS = frozenset((*_URL_KEYS, "strict"))
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
-    """Register the ``patgate_*`` ini options."""
+    """Register the ``patgate_*`` ini options and the scenario options."""
+    scenario_items.add_options(parser)
     for key in _URL_KEYS:
         parser.addini(
             f"patgate_{key}", f"{key} of the patgate_fake fixture (default: the real host)"
@@ -42,6 +49,11 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         type="bool",
         default=False,
     )
+
+
+def pytest_collect_file(file_path: Path, parent: pytest.Collector) -> pytest.File | None:
+    """Collect scenario files from the configured scenario folders."""
+    return scenario_items.collect_file(file_path, parent)
 
 
 def pytest_configure(config: pytest.Config) -> None:

@@ -45,7 +45,7 @@ class ScenarioFile:
 
 @functools.lru_cache(maxsize=1)
 def _validator() -> Any:
-    from jsonschema import Draft202012Validator  # type: ignore[import-untyped]
+    from jsonschema import Draft202012Validator
 
     schema = json.loads((specs_dir() / "scenario.schema.json").read_text(encoding="utf-8"))
     return Draft202012Validator(schema)

@@ -233,8 +233,8 @@ class StepBuilder:
 
     def _schema(self, argument: Any, where: list[str | int]) -> Any:
         if isinstance(argument, dict):
-            from jsonschema import validators  # type: ignore[import-untyped]
-            from jsonschema.exceptions import SchemaError  # type: ignore[import-untyped]
+            from jsonschema import validators
+            from jsonschema.exceptions import SchemaError
 
             try:
                 validators.validator_for(argument).check_schema(argument)
