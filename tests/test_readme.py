@@ -22,7 +22,8 @@ def _block_after(heading: str, language: str) -> str:
 
 def test_the_readme_opens_with_the_two_commands_that_ci_executes() -> None:
     first_block = re.search(r"```sh\n(.*?)```", README, re.DOTALL)
-    assert first_block and README.index("```sh") < README.index("\n## ")
+    assert first_block
+    assert README.index("```sh") < README.index("\n## ")
     setup_and_run, tests = first_block.group(1).strip().splitlines()
     assert "pip install" in setup_and_run
     assert setup_and_run.endswith("patgate run")
