@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
+import logging
 import pickle
 import secrets
 
 import pytest
 
-from patgate.redaction import REDACTED, Redactor, Secret
+from patgate.redaction import REDACTED, LogScrub, Redactor, Secret
 
 
 def _pat() -> str:
@@ -100,3 +101,34 @@ def test_nested_data_is_redacted_keys_included() -> None:
     assert cleaned["a"][1]["b"] == (REDACTED, 3)
     assert redactor.contains_secret(f"..{value}..")
     assert not redactor.contains_secret(repr(cleaned))
+
+
+def test_log_records_of_the_http_libraries_are_redacted_while_installed(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    value = "opaque-" + secrets.token_hex(12)
+    redactor = Redactor()
+    redactor.register(value)
+    scrub = LogScrub(redactor).install()
+    with caplog.at_level(logging.DEBUG):
+        logging.getLogger("httpx").info("GET /hubs?access_token=%s", value)
+        logging.getLogger("httpcore.http11").debug("header %s", value)
+        logging.getLogger("elsewhere").info("not ours %s", value)
+        scrub.remove()
+        logging.getLogger("httpx").info("after %s", value)
+    messages = [record.getMessage() for record in caplog.records]
+    assert messages[:2] == [f"GET /hubs?access_token={REDACTED}", f"header {REDACTED}"]
+    assert messages[2:] == [f"not ours {value}", f"after {value}"]
+
+
+def test_a_scrub_removed_out_of_order_stays_harmless() -> None:
+    redactor = Redactor()
+    original = logging.getLogRecordFactory()
+    first = LogScrub(redactor).install()
+    second = LogScrub(redactor).install()
+    first.remove()
+    second.remove()
+    first.install()
+    first.remove()
+    assert logging.getLogRecordFactory() is original
+    logging.getLogger("httpx").debug("still works")

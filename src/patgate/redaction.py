@@ -14,13 +14,14 @@ from __future__ import annotations
 
 import hashlib
 import hmac
+import logging
 import re
 import threading
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from typing import Any
 from urllib.parse import quote, quote_plus
 
-__all__ = ["REDACTED", "Redactor", "Secret"]
+__all__ = ["REDACTED", "LogScrub", "Redactor", "Secret"]
 
 REDACTED = "[REDACTED]"
 _MIN_LENGTH = 8
@@ -38,7 +39,7 @@ class Secret:
     __slots__ = ("_value",)
     _value: str
 
-    def __init__(self, value: str) -> None:
+    def __init__(self, value: str | Secret) -> None:
         if isinstance(value, Secret):
             value = value.reveal()
         if not isinstance(value, str):
@@ -132,3 +133,49 @@ class Redactor:
         """Whether ``text`` holds any registered value (for artifact scans)."""
         pattern = self._compiled()
         return pattern is not None and pattern.search(text) is not None
+
+
+class LogScrub:
+    """While installed, every log record of the named loggers (and their children, such as
+    ``httpcore.http11``) carries its message already redacted, whatever handler prints it.
+
+    A logger's own filters do not see records of its children, so this wraps the log
+    record factory instead. :meth:`remove` puts the previous factory back when no one has
+    replaced it since; otherwise this one stays in the chain and only passes records on.
+    """
+
+    def __init__(
+        self, redactor: Redactor, names: Iterable[str] = ("httpx", "httpcore", "patgate")
+    ) -> None:
+        self.redactor = redactor
+        self.names = tuple(names)
+        self._children = tuple(f"{name}." for name in self.names)
+        self._next: Callable[..., logging.LogRecord] = logging.getLogRecordFactory()
+        self._active = False
+        self._chained = False
+
+    def _make(self, *args: Any, **kwargs: Any) -> logging.LogRecord:
+        record = self._next(*args, **kwargs)
+        if self._active and (record.name in self.names or record.name.startswith(self._children)):
+            try:
+                text = record.getMessage()
+            except Exception:  # a malformed record must not break the caller
+                text = str(record.msg)
+            record.msg, record.args = self.redactor.redact(text), None
+        return record
+
+    def install(self) -> LogScrub:
+        """Start redacting."""
+        if not self._chained:
+            self._next = logging.getLogRecordFactory()
+            logging.setLogRecordFactory(self._make)
+            self._chained = True
+        self._active = True
+        return self
+
+    def remove(self) -> None:
+        """Stop redacting."""
+        self._active = False
+        if logging.getLogRecordFactory() == self._make:
+            logging.setLogRecordFactory(self._next)
+            self._chained = False

@@ -6,6 +6,13 @@ collected when it lies in a folder named by ``--patgate-scenarios DIR`` or the i
 against the embedded fake, or against a live target given by ``--patgate-world PATH`` or
 ``PATGATE_*`` variables. One target (and one client) serves every item of a session.
 
+Every token the items create goes into a ledger (``--patgate-ledger``, ``PATGATE_LEDGER``,
+default ``.patgate/ledger.jsonl`` on a live target; memory on the fake) and what is left
+is deleted when the session ends; the counts are printed in the summary and a leak fails
+the session. SIGTERM is turned into ``KeyboardInterrupt`` while items run (CI cancels jobs
+with it, and pytest handles only SIGINT), so the cleanup happens then too. Failures and
+errors are shown with every secret of the run redacted.
+
 Only pytest is imported here; the scenario layer and the runner load when a file is
 collected or an item runs.
 """
@@ -50,6 +57,12 @@ def add_options(parser: pytest.Parser) -> None:
         "--patgate-allow-writes",
         action="store_true",
         help="on a live target, run scenarios that create and delete tokens",
+    )
+    group.addoption(
+        "--patgate-ledger",
+        metavar="PATH",
+        help="where live items write down every token they create "
+        "(default: PATGATE_LEDGER, else .patgate/ledger.jsonl)",
     )
     group.addoption(
         "--patgate-max-wait",
@@ -141,15 +154,19 @@ class ScenarioItem(pytest.Item):
         excinfo: pytest.ExceptionInfo[BaseException],
         style: Any = None,
     ) -> Any:
-        """The rule, step, expectation and answer of a check failure, without a traceback."""
+        """The rule, step, expectation and answer of a check failure, without a traceback;
+        any other error as pytest shows it. Every secret of the run is redacted from both."""
         from patgate.errors import CheckFailure
 
+        runner = self.config.stash.get(_RUNNER_KEY, None)
         if isinstance(excinfo.value, CheckFailure):
             header = (
                 f"scenario {self.scenario.id} ({self.scenario.location}): {self.scenario.title}"
             )
-            return f"{header}\n\n{excinfo.value}"
-        return super().repr_failure(excinfo, style)
+            text = f"{header}\n\n{excinfo.value}"
+        else:
+            text = str(super().repr_failure(excinfo, style))
+        return runner.context.redact(text) if runner is not None else text
 
     def reportinfo(self) -> tuple[Path, int, str]:
         """Where the scenario is, for pytest's report lines."""
@@ -169,12 +186,37 @@ def _describe(failure: Failure) -> str:
     return "\n".join(lines)
 
 
+class _SessionCustody:
+    """Ends the session's run: deletes what is left, prints the counts, fails on a leak."""
+
+    def __init__(self, runner: ScenarioRunner) -> None:
+        self.runner = runner
+        self.counts: dict[str, int] = {}
+
+    @pytest.hookimpl(tryfirst=True)
+    def pytest_sessionfinish(self, session: pytest.Session) -> None:
+        self.counts = self.runner.finish()
+        if (self.counts["tokens_leaked"] or self.counts["deletes_refused"]) and (
+            session.exitstatus == 0
+        ):
+            session.exitstatus = pytest.ExitCode.TESTS_FAILED
+
+    def pytest_terminal_summary(self, terminalreporter: Any) -> None:
+        from patgate.reporting.summary import custody_line
+
+        if self.counts:
+            terminalreporter.write_line(f"patgate {custody_line(self.counts)}")
+
+
 def _runner(config: pytest.Config) -> ScenarioRunner:
     """The session's runner, made at the first item: the embedded fake or a live target."""
     existing = config.stash.get(_RUNNER_KEY, None)
     if existing is not None:
         return existing
+    import signal
+
     from patgate.runner import FakeTarget, LiveTarget, RunOptions, ScenarioRunner
+    from patgate.runner.interruption import SignalGuard
     from patgate.runner.target import Target, resolve_target_config
 
     world = config.getoption("patgate_world", default=None)
@@ -185,8 +227,22 @@ def _runner(config: pytest.Config) -> ScenarioRunner:
         allow_writes=bool(config.getoption("patgate_allow_writes", default=False)),
         max_wait=float(config.getoption("patgate_max_wait", default=0.0)),
         strict=bool(config.getoption("patgate_strict_advisory", default=False)),
+        ledger_path=_ledger_path(config, live=target.live),
     )
     runner = ScenarioRunner(target, options)
     config.stash[_RUNNER_KEY] = runner
+    # Cleanups run last registered first: the runner closes before the guard goes.
+    guard = SignalGuard((signal.SIGTERM,)).install()
+    config.add_cleanup(guard.restore)
     config.add_cleanup(runner.close)
+    custody = _SessionCustody(runner)
+    config.pluginmanager.register(custody, "patgate-scenario-custody")
+    config.add_cleanup(lambda: config.pluginmanager.unregister(custody))
     return runner
+
+
+def _ledger_path(config: pytest.Config, *, live: bool) -> Path | None:
+    given = config.getoption("patgate_ledger", default=None) or os.environ.get("PATGATE_LEDGER")
+    if given:
+        return config.invocation_params.dir / given
+    return config.invocation_params.dir / ".patgate" / "ledger.jsonl" if live else None

@@ -9,6 +9,8 @@ from pathlib import Path
 import pytest
 
 from patgate.cli import main
+from patgate.commands.run import ledger_path
+from patgate.errors import UsageError
 
 
 def _closed_port() -> int:
@@ -94,3 +96,39 @@ def test_rules_names_what_no_scenario_covers(
     out = capsys.readouterr().out
     assert "NOT COVERED by any scenario" in out
     assert "not covered: TOKEN-BAD-CREDENTIALS" in out
+
+
+def test_run_reports_what_it_created_and_deleted(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["run", "--scenario", "pat-create"]) == 0
+    assert "tokens: 2 created, 2 deleted, 0 leaked" in capsys.readouterr().out
+
+
+def test_the_ledger_goes_where_asked_else_a_default_for_live_targets(tmp_path: Path) -> None:
+    given = tmp_path / "mine.jsonl"
+    assert ledger_path(given, {"PATGATE_LEDGER": "env.jsonl"}, live=True) == given
+    assert ledger_path(None, {"PATGATE_LEDGER": "env.jsonl"}, live=False) == Path("env.jsonl")
+    assert ledger_path(None, {}, live=True) == Path(".patgate/ledger.jsonl")
+    assert ledger_path(None, {}, live=False) is None
+
+
+@pytest.mark.parametrize(("error", "code"), [(RuntimeError, 1), (UsageError, 2)])
+def test_an_error_is_printed_with_the_secrets_redacted(
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+    error: type[Exception],
+    code: int,
+) -> None:
+    from patgate.runner.execution import ScenarioExecution
+
+    seen: list[str] = []
+
+    def explode(self: ScenarioExecution) -> None:
+        secret = self.context.config.text("client_secret") or ""
+        seen.append(secret)
+        raise error(f"the deployment sent {secret}")
+
+    monkeypatch.setattr(ScenarioExecution, "run", explode)
+    assert main(["run", "--scenario", "token-ok"]) == code
+    err = capsys.readouterr().err
+    assert "the deployment sent [REDACTED]" in err
+    assert seen[0] not in err

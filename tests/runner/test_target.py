@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 
 from patgate.errors import UsageError
+from patgate.redaction import Secret
 from patgate.runner.target import TargetConfig, resolve_target_config
 
 
@@ -34,7 +35,7 @@ def test_flags_beat_variables_which_beat_the_world_file(tmp_path: Path) -> None:
     environ = {"PATGATE_AUTH_URL": "https://auth.env.example", "PATGATE_ADMIN_TOKEN": "from-env"}
     config = resolve_target_config(world, environ, {"admin_token": "from-flag", "base_url": None})
     assert config is not None
-    assert config.keys == {
+    assert {key: config.text(key) for key in config.keys} == {
         "base_url": "https://file.example",
         "auth_url": "https://auth.env.example",
         "admin_token": "from-flag",
@@ -60,10 +61,15 @@ def test_a_yaml_world_file_with_documents(tmp_path: Path) -> None:
     assert "deletePersonalAccessToken" in config.documents["delete_token"]
 
 
-def test_secrets_stay_out_of_the_repr() -> None:
+def test_secrets_are_held_opaque_and_revealed_only_on_request() -> None:
     config = TargetConfig({"base_url": "https://api.example", "client_secret": "s3cr3t-value"})
     assert "s3cr3t-value" not in repr(config)
-    assert config.secrets() == ["s3cr3t-value"]
+    assert "s3cr3t-value" not in repr(config.keys)
+    assert isinstance(config.get("client_secret"), Secret)
+    assert [secret.reveal() for secret in config.secrets()] == ["s3cr3t-value"]
+    assert config.text("client_secret") == "s3cr3t-value"
+    assert config.key_holding("s3cr3t-value") == "client_secret"
+    assert config.key_holding("something-else") is None
 
 
 @pytest.mark.parametrize(
@@ -99,3 +105,26 @@ def test_plain_http_is_allowed_on_loopback(host: str) -> None:
     config = resolve_target_config(None, {}, {"base_url": f"http://{host}:8080"})
     assert config is not None
     assert config.keys["base_url"] == f"http://{host}:8080"
+
+
+def test_a_target_is_marked_production_by_its_file_or_a_variable(tmp_path: Path) -> None:
+    world = _world(tmp_path, {"base_url": "https://api.example", "production": True})
+    config = resolve_target_config(world, {}, {})
+    assert config is not None
+    assert config.production
+    plain = _world(tmp_path, {"base_url": "https://api.example"}, "plain.json")
+    config = resolve_target_config(plain, {"PATGATE_PRODUCTION": "yes"}, {})
+    assert config is not None
+    assert config.production
+    config = resolve_target_config(world, {"PATGATE_PRODUCTION": "0"}, {})
+    assert config is not None
+    assert not config.production
+    with pytest.raises(UsageError, match="PATGATE_PRODUCTION must be true or false"):
+        resolve_target_config(plain, {"PATGATE_PRODUCTION": "maybe"}, {})
+
+
+def test_a_url_with_user_information_is_refused_without_echoing_it() -> None:
+    with pytest.raises(UsageError) as raised:
+        resolve_target_config(None, {}, {"base_url": "https://me:s3cr3t-value@api.example"})
+    assert "must not hold user information" in str(raised.value)
+    assert "s3cr3t-value" not in str(raised.value)

@@ -349,3 +349,42 @@ def test_waits_are_inferred_and_a_declared_writes_false_is_trusted(tmp_path: Pat
     )
     (scenario,) = load_file(_write(tmp_path, text)).scenarios
     assert (scenario.waits, scenario.writes, scenario.control) == (True, False, False)
+
+
+def test_bulk_is_declared_and_the_cap_probe_declares_it() -> None:
+    scenarios = {s.id: s for s in load_scenarios([scenarios_dir()])}
+    assert scenarios["pat-cap"].bulk
+    assert not scenarios["pat-create"].bulk
+    assert [s.id for s in scenarios.values() if s.untracked_writes] == []
+
+
+@pytest.mark.parametrize(
+    ("step", "untracked"),
+    [
+        ("graphql: {query: 'mutation { x }'}", True),
+        ("http: {method: POST, url: '${graphql_url}', json: {query: q}}", True),
+        ("http: {method: DELETE, url: '${base_url}/v2/content/hubs'}", True),
+        ("http: {method: POST, url: '${auth_url}/oauth/token', form: {a: b}}", False),
+        ("http: {method: GET, url: '${base_url}/v2/content/hubs'}", False),
+        ("graphql: create_token\n    args: {name: '${new_name}'}", False),
+    ],
+)
+def test_writes_the_ledger_cannot_track_are_marked(
+    tmp_path: Path, step: str, untracked: bool
+) -> None:
+    text = f"{HEADER}steps:\n  - {step}\n    expect: [{{ok: true}}]\n"
+    (scenario,) = load_file(_write(tmp_path, text)).scenarios
+    assert scenario.untracked_writes is untracked
+
+
+def test_missing_id_is_a_built_in_name(tmp_path: Path) -> None:
+    text = (
+        f"{HEADER}steps:\n  - graphql: delete_token\n    args: {{id: '${{missing_id}}'}}\n"
+        "    expect: [{error: true}]\n"
+    )
+    (scenario,) = load_file(_write(tmp_path, text)).scenarios
+    assert scenario.steps[0].request == GraphqlCall("delete_token", {"id": "${missing_id}"})
+    with pytest.raises(ScenarioError, match="'missing_id' is a target key or built-in name"):
+        load_file(
+            _write(tmp_path, f"{HEADER}steps:\n  - hubs: true\n    capture: {{missing_id: a}}\n")
+        )

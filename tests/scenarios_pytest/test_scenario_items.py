@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import shutil
+import signal
 
 import pytest
 
@@ -15,6 +16,8 @@ import pytest
 # survive being imported a second time, so it is imported once here, outside the sessions.
 import yaml  # noqa: F401
 
+from patgate.fake.deployment import Deployment
+from patgate.fake.model import PatRecord, Principal
 from patgate.harness import Fake
 from patgate.resources import scenarios_dir
 
@@ -153,3 +156,61 @@ def test_items_run_against_a_live_target_from_a_world_file(project: pytest.Pytes
             "--patgate-allow-writes",
         )
         allowed.assert_outcomes(passed=2, skipped=1)
+
+
+class _DeleteIsANoOp(Deployment):
+    def delete_token(self, principal: Principal, token_id: str) -> PatRecord:
+        return self.tokens[token_id]
+
+
+def test_a_token_left_behind_fails_the_session(project: pytest.Pytester) -> None:
+    from patgate.transports.loopback_server import LoopbackServer
+
+    before = signal.getsignal(signal.SIGTERM)
+    with LoopbackServer("127.0.0.1", 0) as server:
+        fake = Fake(deployment=_DeleteIsANoOp(), urls=server.urls)
+        server.start(fake.handle)
+        (project.path / "w.json").write_text(json.dumps(fake.world), encoding="utf-8")
+        shutil.copy(scenarios_dir() / "pat-create.yaml", project.path / "checks")
+        result = _run(
+            project,
+            "--patgate-scenarios",
+            "checks",
+            "checks",
+            "--patgate-world",
+            "w.json",
+            "--patgate-allow-writes",
+        )
+    result.assert_outcomes(passed=1)
+    assert result.ret == pytest.ExitCode.TESTS_FAILED
+    result.stdout.fnmatch_lines(["patgate tokens: 2 created, 0 deleted, 2 leaked"])
+    ledger = project.path / ".patgate" / "ledger.jsonl"
+    assert ledger.is_file(), "a live session keeps its ledger where pytest was started"
+    assert signal.getsignal(signal.SIGTERM) == before, "the SIGTERM handler is put back"
+
+
+def test_an_unexpected_error_is_shown_with_the_secrets_redacted(
+    project: pytest.Pytester,
+) -> None:
+    project.makeconftest(
+        CONFTEST
+        + """
+from patgate.runner.execution import ScenarioExecution
+
+def _explode(self):
+    secret = self.context.config.text("client_secret")
+    # Next to this conftest, whatever the current directory is.
+    (__import__("pathlib").Path(__file__).parent / "secret.txt").write_text(secret)
+    raise RuntimeError(f"the deployment sent {secret}")
+
+ScenarioExecution.run = _explode
+"""
+    )
+    shutil.copy(scenarios_dir() / "token-ok.yaml", project.path / "checks")
+    result = _run(project, "--patgate-scenarios", "checks", "checks", "-l", "--junitxml", "out.xml")
+    result.assert_outcomes(failed=1)
+    secret = (project.path / "secret.txt").read_text()
+    output = result.stdout.str() + result.stderr.str()
+    assert "RuntimeError: the deployment sent [REDACTED]" in output
+    assert secret not in output
+    assert secret not in (project.path / "out.xml").read_text()

@@ -59,6 +59,8 @@ def test_a_served_fake_passes_every_scenario(world_file: Path, tmp_path: Path) -
             "--world",
             str(world_file),
             "--allow-writes",
+            "--ledger",
+            str(tmp_path / "ledger.jsonl"),
             "--report",
             f"json:{report}",
         ],
@@ -72,6 +74,8 @@ def test_a_served_fake_passes_every_scenario(world_file: Path, tmp_path: Path) -
     document = json.loads(text)
     assert document["counts"]["failed"] == document["counts"]["warning"] == 0
     assert document["counts"]["passed"] >= 20
+    assert document["counts"]["tokens_created"] == document["counts"]["tokens_deleted"] > 0
+    assert document["counts"]["tokens_leaked"] == 0
     reasons = {rule["id"]: rule["reason"] for rule in document["rules"]}
     assert reasons["PAT-APPROVAL"].startswith("needs control of the deployment")
     assert reasons["CLIENT-TOKEN-EXPIRY"] == "needs to wait 305 s, more than --max-wait 0"

@@ -13,6 +13,7 @@ from patgate.runner.events import Failure, Outcome, RunFinished, ScenarioFinishe
 __all__ = [
     "OUTCOME_ORDER",
     "count_outcomes",
+    "custody_line",
     "describe_failure",
     "exit_meaning",
     "failure_headline",
@@ -62,6 +63,22 @@ def summary_line(counts: Mapping[str, int], duration: float) -> str:
     return f"{', '.join(parts) or 'no scenarios'} in {duration:.2f}s"
 
 
+def custody_line(counts: Mapping[str, int]) -> str:
+    """``tokens: 3 created, 3 deleted, 0 leaked`` (then refused deletes and retries when
+    there were any), or ``""`` when the run reported no ledger."""
+    if "tokens_created" not in counts:
+        return ""
+    line = (
+        f"tokens: {counts['tokens_created']} created, {counts.get('tokens_deleted', 0)} deleted,"
+        f" {counts.get('tokens_leaked', 0)} leaked"
+    )
+    if counts.get("deletes_refused"):
+        line += f", {counts['deletes_refused']} deletes refused"
+    if counts.get("retries"):
+        line += f"; {counts['retries']} requests resent after 429/503"
+    return line
+
+
 def exit_meaning(finished: RunFinished) -> str:
     """What the run's exit code means, in words a person acts on."""
     code = finished.exit_code
@@ -80,8 +97,16 @@ def exit_meaning(finished: RunFinished) -> str:
         )
         if gate_failed or not finished.scenarios:
             return "exit 1: a gate rule failed"
+        counts = finished.counts
+        if counts.get("tokens_leaked") or counts.get("deletes_refused"):
+            return "exit 1: the run left tokens behind or refused a delete (see tokens:)"
         return "exit 1: an advisory rule failed and --strict makes that fail the run"
-    meanings = {2: "usage error", 3: "the target did not answer", 130: "interrupted"}
+    meanings = {
+        2: "usage error",
+        3: "the target did not answer",
+        130: "interrupted (SIGINT)",
+        143: "interrupted (SIGTERM)",
+    }
     return f"exit {code}: {meanings.get(code, 'the run did not complete')}"
 
 

@@ -6,7 +6,13 @@ import os
 from collections.abc import Sequence
 from typing import TextIO
 
-from patgate.reporting.summary import count_outcomes, describe_failure, exit_meaning, summary_line
+from patgate.reporting.summary import (
+    count_outcomes,
+    custody_line,
+    describe_failure,
+    exit_meaning,
+    summary_line,
+)
 from patgate.reporting.text import indent_block, printable
 from patgate.runner.events import (
     Event,
@@ -120,6 +126,10 @@ class TerminalReporter:
             tone = _COLORS[Outcome.PASSED]
         lines = ["", *self._rule_table(finished.rules), ""]
         lines.append(self._paint(summary_line(counts, finished.duration), "1;" + tone))
+        custody = custody_line(counts)
+        if custody:
+            leaked = counts.get("tokens_leaked") or counts.get("deletes_refused")
+            lines.append(self._paint(custody, _COLORS[Outcome.FAILED]) if leaked else custody)
         lines.append(exit_meaning(finished))
         return "\n".join(lines)
 

@@ -1,18 +1,24 @@
-"""What every scenario of one run shares: options, the client, documents, secrets, names."""
+"""What every scenario of one run shares: options, the client, the ledger, secrets, names."""
 
 from __future__ import annotations
 
+import base64
 import itertools
+import secrets
 import uuid
 from collections.abc import Mapping
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 from patgate.checks import Observed
-from patgate.redaction import Redactor
+from patgate.redaction import LogScrub, Redactor
+from patgate.runner.custodian import Custodian
 from patgate.runner.documents import Documents, organization_ids
 from patgate.runner.exchange import Exchange
 from patgate.runner.leaks import RevealedTokens
+from patgate.runner.ledger import Ledger
+from patgate.runner.retries import RetryPolicy
 from patgate.runner.target import Target
 
 __all__ = ["BEARER_KEYS", "RunContext", "RunOptions"]
@@ -23,7 +29,7 @@ BEARER_KEYS = ("admin_token", "member_token", "unpermitted_token")
 
 @dataclass(frozen=True)
 class RunOptions:
-    """How to run: what a live target allows, and how results count."""
+    """How to run: what a live target allows, the ledger, timeouts, and how results count."""
 
     allow_writes: bool = False
     """On a live target, run scenarios that create or delete (the fake always allows it)."""
@@ -36,58 +42,120 @@ class RunOptions:
     run_id: str | None = None
     every_rule: bool = True
     """Report every rule of the catalogue (``False``: only rules the scenarios touch)."""
+    ledger_path: Path | None = None
+    """Where the ledger is appended; ``None`` keeps it in memory."""
+    retry_budget: float = 60.0
+    """Seconds all waits after 429 / 503 answers may add up to, over the whole run."""
+    max_retry_wait: float = 30.0
+    """The longest single wait a ``Retry-After`` may ask for; a longer one is not waited."""
+    explicit: frozenset[str] = frozenset()
+    """Scenario ids named on the command line: only these run in bulk on production."""
 
 
 class RunContext:
-    """The state of one run. Created by the engine; closed when the run ends."""
+    """The state of one run. Created by the engine; closed when the run ends.
 
-    def __init__(self, target: Target, options: RunOptions) -> None:
+    ``redactor``: the registry of the run's secrets (a fresh one when not given; the CLI
+    passes its own so that it can scrub an error message with everything the run saw).
+    """
+
+    def __init__(
+        self, target: Target, options: RunOptions, *, redactor: Redactor | None = None
+    ) -> None:
         self.target = target
         self.options = options
         self.config = target.config
         self.run_id = options.run_id or uuid.uuid4().hex[:12]
+        prefix = target.config.pat_prefix
+        self.redactor = redactor if redactor is not None else Redactor(prefix)
+        self.redactor.register_all(target.config.secrets())
+        self.retry = RetryPolicy(budget=options.retry_budget, max_wait=options.max_retry_wait)
         self.exchange = Exchange(
-            target, connect_timeout=options.connect_timeout, read_timeout=options.read_timeout
+            target,
+            connect_timeout=options.connect_timeout,
+            read_timeout=options.read_timeout,
+            retry=self.retry,
+            observe=self._observe,
         )
         self.documents = Documents(target.config.documents)
-        prefix = target.config.pat_prefix
+        self.ledger = Ledger(options.ledger_path, self.run_id)
+        self.custodian = Custodian(
+            self.ledger,
+            self.documents,
+            self.graphql,
+            bearer_of_key=self.config.text,
+            retry=self.retry,
+        )
         self.revealed = RevealedTokens(prefix)
-        self.redactor = Redactor(prefix)
-        self.redactor.register_all(target.config.secrets())
         for key in (*BEARER_KEYS, "removed_token"):
-            value = target.config.keys.get(key)
+            value = target.config.text(key)
             if value:
                 self.revealed.add(value, f"the target's {key}")
-        self._names = itertools.count(1)
+        self._missing = itertools.count(1)
         self._organization: tuple[str | None, str] | None = None
+        self._log_scrub = LogScrub(self.redactor).install()
 
     def new_name(self) -> str:
         """``patgate-<run id>-<n>``: what a writing scenario names what it creates."""
-        return f"patgate-{self.run_id}-{next(self._names)}"
+        return self.ledger.next_name()
+
+    def missing_id(self) -> str:
+        """An id no token has (made up by this run, so a delete of it may be sent)."""
+        return f"{self.ledger.name_prefix}missing-{next(self._missing)}"
+
+    def random_pat(self) -> str:
+        """A well-formed PAT of the target's prefix that nobody holds."""
+
+        def segment(size: int) -> str:
+            return base64.urlsafe_b64encode(secrets.token_bytes(size)).decode().rstrip("=")
+
+        return f"{self.config.pat_prefix}{segment(16)}.{segment(32)}"
+
+    def is_missing_id(self, value: object) -> bool:
+        """Whether ``value`` is an id :meth:`missing_id` made up."""
+        return isinstance(value, str) and value.startswith(f"{self.ledger.name_prefix}missing-")
 
     def key(self, name: str) -> str | None:
-        """A target key's value; ``organization_id`` is discovered when the target lacks it."""
-        value = self.config.get(name)
+        """A target key's value as text (secrets revealed: the caller is building a request);
+        ``organization_id`` is discovered when the target lacks it."""
+        value = self.config.text(name)
         if value is None and name == "organization_id":
             value = self.organization_id()[0]
         return value
 
     def bearer(self) -> str | None:
         """The first of the target's admin, member and unpermitted tokens it has."""
-        return next((self.config.keys[k] for k in BEARER_KEYS if self.config.keys.get(k)), None)
+        return next((v for k in BEARER_KEYS if (v := self.config.text(k))), None)
+
+    def _observe(self, observed: Observed) -> None:
+        # Every access token and created PAT is registered the moment it is read, whichever
+        # step (or the custodian) asked.
+        body = observed.body
+        if not isinstance(body, dict):
+            return
+        access_token = body.get("access_token")
+        if isinstance(access_token, str):
+            self.redactor.register(access_token)
+        data = body.get("data")
+        created = data.get("createPersonalAccessToken") if isinstance(data, dict) else None
+        if isinstance(created, dict) and isinstance(created.get("token"), str):
+            self.redactor.register(created["token"])
 
     # -- GraphQL --------------------------------------------------------------------------------
 
     def graphql(
         self, query: str, variables: Mapping[str, Any] | None, bearer: str | None
     ) -> Observed:
-        """POST ``query`` (and ``variables``) to the target's GraphQL endpoint."""
-        url = self.config.get("graphql_url") or ""
+        """POST ``query`` (and ``variables``) to the target's GraphQL endpoint; a read or a
+        delete, so it may be resent after a 429 or 503."""
+        url = self.config.text("graphql_url") or ""
         payload: dict[str, Any] = {"query": query}
         if variables:
             payload["variables"] = dict(variables)
         headers = {"Authorization": f"Bearer {bearer}"} if bearer else {}
-        return self.exchange.send("POST", url, kind="graphql", headers=headers, json=payload)
+        return self.exchange.send(
+            "POST", url, kind="graphql", headers=headers, json=payload, repeat=True
+        )
 
     def discover(self) -> None:
         """Learn the target's GraphQL shapes once (before the first named operation)."""
@@ -103,7 +171,7 @@ class RunContext:
         return self._organization
 
     def _find_organization(self) -> tuple[str | None, str]:
-        given = self.config.get("organization_id")
+        given = self.config.text("organization_id")
         if given:
             return given, ""
         bearer = self.bearer()
@@ -132,5 +200,6 @@ class RunContext:
         return self.redactor.redact(text)
 
     def close(self) -> None:
-        """Close the run's HTTP client."""
+        """Close the run's HTTP client and stop redacting the HTTP libraries' logs."""
+        self._log_scrub.remove()
         self.exchange.close()

@@ -1,7 +1,8 @@
 """The conformance run: scenarios in, events out.
 
 :func:`run` yields :class:`RunStarted`, then ``ScenarioStarted`` / ``ScenarioFinished`` for
-each scenario, then :class:`RunFinished` with the rule results and the exit code. Reporters
+each scenario, then :class:`RunFinished` with the rule results, the ledger's tallies and the
+exit code; before that, the run deletes whatever it created that is still there. Reporters
 consume the events and never call back. A target that does not answer the run's first
 request raises :class:`~patgate.errors.TargetUnreachable` (exit code 3).
 
@@ -12,8 +13,9 @@ use it); :func:`run` is built on it.
 from __future__ import annotations
 
 import time
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Generator, Sequence
 
+from patgate.redaction import Redactor
 from patgate.runner.context import RunContext, RunOptions
 from patgate.runner.events import (
     Event,
@@ -24,19 +26,23 @@ from patgate.runner.events import (
     ScenarioStarted,
 )
 from patgate.runner.execution import ScenarioExecution
-from patgate.runner.results import exit_code, rule_results, scenario_outcome
+from patgate.runner.interruption import interrupt_name
+from patgate.runner.results import rule_results, run_exit_code, scenario_outcome
 from patgate.runner.target import Target
 from patgate.scenario.catalogue import Catalogue, load_catalogue
 from patgate.scenario.model import Scenario
 
-__all__ = ["ScenarioRunner", "run", "skip_reason"]
+__all__ = ["ScenarioRunner", "consume", "run", "skip_reason"]
+
+_MAX_SETTLE = 5.0
+"""Seconds the end of a run waits, at most, for an unanswered create to show in a listing."""
 
 
 class ScenarioRunner:
-    """Runs scenarios against one target, sharing one client and one run id.
+    """Runs scenarios against one target, sharing one client, one run id and one ledger.
 
     ``completed`` holds the ids of the scenarios whose steps all ran. Call :meth:`close`
-    when done (or use it as a context manager).
+    when done (or use it as a context manager): it deletes whatever the run left behind.
     """
 
     def __init__(
@@ -45,11 +51,16 @@ class ScenarioRunner:
         options: RunOptions | None = None,
         *,
         catalogue: Catalogue | None = None,
+        redactor: Redactor | None = None,
     ) -> None:
         self.options = options if options is not None else RunOptions()
         self.catalogue = catalogue if catalogue is not None else load_catalogue()
-        self.context = RunContext(target, self.options)
+        self.context = RunContext(target, self.options, redactor=redactor)
         self.completed: set[str] = set()
+        self.interrupted = ""
+        """The signal that cut :meth:`finish` short, if one did (it then ran to the end)."""
+        self._finished = False
+        self._closed = False
 
     @property
     def run_id(self) -> str:
@@ -62,15 +73,7 @@ class ScenarioRunner:
         context = self.context
         reason = skip_reason(scenario, context)
         if reason:
-            return ScenarioFinished(
-                scenario.id,
-                scenario.title,
-                scenario.rules,
-                Outcome.SKIPPED,
-                time.perf_counter() - started,
-                reason=context.redact(reason),
-                source=scenario.location,
-            )
+            return _skipped(scenario, context.redact(reason), time.perf_counter() - started)
         execution = ScenarioExecution(context, scenario, self.catalogue)
         execution.run()
         if execution.completed:
@@ -90,9 +93,44 @@ class ScenarioRunner:
             source=scenario.location,
         )
 
+    def finish(self) -> dict[str, int]:
+        """Delete what the run left behind (once) and return its tallies (RUN_TALLIES).
+
+        An interrupt that lands here is noted in :attr:`interrupted` and the cleanup starts
+        over: the signal guard lets only the first signal through.
+        """
+        if not self._finished:
+            self._finished = True
+            custodian = self.context.custodian
+            # A create that timed out may finish on the deployment up to a read timeout later.
+            settle = min(self.options.read_timeout, _MAX_SETTLE)
+            try:
+                custodian.finish(settle=settle)
+            except KeyboardInterrupt as stop:
+                self.interrupted = interrupt_name(stop)
+                custodian.finish()
+        return self.tallies()
+
+    def tallies(self) -> dict[str, int]:
+        """Tokens created, deleted and leaked, deletes refused and retries, so far."""
+        counts = self.context.ledger.counts()
+        return {
+            "tokens_created": counts["created"],
+            "tokens_deleted": counts["deleted"],
+            "tokens_leaked": counts["leaked"],
+            "deletes_refused": counts["refused"],
+            "retries": self.context.retry.retries,
+        }
+
     def close(self) -> None:
-        """Close the run's HTTP client."""
-        self.context.close()
+        """Finish (delete what is left), then close the run's HTTP client."""
+        if self._closed:
+            return
+        self._closed = True
+        try:
+            self.finish()
+        finally:
+            self.context.close()
 
     def __enter__(self) -> ScenarioRunner:
         return self
@@ -101,43 +139,114 @@ class ScenarioRunner:
         self.close()
 
 
+def _skipped(scenario: Scenario, reason: str, duration: float = 0.0) -> ScenarioFinished:
+    return ScenarioFinished(
+        scenario.id,
+        scenario.title,
+        scenario.rules,
+        Outcome.SKIPPED,
+        duration,
+        reason=reason,
+        source=scenario.location,
+    )
+
+
 def run(
     scenarios: Sequence[Scenario],
     target: Target,
     options: RunOptions | None = None,
     *,
     catalogue: Catalogue | None = None,
-) -> Iterator[Event]:
-    """Run ``scenarios`` in order against ``target``, yielding events as they happen."""
+    redactor: Redactor | None = None,
+) -> Generator[Event, None, None]:
+    """Run ``scenarios`` in order against ``target``, yielding events as they happen.
+
+    A ``KeyboardInterrupt`` (SIGINT, or SIGTERM under a
+    :class:`~patgate.runner.interruption.SignalGuard`) stops the scenarios; the run still
+    deletes what it created and ends with :class:`RunFinished` (``interrupted`` set, the
+    scenarios not run skipped). Use :func:`consume` to feed reporters, so that an interrupt
+    landing in a reporter reaches the run too.
+    """
     started = time.perf_counter()
-    runner = ScenarioRunner(target, options, catalogue=catalogue)
+    runner = ScenarioRunner(target, options, catalogue=catalogue, redactor=redactor)
     finished: list[ScenarioFinished] = []
-    with runner:
-        yield RunStarted(runner.run_id, target.display, len(scenarios))
-        for scenario in scenarios:
-            yield ScenarioStarted(scenario.id, scenario.title, scenario.rules)
-            result = runner.run_scenario(scenario)
-            finished.append(result)
-            yield result
-    rules = rule_results(
-        runner.catalogue, finished, runner.completed, every_rule=runner.options.every_rule
-    )
-    counts: dict[str, int] = {}
-    for result in finished:
-        counts[result.outcome.value] = counts.get(result.outcome.value, 0) + 1
-    yield RunFinished(
-        run_id=runner.run_id,
-        rules=rules,
-        scenarios=tuple(finished),
-        exit_code=exit_code(rules, strict=runner.options.strict),
-        duration=time.perf_counter() - started,
-        counts=counts,
-    )
+    interrupted = ""
+    current: Scenario | None = None
+    try:
+        try:
+            yield RunStarted(runner.run_id, target.display, len(scenarios))
+            for scenario in scenarios:
+                current = scenario
+                yield ScenarioStarted(scenario.id, scenario.title, scenario.rules)
+                result = runner.run_scenario(scenario)
+                finished.append(result)
+                current = None
+                yield result
+        except KeyboardInterrupt as stop:
+            interrupted = interrupt_name(stop)
+            if current is not None:
+                cut = _skipped(current, f"interrupted by {interrupted} while it ran")
+                finished.append(cut)
+                yield cut
+            done = {result.scenario_id for result in finished}
+            why = f"not run: the run was interrupted by {interrupted}"
+            finished.extend(_skipped(s, why) for s in scenarios if s.id not in done)
+        tallies = runner.finish()
+        interrupted = interrupted or runner.interrupted
+        rules = rule_results(
+            runner.catalogue, finished, runner.completed, every_rule=runner.options.every_rule
+        )
+        counts: dict[str, int] = {}
+        for result in finished:
+            counts[result.outcome.value] = counts.get(result.outcome.value, 0) + 1
+        counts.update(tallies)
+        yield RunFinished(
+            run_id=runner.run_id,
+            rules=rules,
+            scenarios=tuple(finished),
+            exit_code=run_exit_code(
+                rules, tallies, strict=runner.options.strict, interrupted=interrupted
+            ),
+            duration=time.perf_counter() - started,
+            counts=counts,
+            interrupted=interrupted,
+        )
+    finally:
+        runner.close()
+
+
+def consume(
+    events: Generator[Event, None, None], handle: Callable[[Event], None]
+) -> RunFinished | None:
+    """Pass every event of a :func:`run` to ``handle`` and return the :class:`RunFinished`.
+
+    An interrupt raised while ``handle`` runs (a signal lands while a reporter writes) is
+    thrown into the run, which cleans up and still finishes; it is raised again only if
+    the run had already finished.
+    """
+    last: RunFinished | None = None
+    pending: BaseException | None = None
+    while True:
+        try:
+            event = events.throw(pending) if pending is not None else next(events)
+        except StopIteration:
+            return last
+        pending = None
+        if isinstance(event, RunFinished):
+            last = event
+        try:
+            handle(event)
+        except KeyboardInterrupt as stop:
+            if last is not None:
+                events.close()
+                raise
+            pending = stop
 
 
 def skip_reason(scenario: Scenario, context: RunContext) -> str:
     """Why ``scenario`` cannot run on this target, or ``""``."""
     target = context.target
+    options = context.options
     if scenario.control and target.control is None:
         return "needs control of the deployment (runs against the embedded fake)"
     missing = [
@@ -147,8 +256,23 @@ def skip_reason(scenario: Scenario, context: RunContext) -> str:
     ]
     if missing:
         return f"needs {', '.join(missing)}"
-    if scenario.writes and target.live and not context.options.allow_writes:
+    if scenario.writes and target.live and not options.allow_writes:
         return "writes to the deployment; run with --allow-writes"
+    if scenario.untracked_writes and target.live:
+        return (
+            "sends a write the ledger cannot track (a raw GraphQL mutation, or an HTTP POST, "
+            "PUT, PATCH or DELETE); it runs only against the embedded fake"
+        )
+    if (
+        scenario.bulk
+        and target.live
+        and target.config.production
+        and scenario.id not in options.explicit
+    ):
+        return (
+            "writes in bulk, which a production target refuses unless the scenario is named: "
+            f"--scenario {scenario.id}"
+        )
     if "organization_id" in scenario.needs:
         organization, why = context.organization_id()
         if organization is None:

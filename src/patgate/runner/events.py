@@ -9,6 +9,7 @@ import enum
 from dataclasses import dataclass, field
 
 __all__ = [
+    "RUN_TALLIES",
     "Event",
     "Failure",
     "Outcome",
@@ -18,6 +19,18 @@ __all__ = [
     "ScenarioFinished",
     "ScenarioStarted",
 ]
+
+
+RUN_TALLIES: tuple[str, ...] = (
+    "tokens_created",
+    "tokens_deleted",
+    "tokens_leaked",
+    "deletes_refused",
+    "retries",
+)
+"""Keys :class:`RunFinished` ``counts`` carries beside the outcomes: what the run's ledger
+created, deleted and left behind, the deletes it refused (ids it did not create), and the
+requests it resent after a 429 or 503."""
 
 
 class Outcome(str, enum.Enum):
@@ -88,7 +101,10 @@ class RunFinished:
     exit_code: int
     duration: float
     counts: dict[str, int] = field(default_factory=dict)
-    """Outcome value -> number of scenarios."""
+    """Outcome value -> number of scenarios; then the run's own tallies (see
+    :data:`RUN_TALLIES`): tokens created, deleted and leaked, deletes refused, retries."""
+    interrupted: str = ""
+    """``SIGINT`` or ``SIGTERM`` when a signal stopped the run before its last scenario."""
 
 
 Event = RunStarted | ScenarioStarted | ScenarioFinished | RunFinished

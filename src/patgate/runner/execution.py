@@ -2,14 +2,14 @@
 
 A failed gate expectation stops the steps (later steps rely on earlier ones); advisory
 failures are recorded and the steps go on. Cleanup steps always run; one that refers to a
-value never captured is left out. Tokens created through the named operations are tracked,
-and any the cleanup did not delete are deleted at the end as a safety net.
+value never captured is left out. Every create and delete of a token goes through the run's
+:class:`~patgate.runner.custodian.Custodian` (the ledger): a delete of an id the run did not
+create is refused and reported, never sent. Whatever this scenario created and its cleanup
+did not delete is deleted at the end as a safety net.
 """
 
 from __future__ import annotations
 
-import base64
-import secrets
 import time
 from collections.abc import Callable, Iterator, Mapping
 from typing import Any
@@ -17,8 +17,10 @@ from typing import Any
 from patgate.checks import CheckCall, Observed, run_check
 from patgate.errors import CheckFailure
 from patgate.runner.context import RunContext
+from patgate.runner.custodian import CreateRefused
 from patgate.runner.events import Failure
 from patgate.runner.exchange import RequestFailed
+from patgate.runner.ledger import ForeignDeleteRefused
 from patgate.scenario.catalogue import Catalogue
 from patgate.scenario.expressions import ExpressionError, evaluate, substitute
 from patgate.scenario.model import (
@@ -69,7 +71,8 @@ class ScenarioExecution:
         self.catalogue = catalogue
         self.captures: dict[str, Any] = {name: [] for name in scenario.appends}
         self.failures: list[Failure] = []
-        self.created: dict[str, str | None] = {}
+        self.names: list[str] = []
+        """Names of the tokens this scenario set out to create (its share of the ledger)."""
         self.completed = False
         self.skip_reason = ""
 
@@ -89,7 +92,8 @@ class ScenarioExecution:
                     self._step(step, cleanup=True)
                 except (_Abort, _Skip):
                     continue
-            self._sweep()
+            if self.names:
+                self.context.custodian.sweep(self.names)
 
     # -- steps ----------------------------------------------------------------------------------
 
@@ -127,20 +131,27 @@ class ScenarioExecution:
             raise _Abort from None
         for loop in iterations:
             label = step.name if not loop else f"{step.name} (#{loop['index'] + 1})"
-            names = {"new_name": self.context.new_name(), "random_pat": self._random_pat(), **loop}
+            names = {
+                "new_name": self.context.new_name(),
+                "random_pat": self.context.random_pat(),
+                "missing_id": self.context.missing_id(),
+                **loop,
+            }
             lookup = self._lookup(names)
             try:
-                observed = self._perform(step, lookup)
+                observed = self._perform(step, lookup, cleanup=cleanup)
             except _Unset as unset:
                 if cleanup:
                     return
                 self._fail(step.rule, label, f"{unset.name} was never captured")
                 raise _Abort from None
-            except (ExpressionError, RequestFailed) as error:
+            except (ExpressionError, RequestFailed, CreateRefused, ForeignDeleteRefused) as error:
                 self._fail(step.rule, label, str(error))
                 if cleanup:
-                    return
+                    continue
                 raise _Abort from None
+            if observed is None:
+                continue  # a cleanup delete of what is already gone
             if not self._inspect(step, label, observed, lookup) and not cleanup:
                 raise _Abort
 
@@ -159,15 +170,9 @@ class ScenarioExecution:
 
         return lookup
 
-    def _random_pat(self) -> str:
-        def segment(size: int) -> str:
-            return base64.urlsafe_b64encode(secrets.token_bytes(size)).decode().rstrip("=")
-
-        return f"{self.context.config.pat_prefix}{segment(16)}.{segment(32)}"
-
     # -- requests -------------------------------------------------------------------------------
 
-    def _perform(self, step: Step, lookup: Lookup) -> Observed:
+    def _perform(self, step: Step, lookup: Lookup, *, cleanup: bool = False) -> Observed | None:
         request = step.request
         exchange = self.context.exchange
         headers: dict[str, str] = {}
@@ -192,7 +197,7 @@ class ScenarioExecution:
             params = substitute(dict(request.params), lookup)
             return exchange.send("GET", url, kind="hubs", headers=headers, params=params)
         if isinstance(request, GraphqlCall):
-            return self._graphql(request, lookup, headers, bearer)
+            return self._graphql(request, lookup, headers, bearer, cleanup=cleanup)
         if isinstance(request, HttpCall):
             return exchange.send(
                 request.method,
@@ -210,36 +215,66 @@ class ScenarioExecution:
         return self._wait(request, lookup)
 
     def _graphql(
-        self, request: GraphqlCall, lookup: Lookup, headers: dict[str, str], bearer: Any
-    ) -> Observed:
+        self,
+        request: GraphqlCall,
+        lookup: Lookup,
+        headers: dict[str, str],
+        bearer: Any,
+        *,
+        cleanup: bool,
+    ) -> Observed | None:
         url = str(lookup("graphql_url"))
+        exchange = self.context.exchange
         if request.operation is None:
             payload: dict[str, Any] = {"query": substitute(request.query, lookup)}
             if request.variables:
                 payload["variables"] = substitute(dict(request.variables), lookup)
             if request.operation_name:
                 payload["operationName"] = request.operation_name
-            return self.context.exchange.send(
-                "POST", url, kind="graphql", headers=headers, json=payload
-            )
+            return exchange.send("POST", url, kind="graphql", headers=headers, json=payload)
         self.context.discover()
         args = substitute(dict(request.args), lookup)
-        if request.operation == "create_token" and "organization_id" not in args:
-            args["organization_id"] = lookup("organization_id")
-        documents = self.context.documents
-        query, variables = documents.operation(request.operation, args)
-        payload = {"query": query, **({"variables": variables} if variables else {})}
-        observed = self.context.exchange.send(
-            "POST", url, kind="graphql", headers=headers, json=payload
-        )
-        if request.operation == "delete_token" and documents.learn_delete_from(observed):
-            query, variables = documents.delete_token(args.get("id"))
-            payload = {"query": query, **({"variables": variables} if variables else {})}
-            observed = self.context.exchange.send(
-                "POST", url, kind="graphql", headers=headers, json=payload
+
+        def send(query: str, variables: Mapping[str, Any] | None, repeat: bool) -> Observed:
+            payload = {"query": query, **({"variables": dict(variables)} if variables else {})}
+            return exchange.send(
+                "POST", url, kind="graphql", headers=headers, json=payload, repeat=repeat
             )
-        self._track(request.operation, args, observed, bearer)
-        return observed
+
+        documents = self.context.documents
+        custodian = self.context.custodian
+        if request.operation == "create_token":
+            if "organization_id" not in args:
+                args["organization_id"] = lookup("organization_id")
+            name = args.get("name")
+            query, variables = documents.create_token(name, args["organization_id"])
+            if isinstance(name, str):
+                self.names.append(name)
+            text = bearer if isinstance(bearer, str) else None
+            # A create is never resent on its own: the custodian lists before any resend.
+            return custodian.create(
+                name,
+                lambda: send(query, variables, False),
+                bearer=text,
+                bearer_key=self.context.config.key_holding(text),
+            )
+        if request.operation == "delete_token":
+            token_id = args.get("id")
+            if self.context.is_missing_id(token_id):
+                # Made up by this run, so no one's token: the one delete the ledger allows.
+                query, variables = documents.delete_token(token_id)
+                observed = send(query, variables, True)
+                if documents.learn_delete_from(observed):
+                    query, variables = documents.delete_token(token_id)
+                    observed = send(query, variables, True)
+                return observed
+            return custodian.delete(
+                str(token_id),
+                lambda query, variables: send(query, variables, True),
+                cleanup=cleanup,
+            )
+        query, variables = documents.operation(request.operation, args)
+        return send(query, variables, True)
 
     def _control(self, request: ControlCall, lookup: Lookup) -> Observed:
         control = self.context.target.control
@@ -249,11 +284,23 @@ class ScenarioExecution:
             if request.action == "advance_clock"
             else substitute(request.argument, lookup)
         )
+        if request.action == "request_token":
+            # A token made through the management UI path is the run's too: in the ledger.
+            name = argument["name"]
+            if isinstance(name, str):
+                self.names.append(name)
+            user = argument["user"]
+            return self.context.custodian.create(
+                name,
+                lambda: control.perform(request.action, argument),
+                bearer=control.bearer_of(user),
+                bearer_key=f"{user}_token",
+                token_id=_control_token_id,
+                refused=lambda observed: observed.status != 200,
+            )
         observed = control.perform(request.action, argument)
-        if request.action == "request_token" and observed.status == 200:
-            token_id = observed.body.get("id")
-            if isinstance(token_id, str):
-                self.created[token_id] = control.bearer_of(argument["user"])
+        if request.action == "reject" and observed.status == 200:
+            self.context.custodian.gone(str(argument))
         return observed
 
     def _wait(self, request: WaitCall, lookup: Lookup) -> Observed:
@@ -273,30 +320,6 @@ class ScenarioExecution:
             )
         return Observed.of_json(200, {"waited": seconds}, "control")
 
-    def _track(
-        self, operation: str, args: Mapping[str, Any], observed: Observed, bearer: Any
-    ) -> None:
-        if operation == "create_token":
-            try:
-                token_id = resolve_path(observed.body, "data.createPersonalAccessToken.id")
-            except (PathMissing, PathError):
-                return
-            if isinstance(token_id, str):
-                self.created[token_id] = bearer
-        elif operation == "delete_token" and 200 <= observed.status < 300:
-            body = observed.body
-            if isinstance(body, dict) and not body.get("errors"):
-                self.created.pop(str(args.get("id")), None)
-
-    def _sweep(self) -> None:
-        for token_id, bearer in list(self.created.items()):
-            query, variables = self.context.documents.delete_token(token_id)
-            try:
-                self.context.graphql(query, variables, bearer)
-            except RequestFailed:
-                continue
-        self.created.clear()
-
     # -- answers --------------------------------------------------------------------------------
 
     def _inspect(self, step: Step, label: str, observed: Observed, lookup: Lookup) -> bool:
@@ -313,10 +336,6 @@ class ScenarioExecution:
                     expected="no full token value",
                     actual=", ".join(origins),
                 )
-            if observed.kind == "token" and isinstance(observed.body, dict):
-                access_token = observed.body.get("access_token")
-                if isinstance(access_token, str):
-                    context.redactor.register(access_token)
         self._learn(observed, label)
         if observed.kind == "control" and observed.status != 200 and not step.expect:
             self._fail(step.rule, label, f"the control action failed: {observed.text}")
@@ -386,6 +405,12 @@ class ScenarioExecution:
         self.failures.append(
             Failure(rule, level, clean(step), clean(message), clean(expected), clean(actual))
         )
+
+
+def _control_token_id(observed: Observed) -> str | None:
+    body = observed.body
+    token_id = body.get("id") if observed.status == 200 and isinstance(body, dict) else None
+    return token_id if isinstance(token_id, str) else None
 
 
 def _text(value: object) -> str:

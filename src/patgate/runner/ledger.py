@@ -1,9 +1,17 @@
 """The on-disk record of everything a run creates, so cleanup deletes that and nothing else.
 
 A create is written down *before* it is sent (``pending``), confirmed with the returned id
-(``created``) and closed by ``deleted``. The file is JSON lines, flushed and fsynced after
-every entry, so a run killed at any point leaves a ledger that ``patgate cleanup`` can
-finish. A delete of an id the ledger does not hold is refused.
+(``created``) and closed by ``deleted``. A create the deployment refused is closed by
+``refused``; one that may have happened (a timeout) stays ``pending`` until a listing
+settles it: found (``created``) or not there (``absent``). The file is JSON lines, flushed
+and fsynced after every entry, so a run killed at any point leaves a ledger that
+``patgate cleanup`` can finish. A delete of an id the ledger does not hold is refused.
+
+Entries never hold a secret: a name, an id, and the target key (``admin_token``) whose
+token made the create, so cleanup knows which of the target's tokens deletes it.
+
+Without a path the ledger lives in memory only: against the embedded fake nothing outlives
+the process, and no file is written.
 """
 
 from __future__ import annotations
@@ -18,9 +26,11 @@ from typing import Any
 
 from patgate.errors import PatgateError, UsageError
 
-__all__ = ["ForeignDeleteRefused", "Ledger", "LedgerEntry"]
+__all__ = ["NAME_PREFIX", "ForeignDeleteRefused", "Ledger", "LedgerEntry"]
 
 NAME_PREFIX = "patgate-"
+_OPEN = ("pending", "created")
+"""States that still need cleaning up."""
 
 
 class ForeignDeleteRefused(PatgateError, PermissionError):
@@ -29,32 +39,52 @@ class ForeignDeleteRefused(PatgateError, PermissionError):
 
 @dataclass
 class LedgerEntry:
+    """One thing a run set out to create."""
+
     name: str
     run_id: str
     state: str
-    """``pending`` (create sent, no id yet), ``created`` or ``deleted``."""
+    """``pending`` (create sent, no id yet), ``created``, ``deleted``, ``refused`` (the
+    deployment said no) or ``absent`` (a create that timed out and was not listed)."""
     token_id: str | None = None
+    bearer_key: str | None = None
+    """The target key (``admin_token``) whose token made the create, when it was one."""
+
+    @property
+    def outstanding(self) -> bool:
+        """Whether cleanup still has something to do (delete it, or find out if it exists)."""
+        return self.state in _OPEN
 
 
 class Ledger:
-    """One run's ledger, appended to ``path`` (shared by runs; entries carry the run id)."""
+    """One run's ledger, appended to ``path`` (shared by runs; entries carry the run id).
 
-    def __init__(self, path: Path | str, run_id: str) -> None:
-        self.path = Path(path)
+    ``path=None`` keeps it in memory (the embedded fake).
+    """
+
+    def __init__(self, path: Path | str | None, run_id: str) -> None:
+        self.path = Path(path) if path is not None else None
         self.run_id = run_id
         self._lock = threading.Lock()
         self._entries: dict[str, LedgerEntry] = {}
+        self._by_id: dict[str, LedgerEntry] = {}
         self._sequence = 0
+        self.refused = 0
+        """Deletes refused because the id was not in the ledger."""
 
     # -- writing -------------------------------------------------------------------------
 
     def _append(self, record: dict[str, Any]) -> None:
+        if self.path is None:
+            return
         # Open, append, fsync, close: a kill at any instant leaves only whole lines behind.
         record = {"at": datetime.now(timezone.utc).isoformat(), "run_id": self.run_id, **record}
+        line = json.dumps(record, sort_keys=True) + "\n"
         try:
             self.path.parent.mkdir(parents=True, exist_ok=True)
-            with self.path.open("a", encoding="utf-8") as file:
-                file.write(json.dumps(record, sort_keys=True) + "\n")
+            descriptor = os.open(self.path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
+            with os.fdopen(descriptor, "a", encoding="utf-8") as file:
+                file.write(line)
                 file.flush()
                 os.fsync(file.fileno())
         except OSError as error:
@@ -64,64 +94,108 @@ class Ledger:
         """A fresh name for something this run creates: ``patgate-<run id>-<n>``."""
         with self._lock:
             self._sequence += 1
-            return f"{NAME_PREFIX}{self.run_id}-{self._sequence}"
+            return f"{self.name_prefix}{self._sequence}"
 
-    def intend(self, name: str) -> None:
-        """Write down a create before it is sent."""
+    @property
+    def name_prefix(self) -> str:
+        """``patgate-<run id>-``: every name this run gives starts with it."""
+        return f"{NAME_PREFIX}{self.run_id}-"
+
+    def intend(self, name: str, bearer_key: str | None = None) -> None:
+        """Write down a create before it is sent; a name is used once."""
         with self._lock:
-            self._append({"event": "pending", "name": name})
-            self._entries[name] = LedgerEntry(name, self.run_id, "pending")
+            if name in self._entries:
+                raise ValueError(f"{name!r} is already in the ledger")
+            record: dict[str, Any] = {"event": "pending", "name": name}
+            if bearer_key:
+                record["as"] = bearer_key
+            self._append(record)
+            self._entries[name] = LedgerEntry(name, self.run_id, "pending", None, bearer_key)
 
     def confirm(self, name: str, token_id: str) -> None:
-        """Record the id the deployment gave a create."""
+        """Record the id the deployment gave a create (from its answer, or a listing)."""
         with self._lock:
             entry = self._entries.get(name)
             if entry is None:
                 raise ForeignDeleteRefused(f"{name!r} was never written to the ledger")
+            if entry.token_id == token_id and entry.state != "pending":
+                return
             self._append({"event": "created", "name": name, "id": token_id})
             entry.state, entry.token_id = "created", token_id
+            self._by_id[token_id] = entry
 
     def abandon(self, name: str) -> None:
-        """A create that was refused (nothing exists to clean up)."""
+        """A create the deployment refused: nothing exists to clean up."""
+        self._close_pending(name, "refused")
+
+    def absent(self, name: str) -> None:
+        """A create that may have happened, and a listing shows it did not."""
+        self._close_pending(name, "absent")
+
+    def _close_pending(self, name: str, state: str) -> None:
         with self._lock:
             entry = self._entries.get(name)
             if entry is not None and entry.state == "pending":
-                self._append({"event": "refused", "name": name})
-                entry.state = "deleted"
+                self._append({"event": state, "name": name})
+                entry.state = state
 
     def check_delete(self, token_id: str) -> LedgerEntry:
-        """The entry for ``token_id``; :class:`ForeignDeleteRefused` if this run did not make it."""
+        """The entry for ``token_id`` (in any state); :class:`ForeignDeleteRefused`, counted
+        in :attr:`refused`, when this run did not create it."""
         with self._lock:
-            for entry in self._entries.values():
-                if entry.token_id == token_id and entry.state == "created":
-                    return entry
-        raise ForeignDeleteRefused("refusing to delete a token this run's ledger does not hold")
+            entry = self._by_id.get(token_id)
+            if entry is None:
+                self.refused += 1
+                raise ForeignDeleteRefused(
+                    f"refused to delete {token_id!r}: this run's ledger does not hold it "
+                    "(patgate deletes only what it created)"
+                )
+            return entry
 
     def deleted(self, token_id: str) -> None:
+        """The token is gone (deleted by this run, or found missing)."""
         with self._lock:
-            for entry in self._entries.values():
-                if entry.token_id == token_id and entry.state == "created":
-                    self._append({"event": "deleted", "name": entry.name, "id": token_id})
-                    entry.state = "deleted"
-                    return
+            entry = self._by_id.get(token_id)
+            if entry is not None and entry.state == "created":
+                self._append({"event": "deleted", "name": entry.name, "id": token_id})
+                entry.state = "deleted"
+
+    def reopen(self, name: str) -> None:
+        """A token recorded as deleted is still listed: it is outstanding again."""
+        with self._lock:
+            entry = self._entries.get(name)
+            if entry is not None and entry.state == "deleted" and entry.token_id:
+                self._append({"event": "created", "name": name, "id": entry.token_id})
+                entry.state = "created"
 
     # -- reading -------------------------------------------------------------------------
+
+    def entry(self, name: str) -> LedgerEntry | None:
+        """The entry named ``name``, if this run wrote one."""
+        with self._lock:
+            return self._entries.get(name)
+
+    def entries(self) -> list[LedgerEntry]:
+        """Every entry, in the order the run wrote them."""
+        with self._lock:
+            return list(self._entries.values())
 
     def outstanding(self) -> list[LedgerEntry]:
         """Entries still to clean up: created and not deleted, or pending (ambiguous)."""
         with self._lock:
-            return [e for e in self._entries.values() if e.state in ("pending", "created")]
+            return [e for e in self._entries.values() if e.outstanding]
 
     def counts(self) -> dict[str, int]:
-        """``created``, ``deleted`` and ``leaked`` for the end-of-run report."""
+        """``created``, ``deleted``, ``leaked`` and ``refused`` for the end-of-run report."""
         with self._lock:
             entries = list(self._entries.values())
+            refused = self.refused
         made = [e for e in entries if e.token_id is not None]
-        deleted = [e for e in made if e.state == "deleted"]
         return {
             "created": len(made),
-            "deleted": len(deleted),
-            "leaked": sum(e.state in ("pending", "created") for e in entries),
+            "deleted": sum(e.state == "deleted" for e in made),
+            "leaked": sum(e.outstanding for e in entries),
+            "refused": refused,
         }
 
     @classmethod
@@ -130,7 +204,7 @@ class Ledger:
         path = Path(path)
         try:
             lines = path.read_text(encoding="utf-8").splitlines()
-        except OSError as error:
+        except (OSError, UnicodeDecodeError) as error:
             raise UsageError(f"cannot read the ledger {path}: {error}") from error
         runs: dict[str, Ledger] = {}
         for number, line in enumerate(lines, start=1):
@@ -139,12 +213,20 @@ class Ledger:
             try:
                 record = json.loads(line)
                 run_id, event, name = record["run_id"], record["event"], record["name"]
+                if not all(isinstance(v, str) for v in (run_id, event, name)):
+                    raise TypeError(event)
             except (ValueError, KeyError, TypeError):
                 raise UsageError(f"{path}:{number}: not a ledger entry") from None
             ledger = runs.setdefault(run_id, cls(path, run_id))
-            entry = ledger._entries.setdefault(name, LedgerEntry(name, run_id, "pending"))
-            if event == "created":
-                entry.state, entry.token_id = "created", record.get("id")
-            elif event in ("deleted", "refused"):
-                entry.state = "deleted"
+            ledger._replay(event, name, record)
         return list(runs.values())
+
+    def _replay(self, event: str, name: str, record: dict[str, Any]) -> None:
+        entry = self._entries.setdefault(name, LedgerEntry(name, self.run_id, "pending"))
+        if event == "pending":
+            entry.bearer_key = record.get("as") or entry.bearer_key
+        elif event == "created" and isinstance(record.get("id"), str):
+            entry.state, entry.token_id = "created", record["id"]
+            self._by_id[record["id"]] = entry
+        elif event in ("deleted", "refused", "absent"):
+            entry.state = event

@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-from collections.abc import Collection, Sequence
+from collections.abc import Collection, Mapping, Sequence
 
 from patgate.runner.events import Failure, Outcome, RuleResult, ScenarioFinished
 from patgate.scenario.catalogue import Catalogue, Rule
 
-__all__ = ["exit_code", "rule_results", "scenario_outcome"]
+__all__ = ["exit_code", "rule_results", "run_exit_code", "scenario_outcome"]
 
 
 def scenario_outcome(failures: Sequence[Failure]) -> Outcome:
@@ -73,3 +73,23 @@ def exit_code(rules: Sequence[RuleResult], *, strict: bool = False) -> int:
     if strict and any(r.outcome is Outcome.WARNING for r in rules):
         return 1
     return 0
+
+
+def run_exit_code(
+    rules: Sequence[RuleResult],
+    tallies: Mapping[str, int],
+    *,
+    strict: bool = False,
+    interrupted: str = "",
+) -> int:
+    """The run's exit code: 130 / 143 when a signal stopped it, else :func:`exit_code`, made
+    1 when the run left a token behind or refused a delete (``tokens_leaked``,
+    ``deletes_refused`` in ``tallies``)."""
+    if interrupted:
+        from patgate.runner.interruption import interrupt_exit_code
+
+        return interrupt_exit_code(interrupted)
+    code = exit_code(rules, strict=strict)
+    if tallies.get("tokens_leaked", 0) or tallies.get("deletes_refused", 0):
+        return max(code, 1)
+    return code

@@ -3,7 +3,8 @@
 Keys come, in rising priority, from a world file (``--world``, JSON or YAML), ``PATGATE_*``
 environment variables and command-line flags (DESIGN.md, "The target contract"). Unknown
 keys are ignored. A target file may also override GraphQL operation documents under
-``documents``.
+``documents``, and mark the deployment ``production: true`` (or ``PATGATE_PRODUCTION=1``).
+A URL must be ``https://``; plain ``http://`` is accepted on loopback only.
 """
 
 from __future__ import annotations
@@ -11,12 +12,12 @@ from __future__ import annotations
 import ipaddress
 import json
 from collections.abc import Mapping
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 from urllib.parse import urlsplit
 
 from patgate.errors import UsageError
+from patgate.redaction import Secret
 from patgate.scenario.model import TARGET_KEYS
 
 if TYPE_CHECKING:
@@ -42,36 +43,79 @@ URL_KEYS = ("auth_url", "base_url", "graphql_url")
 _LOOPBACK_NAMES = ("localhost",)
 
 
-@dataclass(frozen=True)
 class TargetConfig:
-    """The keys of one deployment, plus GraphQL documents that replace the built-in ones."""
+    """The keys of one deployment, plus GraphQL documents that replace the built-in ones.
 
-    keys: Mapping[str, str]
-    documents: Mapping[str, str] = field(default_factory=dict)
+    Secret keys (:data:`SECRET_KEYS`) are held as :class:`~patgate.redaction.Secret`, so no
+    repr, traceback or assertion message shows them; :meth:`text` reveals one where a request
+    is built. ``production`` marks a deployment where bulk-writing scenarios are refused
+    unless named explicitly.
+    """
 
-    def get(self, key: str) -> str | None:
+    def __init__(
+        self,
+        keys: Mapping[str, str | Secret],
+        documents: Mapping[str, str] | None = None,
+        *,
+        production: bool = False,
+    ) -> None:
+        self._keys: dict[str, str | Secret] = {
+            key: (Secret(value) if key in SECRET_KEYS else _plain(key, value))
+            for key, value in keys.items()
+            if value
+        }
+        self.documents: Mapping[str, str] = dict(documents or {})
+        self.production = production
+
+    @property
+    def keys(self) -> dict[str, str | Secret]:
+        """The keys given (no defaults), secrets as :class:`Secret`."""
+        return dict(self._keys)
+
+    def get(self, key: str) -> str | Secret | None:
         """A key's value; ``graphql_url`` and ``pat_prefix`` have their documented defaults."""
-        value = self.keys.get(key)
+        value = self._keys.get(key)
         if value:
             return value
-        if key == "graphql_url" and self.keys.get("base_url"):
-            return self.keys["base_url"].rstrip("/") + "/graphql"
+        if key == "graphql_url" and self._keys.get("base_url"):
+            return str(self._keys["base_url"]).rstrip("/") + "/graphql"
         if key == "pat_prefix":
             return DEFAULT_PAT_PREFIX
         return None
 
+    def text(self, key: str) -> str | None:
+        """A key's value as text, a secret revealed: only for building a request."""
+        value = self.get(key)
+        return value.reveal() if isinstance(value, Secret) else value
+
     @property
     def pat_prefix(self) -> str:
         """The target's PAT prefix (default ``amp_pat_``)."""
-        return self.get("pat_prefix") or DEFAULT_PAT_PREFIX
+        return self.text("pat_prefix") or DEFAULT_PAT_PREFIX
 
-    def secrets(self) -> list[str]:
+    def secrets(self) -> list[Secret]:
         """Values that must never be printed."""
-        return [self.keys[key] for key in SECRET_KEYS if self.keys.get(key)]
+        return [value for value in self._keys.values() if isinstance(value, Secret)]
+
+    def key_holding(self, value: str | None) -> str | None:
+        """The secret key whose value is ``value`` (``admin_token``), if any."""
+        if not value:
+            return None
+        wanted = Secret(value)
+        return next(
+            (key for key in SECRET_KEYS if self._keys.get(key) == wanted),
+            None,
+        )
 
     def __repr__(self) -> str:
-        shown = sorted(key for key in self.keys if key not in SECRET_KEYS)
-        return f"TargetConfig(keys={shown}, secrets=<hidden>)"
+        shown = sorted(key for key in self._keys if key not in SECRET_KEYS)
+        return f"TargetConfig(keys={shown}, secrets=<hidden>, production={self.production})"
+
+
+def _plain(key: str, value: str | Secret) -> str:
+    if isinstance(value, Secret):
+        raise TypeError(f"{key} is not a secret key; pass its value as a str")
+    return value
 
 
 class Control(Protocol):
@@ -129,7 +173,7 @@ class LiveTarget:
     ) -> None:
         self.config = config
         self._transport = transport
-        self.display = config.get("base_url") or config.get("auth_url") or "live target"
+        self.display = config.text("base_url") or config.text("auth_url") or "live target"
 
     def transport(self) -> httpx.BaseTransport | None:
         """The injected transport, or ``None`` for the network."""
@@ -173,10 +217,15 @@ def resolve_target_config(
     """
     keys: dict[str, str] = {}
     documents: dict[str, str] = {}
+    production = False
     if world is not None:
         data = read_world_file(world)
         keys.update(_keys(data, str(world)))
         documents.update(_documents(data.get("documents"), str(world)))
+        production = _flag(data.get("production", False), f"{world}: production")
+    variable = (environ or {}).get("PATGATE_PRODUCTION")
+    if variable:
+        production = _flag(variable, "PATGATE_PRODUCTION")
     for key in TARGET_KEYS:
         value = (environ or {}).get(f"PATGATE_{key.upper()}")
         if value:
@@ -194,7 +243,18 @@ def resolve_target_config(
             "a live target needs base_url or auth_url (--base-url, PATGATE_BASE_URL or the "
             "world file)"
         )
-    return TargetConfig(keys, documents)
+    return TargetConfig(keys, documents, production=production)
+
+
+def _flag(value: Any, source: str) -> bool:
+    if isinstance(value, bool):
+        return value
+    text = str(value).strip().lower()
+    if text in ("1", "true", "yes"):
+        return True
+    if text in ("0", "false", "no"):
+        return False
+    raise UsageError(f"{source} must be true or false, got {value!r}")
 
 
 def _keys(data: Mapping[str, Any], source: str) -> dict[str, str]:
@@ -227,7 +287,15 @@ def _documents(value: Any, source: str) -> dict[str, str]:
 
 
 def _check_url(key: str, url: str) -> str:
-    parts = urlsplit(url)
+    try:
+        parts = urlsplit(url)
+        has_user = parts.username is not None or parts.password is not None
+        parts.port  # noqa: B018 - raises ValueError for a port that is not a number
+    except ValueError:
+        raise UsageError(f"{key} is not a valid URL") from None
+    # Checked before any message echoes the URL: user information would be a credential.
+    if has_user:
+        raise UsageError(f"{key} must not hold user information; give credentials as keys")
     if parts.scheme not in ("http", "https") or not parts.hostname:
         raise UsageError(f"{key} must be an absolute http(s) URL, got {url!r}")
     if parts.scheme == "http" and not _is_loopback(parts.hostname):

@@ -174,6 +174,8 @@ def _scenario(doc: SourceDocument, catalogue: Catalogue) -> Scenario:
         line=doc.line,
         description=str(data.get("description", "")).strip(),
         appends=tuple(sorted(builder.appends)),
+        bulk=bool(data.get("bulk", False)),
+        untracked_writes=builder.untracked_writes,
     )
 
 

@@ -44,9 +44,17 @@ TARGET_KEYS: tuple[str, ...] = (
 )
 """The keys that describe a deployment (DESIGN.md, "The target contract")."""
 
-BUILTIN_NAMES: tuple[str, ...] = ("run_id", "new_name", "random_pat", "index", "item")
+BUILTIN_NAMES: tuple[str, ...] = (
+    "run_id",
+    "new_name",
+    "random_pat",
+    "missing_id",
+    "index",
+    "item",
+)
 """Names the runner provides: the run's id, a fresh ``patgate-<run id>-<n>`` name, a
-well-formed PAT nobody holds, and the loop variables of ``repeat`` and ``for_each``."""
+well-formed PAT nobody holds, a token id nobody holds (the one id besides the run's own
+that a delete may name), and the loop variables of ``repeat`` and ``for_each``."""
 
 GRAPHQL_OPERATIONS: Mapping[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
     "viewer": ((), ()),
@@ -207,6 +215,11 @@ class Scenario:
     description: str = ""
     appends: tuple[str, ...] = ()
     """Capture names that collect lists; they start empty."""
+    bulk: bool = False
+    """Writes in bulk (the cap probe): refused on a production target unless named."""
+    untracked_writes: bool = False
+    """Sends a write the ledger cannot track (a raw GraphQL mutation, an HTTP POST, PUT,
+    PATCH or DELETE): it runs only against the embedded fake."""
 
     @property
     def location(self) -> str:

@@ -48,9 +48,10 @@ CHECK_KEYS = (
 _PATH_CHECKS = ("path", "masked", "date", "pat")
 _EXPRESSION_KEYS = ("repeat", "wait", "assume")
 _SAFE_METHODS = ("GET", "HEAD", "OPTIONS")
+_TOKEN_ENDPOINT = "${auth_url}/oauth/token"
 _MUTATION = re.compile(r"^\s*mutation\b", re.MULTILINE)
 _TEMPLATE = re.compile(r"\$\{[A-Za-z_][A-Za-z0-9_]*\}")
-_ALWAYS_KNOWN = frozenset(TARGET_KEYS) | {"run_id", "new_name", "random_pat"}
+_ALWAYS_KNOWN = frozenset(TARGET_KEYS) | {"run_id", "new_name", "random_pat", "missing_id"}
 
 
 def describe_where(where: Sequence[str | int]) -> str:
@@ -74,6 +75,7 @@ class StepBuilder:
         self.appends: set[str] = set()
         self.target_keys: set[str] = set()
         self.writes = False
+        self.untracked_writes = False
         self.waits = False
         self.uses_control = False
         self.in_cleanup = False
@@ -161,6 +163,9 @@ class StepBuilder:
         if kind == "http":
             if value["method"] not in _SAFE_METHODS:
                 self.writes = True
+                # Only the token endpoint is a POST that leaves nothing behind to clean up.
+                if not value["url"].startswith(_TOKEN_ENDPOINT):
+                    self.untracked_writes = True
             return HttpCall(
                 method=value["method"],
                 url=value["url"],
@@ -185,6 +190,7 @@ class StepBuilder:
         if isinstance(value, dict):
             if _MUTATION.search(value["query"]):
                 self.writes = True
+                self.untracked_writes = True
             return GraphqlCall(
                 query=value["query"],
                 variables=dict(value.get("variables", {})),

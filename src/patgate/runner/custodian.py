@@ -1,0 +1,314 @@
+"""The one place tokens are created and deleted, always through the run's ledger.
+
+A create is written to the ledger before it is sent and confirmed with the id it returned.
+An answer that does not say whether the token was made (a timeout after the request left, a
+5xx, a 429) is settled by listing the creator's tokens and looking for the ledger's name;
+a create is never resent before that. A delete of an id the ledger does not hold is refused
+and never sent. At the end, :meth:`Custodian.finish` deletes whatever is still outstanding,
+settles what is still unknown, and lists once more to check that what the ledger calls
+deleted is gone.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Iterable, Mapping
+from typing import Any
+
+from patgate.checks import Observed
+from patgate.redaction import Secret
+from patgate.runner.documents import Documents
+from patgate.runner.exchange import RequestFailed
+from patgate.runner.ledger import Ledger, LedgerEntry
+from patgate.runner.retries import RETRY_STATUSES, RetryPolicy
+from patgate.scenario.paths import PathError, PathMissing, resolve_path
+
+__all__ = [
+    "CreateRefused",
+    "Custodian",
+    "GraphqlSend",
+    "created_token_id",
+    "delete_succeeded",
+    "refused_create",
+]
+
+GraphqlSend = Callable[[str, Mapping[str, Any] | None, str | None], Observed]
+"""``(query, variables, bearer) -> answer``: a request that may be resent after a 429."""
+DocumentSend = Callable[[str, Mapping[str, Any] | None], Observed]
+"""``(query, variables) -> answer``, with the caller's bearer and headers."""
+
+_FALLBACK_KEY = "admin_token"
+
+
+class CreateRefused(Exception):
+    """patgate will not send this create (its name is not one the ledger can track)."""
+
+
+def created_token_id(observed: Observed) -> str | None:
+    """The id in a ``createPersonalAccessToken`` answer, if there is one."""
+    try:
+        value = resolve_path(observed.body, "data.createPersonalAccessToken.id")
+    except (PathMissing, PathError):
+        return None
+    return value if isinstance(value, str) and value else None
+
+
+def refused_create(observed: Observed) -> bool:
+    """Whether an answer clearly says the create was not done: a 4xx other than 429, or
+    GraphQL errors with the field null."""
+    if 400 <= observed.status < 500 and observed.status not in RETRY_STATUSES:
+        return True
+    body = observed.body
+    if observed.status != 200 or not isinstance(body, dict) or not body.get("errors"):
+        return False
+    data = body.get("data")
+    return data is None or (
+        isinstance(data, dict) and data.get("createPersonalAccessToken") is None
+    )
+
+
+def delete_succeeded(observed: Observed) -> bool:
+    """A 2xx without GraphQL errors whose result is neither null nor false."""
+    body = observed.body
+    if not 200 <= observed.status < 300 or not isinstance(body, dict) or body.get("errors"):
+        return False
+    data = body.get("data")
+    if not isinstance(data, dict) or not data:
+        return False
+    result = next(iter(data.values()))
+    return result is not None and result is not False
+
+
+class Custodian:
+    """Creates and deletes tokens for one run (or for ``patgate cleanup``), through ``ledger``.
+
+    ``send`` posts a GraphQL document with a bearer. ``bearer_of_key`` gives the value of a
+    target key (``admin_token``): what cleanup deletes with when the run's own memory of
+    the creator's token is gone.
+    """
+
+    def __init__(
+        self,
+        ledger: Ledger,
+        documents: Documents,
+        send: GraphqlSend,
+        *,
+        bearer_of_key: Callable[[str], str | None],
+        retry: RetryPolicy | None = None,
+        sleep: Callable[[float], None] = time.sleep,
+    ) -> None:
+        self.ledger = ledger
+        self.documents = documents
+        self._send = send
+        self._bearer_of_key = bearer_of_key
+        self._retry = retry if retry is not None else RetryPolicy()
+        self._sleep = sleep
+        self._bearers: dict[str, Secret] = {}
+
+    # -- creating -------------------------------------------------------------------------------
+
+    def create(
+        self,
+        name: str,
+        send: Callable[[], Observed],
+        *,
+        bearer: str | None,
+        bearer_key: str | None = None,
+        token_id: Callable[[Observed], str | None] = created_token_id,
+        refused: Callable[[Observed], bool] = refused_create,
+    ) -> Observed:
+        """Write ``name`` down, send the create, and record what became of it.
+
+        Raises :class:`CreateRefused` (nothing sent) for a name the ledger cannot track, and
+        :class:`RequestFailed` when no answer came; its message says what a listing found.
+        """
+        if not isinstance(name, str) or not name.startswith(self.ledger.name_prefix):
+            raise CreateRefused(
+                f"a token the run creates is named ${{new_name}} "
+                f"({self.ledger.name_prefix}<n>, so the ledger can find it); got {name!r}"
+            )
+        if self.ledger.entry(name) is not None:
+            raise CreateRefused(f"{name!r} was already used by this run; use a fresh ${{new_name}}")
+        self.ledger.intend(name, bearer_key)
+        if bearer:
+            self._bearers[name] = Secret(bearer)
+        attempt = 0
+        while True:
+            try:
+                observed = send()
+            except RequestFailed as error:
+                if not error.sent:
+                    self.ledger.abandon(name)
+                    raise
+                raise RequestFailed(f"{error}; {self._settle(name)}") from None
+            made = token_id(observed)
+            if made:
+                self.ledger.confirm(name, made)
+                return observed
+            if observed.status in RETRY_STATUSES:
+                known, found = self._find(name)
+                if found or not known:
+                    return observed
+                # Listed and not there: the create was not done, so it may be sent again.
+                delay = self._retry.delay(observed.status, observed.headers, attempt)
+                if delay is None:
+                    return observed
+                attempt += 1
+                self._sleep(delay)
+                continue
+            if refused(observed):
+                self.ledger.abandon(name)
+            else:
+                self._find(name)
+            return observed
+
+    def _settle(self, name: str) -> str:
+        known, found = self._find(name)
+        if found:
+            return f"a listing shows it was created as {found!r}; it will be deleted"
+        if known:
+            return "no token of that name is listed yet; it is looked for again at the end"
+        return "the tokens could not be listed; it is looked for again at the end"
+
+    def _find(self, name: str) -> tuple[bool, str | None]:
+        """``(listed, id)``: whether the creator's tokens could be listed, and the id of the
+        one named ``name`` (confirmed in the ledger) if it is there."""
+        entry = self.ledger.entry(name)
+        bearer, _ = self._bearer(entry) if entry is not None else (None, False)
+        listed = self._listing(bearer)
+        if listed is None:
+            return False, None
+        for token in listed:
+            token_id = token.get("id")
+            if token.get("name") == name and isinstance(token_id, str) and token_id:
+                self.ledger.confirm(name, token_id)
+                return True, token_id
+        return True, None
+
+    def _listing(self, bearer: str | None) -> list[dict[str, Any]] | None:
+        if not bearer:
+            return None
+        query, variables = self.documents.viewer()
+        try:
+            observed = self._send(query, variables, bearer)
+            tokens = resolve_path(observed.body, "data.viewer.personalAccessTokens")
+        except (RequestFailed, PathMissing, PathError):
+            return None
+        if observed.status != 200 or not isinstance(tokens, list):
+            return None
+        return [token for token in tokens if isinstance(token, dict)]
+
+    def _bearer(self, entry: LedgerEntry) -> tuple[str | None, bool]:
+        """The creator's token (and ``True``), or the admin's as a fallback (``False``)."""
+        remembered = self._bearers.get(entry.name)
+        if remembered is not None:
+            return remembered.reveal(), True
+        if entry.bearer_key:
+            value = self._bearer_of_key(entry.bearer_key)
+            if value:
+                return value, True
+        return self._bearer_of_key(_FALLBACK_KEY), False
+
+    # -- deleting -------------------------------------------------------------------------------
+
+    def delete(self, token_id: str, send: DocumentSend, *, cleanup: bool) -> Observed | None:
+        """Delete ``token_id`` through ``send``, if the ledger holds it.
+
+        Raises :class:`~patgate.runner.ledger.ForeignDeleteRefused` (nothing sent) for an
+        id this run did not create. In ``cleanup``, an id already deleted is not sent again
+        (``None``); in a step it is (deleting twice is a question a scenario may ask).
+        """
+        entry = self.ledger.check_delete(token_id)
+        if cleanup and entry.state != "created":
+            return None
+        observed = self._delete_document(token_id, send)
+        if delete_succeeded(observed):
+            self.ledger.deleted(token_id)
+        return observed
+
+    def gone(self, token_id: str) -> None:
+        """A token of the ledger vanished another way (a rejected approval request)."""
+        self.ledger.deleted(token_id)
+
+    def _delete_document(self, token_id: str, send: DocumentSend) -> Observed:
+        query, variables = self.documents.delete_token(token_id)
+        observed = send(query, variables)
+        if self.documents.learn_delete_from(observed):
+            query, variables = self.documents.delete_token(token_id)
+            observed = send(query, variables)
+        return observed
+
+    # -- sweeping -------------------------------------------------------------------------------
+
+    def sweep(self, names: Iterable[str] | None = None, *, final: bool = False) -> None:
+        """Delete the outstanding entries (those named, or all), settling pending ones by
+        listing; ``final``: a pending create not listed is recorded as never made."""
+        chosen = None if names is None else set(names)
+        for entry in self.ledger.outstanding():
+            if chosen is not None and entry.name not in chosen:
+                continue
+            if entry.state == "pending":
+                known, found = self._find(entry.name)
+                if found is None:
+                    if known and final:
+                        self.ledger.absent(entry.name)
+                    continue
+            self._sweep_one(entry)
+
+    def _sweep_one(self, entry: LedgerEntry) -> None:
+        token_id = entry.token_id
+        bearer, creator = self._bearer(entry)
+        if token_id is None or not bearer:
+            return
+
+        def send(query: str, variables: Mapping[str, Any] | None) -> Observed:
+            return self._send(query, variables, bearer)
+
+        try:
+            observed = self._delete_document(token_id, send)
+        except RequestFailed:
+            return
+        if delete_succeeded(observed):
+            self.ledger.deleted(token_id)
+            return
+        listed = self._listing(bearer) if creator else None
+        if listed is not None and all(token.get("id") != token_id for token in listed):
+            # Not among its creator's tokens: it is gone already.
+            self.ledger.deleted(token_id)
+
+    def finish(self, *, settle: float = 0.0) -> None:
+        """The end of a run: sweep everything, then check by listing that what the ledger
+        calls deleted is gone; a token still listed is deleted again, or stays leaked.
+
+        A create whose answer never came may still be under way on the deployment: when one
+        is not listed, the last listing waits ``settle`` seconds before it calls it absent.
+        """
+        self.sweep()
+        if settle > 0 and any(e.state == "pending" for e in self.ledger.outstanding()):
+            self._sleep(settle)
+        self.sweep(final=True)
+        stale = self._still_listed()
+        if not stale:
+            return
+        for entry in stale:
+            self.ledger.reopen(entry.name)
+        self.sweep(final=True)
+        for entry in self._still_listed():
+            self.ledger.reopen(entry.name)
+
+    def _still_listed(self) -> list[LedgerEntry]:
+        """Entries the ledger calls deleted whose token is still listed by its creator."""
+        deleted = [e for e in self.ledger.entries() if e.state == "deleted" and e.token_id]
+        by_bearer: dict[str, list[LedgerEntry]] = {}
+        for entry in deleted:
+            bearer, creator = self._bearer(entry)
+            if bearer and creator:
+                by_bearer.setdefault(bearer, []).append(entry)
+        stale: list[LedgerEntry] = []
+        for bearer, entries in by_bearer.items():
+            listed = self._listing(bearer)
+            if listed is None:
+                continue
+            ids = {token.get("id") for token in listed}
+            stale.extend(entry for entry in entries if entry.token_id in ids)
+        return stale

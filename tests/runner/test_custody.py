@@ -1,0 +1,314 @@
+"""Creates and deletes go through the ledger: written first, never resent blindly, and a
+delete of anything the run did not create is refused before it is sent."""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Callable
+from pathlib import Path
+
+import httpx
+import pytest
+
+from patgate.fake.deployment import Deployment
+from patgate.fake.model import PatRecord, Principal
+from patgate.harness import Fake
+from patgate.runner import FakeTarget, LiveTarget, TargetConfig
+from patgate.runner.events import Outcome
+
+from .support import builtin, finished, live, run_events, scenarios
+
+Handler = Callable[[httpx.Request], httpx.Response]
+
+
+def _operation(request: httpx.Request) -> str:
+    """``create``, ``delete``, ``viewer`` or ``other`` for a GraphQL request."""
+    if not request.url.path.endswith("/graphql"):
+        return "other"
+    query = json.loads(request.content).get("query", "")
+    for word, name in (
+        ("createPersonalAccessToken", "create"),
+        ("deletePersonalAccessToken", "delete"),
+        ("personalAccessTokens", "viewer"),
+    ):
+        if word in query:
+            return name
+    return "other"
+
+
+def _through(fake: Fake, step: Callable[[httpx.Request, Handler], httpx.Response]) -> LiveTarget:
+    """The fake as a live target, every request passing through ``step``."""
+    inner = fake.httpx_transport()
+    transport = httpx.MockTransport(lambda request: step(request, inner.handle_request))
+    return LiveTarget(TargetConfig(fake.world), transport=transport)
+
+
+def _admin_token_ids(fake: Fake) -> set[str]:
+    admin = fake.default_world.admin_id
+    return {t.id for t in fake.deployment.tokens.values() if t.user_id == admin}
+
+
+CREATE_ONE = """\
+id: create-one
+title: Creates one token and keeps it
+rules: [PAT-CREATE-FIELDS]
+steps:
+  - graphql: create_token
+    args: {name: "${new_name}"}
+    bearer: ${admin_token}
+    expect:
+      - ok: true
+"""
+
+
+def test_a_create_is_in_the_ledger_file_before_it_is_sent(tmp_path: Path) -> None:
+    ledger = tmp_path / "ledger.jsonl"
+    seen: list[dict[str, str]] = []
+
+    def check(request: httpx.Request, inner: Handler) -> httpx.Response:
+        if _operation(request) == "create":
+            seen.extend(json.loads(line) for line in ledger.read_text().splitlines())
+        return inner(request)
+
+    fake = Fake()
+    before = _admin_token_ids(fake)
+    _, end = run_events(
+        scenarios(CREATE_ONE), _through(fake, check), allow_writes=True, ledger_path=ledger
+    )
+    assert [(e["event"], e["as"]) for e in seen] == [("pending", "admin_token")]
+    assert re.fullmatch(rf"patgate-{end.run_id}-\d+", seen[0]["name"])
+    events = [json.loads(line)["event"] for line in ledger.read_text().splitlines()]
+    assert events == ["pending", "created", "deleted"]
+    assert (end.counts["tokens_created"], end.counts["tokens_deleted"]) == (1, 1)
+    assert _admin_token_ids(fake) == before
+
+
+FOREIGN_DELETE = """\
+id: delete-the-admins-token
+title: Tries to delete a token the run did not create
+rules: [PAT-DELETE]
+steps:
+  - name: find the admin's own token
+    graphql: viewer
+    bearer: ${admin_token}
+    capture:
+      theirs: data.viewer.personalAccessTokens[0].id
+  - name: delete it
+    graphql: delete_token
+    args: {id: "${theirs}"}
+    bearer: ${admin_token}
+    expect:
+      - ok: true
+"""
+
+
+def test_a_delete_of_an_id_not_in_the_ledger_is_refused_and_never_sent() -> None:
+    sent: list[str] = []
+
+    def count(request: httpx.Request, inner: Handler) -> httpx.Response:
+        sent.append(_operation(request))
+        return inner(request)
+
+    fake = Fake()
+    before = _admin_token_ids(fake)
+    events, end = run_events(scenarios(FOREIGN_DELETE), _through(fake, count), allow_writes=True)
+    (failure,) = finished(events)["delete-the-admins-token"].failures
+    assert failure.step == "delete it"
+    assert "this run's ledger does not hold it" in failure.message
+    assert "delete" not in sent
+    assert _admin_token_ids(fake) == before
+    assert end.counts["deletes_refused"] == 1
+    assert end.exit_code == 1
+
+
+def test_the_embedded_fake_refuses_foreign_deletes_too() -> None:
+    fake = Fake()
+    before = _admin_token_ids(fake)
+    _, end = run_events(scenarios(FOREIGN_DELETE), FakeTarget(fake))
+    assert end.counts["deletes_refused"] == 1
+    assert _admin_token_ids(fake) == before
+
+
+def test_a_refused_delete_in_a_cleanup_is_reported() -> None:
+    text = FOREIGN_DELETE.replace("steps:\n", "steps:\n", 1).replace(
+        "  - name: delete it\n", "cleanup:\n  - name: delete it\n"
+    )
+    fake = Fake()
+    events, end = run_events(scenarios(text), live(fake), allow_writes=True)
+    (failure,) = finished(events)["delete-the-admins-token"].failures
+    assert "refused to delete" in failure.message
+    assert end.counts["deletes_refused"] == 1
+    assert len(fake.deployment.tokens) == 4
+
+
+def test_a_create_must_carry_a_name_of_the_run() -> None:
+    text = CREATE_ONE.replace('"${new_name}"', "my-token")
+    sent: list[str] = []
+
+    def count(request: httpx.Request, inner: Handler) -> httpx.Response:
+        sent.append(_operation(request))
+        return inner(request)
+
+    events, _ = run_events(scenarios(text), _through(Fake(), count), allow_writes=True)
+    (failure,) = finished(events)["create-one"].failures
+    assert "named ${new_name}" in failure.message
+    assert "create" not in sent
+
+
+def test_a_create_answered_429_is_looked_for_before_it_is_sent_again() -> None:
+    sent: list[str] = []
+
+    def busy_once(request: httpx.Request, inner: Handler) -> httpx.Response:
+        operation = _operation(request)
+        sent.append(operation)
+        if operation == "create" and sent.count("create") == 1:
+            return httpx.Response(429, headers={"Retry-After": "0"})
+        return inner(request)
+
+    fake = Fake()
+    before = _admin_token_ids(fake)
+    events, end = run_events(scenarios(CREATE_ONE), _through(fake, busy_once), allow_writes=True)
+    assert finished(events)["create-one"].outcome is Outcome.PASSED
+    first, second = (i for i, op in enumerate(sent) if op == "create")
+    assert "viewer" in sent[first + 1 : second], "the listing comes between the two sends"
+    assert (end.counts["tokens_created"], end.counts["tokens_leaked"]) == (1, 0)
+    assert end.counts["retries"] == 1
+    assert _admin_token_ids(fake) == before
+
+
+def test_a_create_whose_answer_is_lost_is_found_by_listing_and_deleted() -> None:
+    sent: list[str] = []
+
+    def lose_the_answer(request: httpx.Request, inner: Handler) -> httpx.Response:
+        sent.append(_operation(request))
+        response = inner(request)
+        if sent[-1] == "create":
+            raise httpx.ReadTimeout("timed out", request=request)
+        return response
+
+    fake = Fake()
+    before = _admin_token_ids(fake)
+    events, end = run_events(
+        scenarios(CREATE_ONE), _through(fake, lose_the_answer), allow_writes=True
+    )
+    (failure,) = finished(events)["create-one"].failures
+    assert "ReadTimeout" in failure.message
+    assert "a listing shows it was created" in failure.message
+    assert sent.count("create") == 1, "a create is never resent blindly"
+    assert (end.counts["tokens_created"], end.counts["tokens_deleted"]) == (1, 1)
+    assert end.counts["tokens_leaked"] == 0
+    assert _admin_token_ids(fake) == before
+
+
+def test_a_lost_create_that_never_happened_is_settled_by_the_last_listing() -> None:
+    def never_arrives(request: httpx.Request, inner: Handler) -> httpx.Response:
+        if _operation(request) == "create":
+            raise httpx.ReadTimeout("timed out", request=request)
+        return inner(request)
+
+    target = _through(Fake(), never_arrives)
+    events, end = run_events(scenarios(CREATE_ONE), target, allow_writes=True, read_timeout=0.01)
+    (failure,) = finished(events)["create-one"].failures
+    assert "no token of that name is listed yet" in failure.message
+    assert end.counts["tokens_created"] == end.counts["tokens_leaked"] == 0
+    assert end.exit_code == 1
+
+
+class _DeleteIsANoOp(Deployment):
+    def delete_token(self, principal: Principal, token_id: str) -> PatRecord:
+        return self.tokens[token_id]
+
+
+def test_a_token_still_listed_after_its_delete_is_counted_as_leaked() -> None:
+    fake = Fake(deployment=_DeleteIsANoOp())
+    chosen = [s for s in builtin() if s.id == "pat-create"]
+    _, end = run_events(chosen, live(fake), allow_writes=True)
+    assert end.counts["tokens_created"] == 2
+    assert end.counts["tokens_leaked"] == 2
+    assert end.exit_code == 1
+
+
+def _hold(fake: Fake, count: int) -> set[str]:
+    """Give the admin ``count`` tokens in all (the world gives one); their ids."""
+    world = fake.default_world
+    for index in range(count - 1):
+        fake.request_token_via_ui(world.admin_id, f"the admin's own {index}")
+    return _admin_token_ids(fake)
+
+
+def test_the_cap_probe_is_skipped_when_the_user_holds_5_tokens() -> None:
+    fake = Fake()
+    before = _hold(fake, 5)
+    cap = [s for s in builtin() if s.id == "pat-cap"]
+    events, end = run_events(cap, live(fake), allow_writes=True)
+    result = finished(events)["pat-cap"]
+    assert result.outcome is Outcome.SKIPPED
+    assert (
+        result.reason
+        == "the admin already holds 5 tokens, and patgate deletes only what it created"
+    )
+    assert _admin_token_ids(fake) == before
+    assert end.counts["tokens_created"] == 0
+
+
+@pytest.mark.parametrize("held", [1, 3, 4])
+def test_the_cap_probe_creates_up_to_the_cap_and_leaves_the_users_tokens(held: int) -> None:
+    fake = Fake()
+    before = _hold(fake, held)
+    cap = [s for s in builtin() if s.id == "pat-cap"]
+    events, end = run_events(cap, live(fake), allow_writes=True)
+    assert finished(events)["pat-cap"].outcome is Outcome.PASSED
+    assert end.counts["tokens_created"] == (5 - held) + 1  # and one more after a delete
+    assert end.counts["tokens_deleted"] == end.counts["tokens_created"]
+    assert _admin_token_ids(fake) == before
+
+
+def test_production_refuses_bulk_writes_unless_the_scenario_is_named() -> None:
+    fake = Fake()
+    target = LiveTarget(TargetConfig(fake.world, production=True), transport=fake.httpx_transport())
+    chosen = [s for s in builtin() if s.id in ("pat-cap", "pat-create")]
+    events, _ = run_events(chosen, target, allow_writes=True)
+    results = finished(events)
+    assert results["pat-cap"].reason == (
+        "writes in bulk, which a production target refuses unless the scenario is named: "
+        "--scenario pat-cap"
+    )
+    assert results["pat-create"].outcome is Outcome.PASSED
+    named, _ = run_events(chosen[:1], target, allow_writes=True, explicit=frozenset({"pat-cap"}))
+    assert finished(named)["pat-cap"].outcome is Outcome.PASSED
+    without, _ = run_events(chosen[:1], target, explicit=frozenset({"pat-cap"}))
+    assert (
+        finished(without)["pat-cap"].reason == "writes to the deployment; run with --allow-writes"
+    )
+
+
+RAW_MUTATION = """\
+id: raw-create
+title: Creates a token with its own document
+rules: [PAT-CREATE-FIELDS]
+steps:
+  - graphql:
+      query: >-
+        mutation { createPersonalAccessToken(input: {name: "x", organizationId: "y"}) { id } }
+    bearer: ${admin_token}
+    expect:
+      - status: 200
+"""
+
+
+def test_a_write_the_ledger_cannot_track_runs_only_against_the_fake() -> None:
+    (scenario,) = scenarios(RAW_MUTATION)
+    assert scenario.untracked_writes
+    events, _ = run_events([scenario], live(Fake()), allow_writes=True)
+    assert finished(events)["raw-create"].reason.startswith("sends a write the ledger cannot track")
+    events, _ = run_events([scenario], FakeTarget())
+    assert finished(events)["raw-create"].outcome is Outcome.PASSED
+
+
+def test_a_token_made_through_the_management_ui_path_is_in_the_ledger_too() -> None:
+    fake = Fake()
+    approval = [s for s in builtin() if s.id == "pat-approval"]
+    _, end = run_events(approval, FakeTarget(fake))
+    assert (end.counts["tokens_created"], end.counts["tokens_deleted"]) == (1, 1)
+    assert len(fake.deployment.tokens) == 4

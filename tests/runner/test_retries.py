@@ -1,0 +1,127 @@
+"""429 and 503: Retry-After in both forms, within a wait limit and a budget, counted."""
+
+from __future__ import annotations
+
+from datetime import datetime, timezone
+from email.utils import format_datetime
+
+import httpx
+import pytest
+
+from patgate.harness import Fake
+from patgate.runner import LiveTarget, TargetConfig
+from patgate.runner.events import Outcome
+from patgate.runner.exchange import Exchange
+from patgate.runner.retries import RetryPolicy, retry_after_seconds
+
+from .support import builtin, finished, run_events
+
+NOW = 1_700_000_000.0
+
+
+def _policy(**options: float) -> RetryPolicy:
+    return RetryPolicy(clock=lambda: NOW, jitter=lambda: 0.0, **options)  # type: ignore[arg-type]
+
+
+def test_retry_after_in_seconds_and_as_an_http_date() -> None:
+    assert retry_after_seconds("7", NOW) == 7.0
+    later = format_datetime(datetime.fromtimestamp(NOW + 12, tz=timezone.utc), usegmt=True)
+    assert retry_after_seconds(later, NOW) == pytest.approx(12.0)
+    earlier = format_datetime(datetime.fromtimestamp(NOW - 60, tz=timezone.utc), usegmt=True)
+    assert retry_after_seconds(earlier, NOW) == 0.0
+    assert retry_after_seconds("soon", NOW) is None
+    assert retry_after_seconds(None, NOW) is None
+
+
+def test_only_429_and_503_are_retried() -> None:
+    policy = _policy()
+    assert policy.delay(500, {"retry-after": "1"}, 0) is None
+    assert policy.delay(429, {"retry-after": "1"}, 0) == 1.0
+    assert policy.delay(503, {"retry-after": "2"}, 0) == 2.0
+    assert policy.retries == 2
+
+
+def test_a_wait_longer_than_the_limit_is_not_waited() -> None:
+    policy = _policy(max_wait=10.0)
+    assert policy.delay(429, {"retry-after": "11"}, 0) is None
+    assert policy.retries == 0
+
+
+def test_the_budget_caps_the_waits_of_the_whole_run() -> None:
+    policy = _policy(budget=5.0, max_wait=10.0)
+    assert policy.delay(429, {"retry-after": "3"}, 0) == 3.0
+    assert policy.delay(429, {"retry-after": "3"}, 0) is None
+    assert policy.delay(429, {"retry-after": "2"}, 0) == 2.0
+    assert policy.retries == 2
+
+
+def test_without_retry_after_the_waits_grow_and_attempts_are_limited() -> None:
+    policy = _policy(attempts=3)
+    assert [policy.delay(503, {}, attempt) for attempt in range(4)] == [0.5, 1.0, 2.0, None]
+
+
+def test_jitter_adds_a_little_to_each_wait() -> None:
+    policy = RetryPolicy(clock=lambda: NOW, jitter=lambda: 1.0)
+    wait = policy.delay(429, {"retry-after": "10"}, 0)
+    assert wait is not None
+    assert 10.0 < wait <= 11.0
+
+
+def _busy_then(answers: int, status: int = 429, retry_after: str = "0") -> httpx.MockTransport:
+    fake = Fake()
+    inner = fake.httpx_transport()
+    seen = {"n": 0}
+
+    def handler(request: httpx.Request) -> httpx.Response:
+        seen["n"] += 1
+        if seen["n"] <= answers:
+            return httpx.Response(status, headers={"Retry-After": retry_after})
+        return inner.handle_request(request)
+
+    transport = httpx.MockTransport(handler)
+    transport.fake = fake  # type: ignore[attr-defined]
+    return transport
+
+
+def test_the_exchange_resends_a_read_and_counts_it() -> None:
+    transport = _busy_then(2)
+    fake: Fake = transport.fake  # type: ignore[attr-defined]
+    target = LiveTarget(TargetConfig(fake.world), transport=transport)
+    exchange = Exchange(target, retry=_policy(), sleep=lambda seconds: None)
+    observed = exchange.send("GET", fake.world["base_url"] + "/v2/content/hubs", kind="hubs")
+    assert observed.status == 401  # the real answer, after two 429s
+    assert exchange.retry.retries == 2
+
+
+def test_a_write_is_not_resent_by_the_exchange() -> None:
+    transport = _busy_then(1)
+    fake: Fake = transport.fake  # type: ignore[attr-defined]
+    target = LiveTarget(TargetConfig(fake.world), transport=transport)
+    exchange = Exchange(target, retry=_policy(), sleep=lambda seconds: None)
+    observed = exchange.send(
+        "POST", fake.world["graphql_url"], kind="graphql", json={"query": "mutation { x }"}
+    )
+    assert observed.status == 429
+    assert exchange.retry.retries == 0
+
+
+def test_a_run_honours_retry_after_and_reports_the_retries() -> None:
+    transport = _busy_then(2, status=503)
+    fake: Fake = transport.fake  # type: ignore[attr-defined]
+    target = LiveTarget(TargetConfig(fake.world), transport=transport)
+    chosen = [s for s in builtin() if s.id == "token-ok"]
+    events, end = run_events(chosen, target)
+    assert finished(events)["token-ok"].outcome is Outcome.PASSED
+    assert end.counts["retries"] == 2
+
+
+def test_past_the_budget_the_answer_stands_and_fails_the_step() -> None:
+    transport = _busy_then(50, retry_after="1")
+    fake: Fake = transport.fake  # type: ignore[attr-defined]
+    target = LiveTarget(TargetConfig(fake.world), transport=transport)
+    chosen = [s for s in builtin() if s.id == "token-ok"]
+    events, end = run_events(chosen, target, retry_budget=0.0)
+    (failure, *_) = finished(events)["token-ok"].failures
+    assert "429" in failure.actual
+    assert end.counts["retries"] == 0
+    assert end.exit_code == 1
