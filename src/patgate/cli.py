@@ -20,6 +20,7 @@ COMMANDS: dict[str, str] = {
     "run": "Run the conformance scenarios against the embedded fake or a deployment.",
     "rules": "Print the rule catalogue and which scenarios cover each rule.",
     "serve": "Serve the fake on a loopback address for clients in any language.",
+    "cleanup": "Delete what an interrupted run left behind, from its ledger.",
 }
 
 
