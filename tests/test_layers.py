@@ -61,6 +61,7 @@ FORBIDDEN: dict[str, tuple[str, ...]] = {
         "patgate.wire",
         "patgate.transports",
     ),
+    "fuzz": ("patgate.cli", "patgate.commands", "patgate.pytest_plugin"),
     "reporting": (
         "patgate.fake",
         "patgate.wire",

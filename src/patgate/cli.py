@@ -21,6 +21,7 @@ COMMANDS: dict[str, str] = {
     "rules": "Print the rule catalogue and which scenarios cover each rule.",
     "serve": "Serve the fake on a loopback address for clients in any language.",
     "cleanup": "Delete what an interrupted run left behind, from its ledger.",
+    "fuzz": "Fuzz a deployment's token endpoint, hubs listing and GraphQL API.",
 }
 
 

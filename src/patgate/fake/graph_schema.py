@@ -83,9 +83,10 @@ def _cursor_index(cursor: str) -> int:
 
 
 def _viewer_organizations(
-    _user: User, info: Info, first: int = 20, after: str | None = None
+    _user: User, info: Info, first: int | None = 20, after: str | None = None
 ) -> dict[str, Any]:
-    if not 1 <= first <= MAX_ORGANIZATIONS_PAGE:
+    # An explicit `first: null` arrives as None, not as the schema's default.
+    if first is None or not 1 <= first <= MAX_ORGANIZATIONS_PAGE:
         raise InvalidRequest(
             f"first must be between 1 and {MAX_ORGANIZATIONS_PAGE}", rule_id="ORG-DISCOVERY"
         )

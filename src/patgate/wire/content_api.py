@@ -8,6 +8,7 @@ uses.
 
 from __future__ import annotations
 
+import functools
 import re
 from typing import Any
 
@@ -24,6 +25,9 @@ __all__ = ["HubsEndpoint", "errors_body", "hub_page_view"]
 HAL_TYPE = "application/hal+json"
 DEFAULT_PAGE_SIZE = 20
 _INTEGER = re.compile(r"-?[0-9]{1,9}")
+# strftime costs ~2.4 us and a hub's dates rarely change, so a page of 20 hubs would spend
+# ~100 us formatting the same instants again; the function is pure, so answers are kept.
+_timestamp = functools.lru_cache(maxsize=4096)(format_timestamp)
 
 
 def errors_body(message: str) -> dict[str, Any]:
@@ -41,9 +45,9 @@ def _hub_view(hub: Hub, listing_url: str) -> dict[str, Any]:
         "status": hub.status,
         "settings": hub.settings,
         "createdBy": hub.created_by,
-        "createdDate": format_timestamp(hub.created_date),
+        "createdDate": _timestamp(hub.created_date),
         "lastModifiedBy": hub.last_modified_by,
-        "lastModifiedDate": format_timestamp(hub.last_modified_date),
+        "lastModifiedDate": _timestamp(hub.last_modified_date),
         "_links": {
             "self": {"href": href},
             "hub": {"href": href},
@@ -85,7 +89,8 @@ def _integer(params: dict[str, str], name: str, default: int) -> int:
     if value is None:
         return default
     if not _INTEGER.fullmatch(value):
-        raise InvalidRequest(f"{name} must be an integer", rule_id="HUBS-HAL")
+        # The digit limit keeps int() off huge inputs; say so, as 10**10 is an integer too.
+        raise InvalidRequest(f"{name} must be an integer of at most 9 digits", rule_id="HUBS-HAL")
     return int(value)
 
 

@@ -1,0 +1,198 @@
+"""The PAT lifecycle under fuzzed names: create, list, delete, with the rules checked each time.
+
+Generated GraphQL cases almost never reach a successful create (their organization id is
+random), so this pass sends the real organization id with names drawn by Hypothesis:
+unicode, markup, control characters, empty and over-long ones. Each name is either
+refused with a coded error and no token value anywhere in the answer, or accepted; then the
+value has the documented shape, the listing shows it only masked, and the token is deleted
+at once, so the run never holds more than one token at a time.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Callable, Mapping
+from typing import Any
+
+from patgate.checks import Observed
+from patgate.fuzz.recorder import Answer, Recorder
+from patgate.runner.documents import Documents, organization_ids
+
+__all__ = ["SPECIAL_NAMES", "delete_created", "name_strategy", "run_lifecycle"]
+
+SPECIAL_NAMES = (
+    "",
+    " ",
+    "<script>alert(1)</script>",
+    "name\x00with NUL",
+    "line\nbreak",
+    "\u202eevil",
+    "x" * 255,
+    "x" * 256,
+    "é" * 255,
+    "😀" * 10,
+    "Robert'); DROP TABLE tokens;--",
+    "${jndi:ldap://127.0.0.1/a}",
+)
+"""Names every run tries (SECURITY D.43) before the generated ones."""
+
+Runner = Callable[[Any, Callable[[Any], None]], None]
+"""Runs a test function on the values of a Hypothesis strategy."""
+
+
+def name_strategy() -> Any:
+    """Token names: short unicode text, and text around the fake's 255-character limit."""
+    from hypothesis import strategies as st  # type: ignore[import-not-found, unused-ignore]
+
+    return st.one_of(st.text(max_size=40), st.text(min_size=250, max_size=260))
+
+
+def _json(answer: Answer) -> Any:
+    try:
+        return json.loads(answer.body)
+    except ValueError:
+        return None
+
+
+def _field(payload: Any, *path: str) -> Any:
+    for key in path:
+        if not isinstance(payload, dict):
+            return None
+        payload = payload.get(key)
+    return payload
+
+
+class _Cycle:
+    def __init__(
+        self,
+        recorder: Recorder,
+        documents: Documents,
+        url: str,
+        headers: Mapping[str, str],
+        label: str,
+        organization_id: str,
+        pat_prefix: str,
+    ) -> None:
+        self.recorder = recorder
+        self.documents = documents
+        self.url = url
+        self.headers = headers
+        self.label = label
+        self.organization_id = organization_id
+        prefix = re.escape(pat_prefix)
+        self.pat_shape = re.compile(f"^{prefix}[A-Za-z0-9_-]+\\.[A-Za-z0-9_-]+$")
+        self.pat_anywhere = re.compile(f"{prefix}[A-Za-z0-9_-]+\\.[A-Za-z0-9_-]+")
+
+    def post(self, document: tuple[str, dict[str, Any]]) -> tuple[Answer, Any, str]:
+        query, variables = document
+        body = {"query": query, "variables": variables}
+        answer = self.recorder.send("POST", self.url, headers=self.headers, json_body=body)
+        reproduce = self.recorder.reproduction(
+            "POST",
+            self.url,
+            [("Content-Type", "application/json"), *self.headers.items()],
+            json.dumps(body),
+        )
+        self.recorder.judge(
+            self.label, answer.status, answer.body, graphql=True, reproduce=reproduce
+        )
+        return answer, _json(answer), reproduce
+
+    def fail(self, check: str, message: str, answer: Answer, reproduce: str) -> None:
+        self.recorder.fail(self.label, check, message, answer.status, reproduce)
+
+    def __call__(self, name: str) -> None:
+        answer, payload, line = self.post(self.documents.create_token(name, self.organization_id))
+        created = _field(payload, "data", "createPersonalAccessToken")
+        if not isinstance(created, dict):
+            if self.pat_anywhere.search(answer.body.decode("utf-8", "replace")):
+                self.fail("refusal_leaks_token", "a refused create holds a token", answer, line)
+            codes = [_field(e, "extensions", "code") for e in _field(payload, "errors") or []]
+            if not codes or not all(isinstance(code, str) for code in codes):
+                self.fail("refusal_code", "a refused create has no error code", answer, line)
+            return
+        value, token_id = created.get("token"), created.get("id")
+        if isinstance(value, str):
+            if not self.pat_shape.match(value):
+                self.fail("pat_format", "the created value has not the PAT shape", answer, line)
+            # From now on the value is a secret: no later answer may hold it.
+            self.recorder.redactor.register(value)
+        if created.get("name") != name:
+            self.fail("name_roundtrip", "the created token's name differs", answer, line)
+        listing, listed, line = self.post(self.documents.viewer())
+        tokens = _field(listed, "data", "viewer", "personalAccessTokens") or []
+        shown = [t.get("token") for t in tokens if isinstance(t, dict) and t.get("id") == token_id]
+        if not shown or not isinstance(shown[0], str) or "*" not in shown[0]:
+            self.fail("listing_mask", "the new token is not listed masked", listing, line)
+        if isinstance(token_id, str):
+            deleted, body, line = self.post(self.documents.delete_token(token_id))
+            if _field(body, "errors") or not _field(body, "data", "deletePersonalAccessToken"):
+                self.fail("cleanup", "deleting the new token failed", deleted, line)
+
+
+def delete_created(
+    recorder: Recorder,
+    documents: Documents,
+    url: str,
+    headers: Mapping[str, str] | None,
+    body: bytes,
+    *,
+    label: str,
+) -> None:
+    """Delete the token a generated create made, if it made one.
+
+    Practically never needed (a generated organization id is random), but a live run must
+    not leave a token behind. The value is registered as a secret first.
+    """
+    try:
+        created = _field(json.loads(body), "data", "createPersonalAccessToken")
+    except ValueError:
+        return
+    if not isinstance(created, dict):
+        return
+    if isinstance(created.get("token"), str):
+        recorder.redactor.register(created["token"])
+    token_id = created.get("id")
+    if not isinstance(token_id, str):
+        message = "a generated create succeeded without selecting id; delete that token by hand"
+        recorder.fail(label, "cleanup", message, 200, "")
+        return
+    query, variables = documents.delete_token(token_id)
+    answer = recorder.send(
+        "POST", url, headers=headers, json_body={"query": query, "variables": variables}
+    )
+    if not _field(_json(answer), "data", "deletePersonalAccessToken"):
+        message = f"deleting a token a generated create made failed (HTTP {answer.status})"
+        recorder.fail(label, "cleanup", message, answer.status, "")
+
+
+def run_lifecycle(
+    recorder: Recorder,
+    documents: Documents,
+    graphql_url: str,
+    bearer: str,
+    *,
+    label: str,
+    organization_id: str | None,
+    pat_prefix: str,
+    runner: Runner,
+) -> None:
+    """Fuzz create / list / delete with generated names (see the module docstring)."""
+    headers = {"Authorization": f"Bearer {bearer}"}
+
+    def send(query: str) -> Observed:
+        answer = recorder.send("POST", graphql_url, headers=headers, json_body={"query": query})
+        return Observed(answer.status, answer.body.decode("utf-8", "replace"))
+
+    documents.discover(send)  # done already by the engine; a no-op then
+    if not organization_id:
+        found = organization_ids(send(documents.organizations()[0]), documents.organizations_shape)
+        organization_id = found[0] if found else None
+    if not organization_id:
+        recorder.report.tally(label).skipped = "needs organization_id"
+        return
+    cycle = _Cycle(recorder, documents, graphql_url, headers, label, organization_id, pat_prefix)
+    for name in SPECIAL_NAMES:
+        cycle(name)
+    runner(name_strategy(), cycle)
