@@ -10,7 +10,7 @@ import base64
 import functools
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from graphql import GraphQLObjectType, GraphQLResolveInfo, GraphQLSchema, build_schema
 
@@ -33,8 +33,7 @@ class GraphContext:
     principal: Principal
 
 
-if TYPE_CHECKING:
-    Info = GraphQLResolveInfo[GraphContext]
+Info = GraphQLResolveInfo
 
 
 def token_view(record: PatRecord, value: str | None = None) -> dict[str, Any]:

@@ -81,9 +81,23 @@ WireHandler = Callable[[WireRequest], "WireResponse | None"]
 """Answers a request, or returns ``None`` when the URL is not one the fake serves."""
 
 
-# One encoder for every answer: json.dumps with separators builds a new one per call, which
-# cost a third of the encoding time of a hubs page.
+# The fallback encoder, shared: json.dumps with separators builds a new one per call.
 _COMPACT_JSON = json.JSONEncoder(separators=(",", ":"))
+
+
+def encode_json(body: object) -> bytes:
+    """``body`` as compact UTF-8 JSON.
+
+    orjson encodes a hubs page in ~1 us where the standard library takes ~20 us, the largest
+    single cost of a fake response. It refuses what JSON cannot carry as such (a lone
+    surrogate echoed from a request, say); the standard library escapes those instead.
+    """
+    import orjson
+
+    try:
+        return orjson.dumps(body)
+    except orjson.JSONEncodeError:
+        return _COMPACT_JSON.encode(body).encode("utf-8")
 
 
 def json_response(
@@ -93,5 +107,5 @@ def json_response(
     content_type: str = "application/json",
 ) -> WireResponse:
     """A response whose body is ``body`` encoded as compact JSON."""
-    encoded = _COMPACT_JSON.encode(body).encode("utf-8")
+    encoded = encode_json(body)
     return WireResponse(status, (("Content-Type", content_type), *headers), encoded)
