@@ -39,3 +39,40 @@ def test_the_scenario_example_loads_and_passes(
     (tmp_path / "mine.yaml").write_text(_block_after("## Writing a scenario", "yaml"))
     assert main(["run", "--scenarios", str(tmp_path)]) == 0
     assert "my-admin-lists-tokens" in capsys.readouterr().out
+
+
+def _help_texts() -> str:
+    """Every ``--help`` a README flag may come from: patgate, the benchmarks, the plugin."""
+    import contextlib
+    import io
+    import subprocess
+    import sys
+
+    from patgate.cli import build_parser
+
+    parser = build_parser()
+    texts = [parser.format_help()]
+    for name in ("run", "rules", "serve", "cleanup", "fuzz"):
+        out = io.StringIO()
+        with contextlib.redirect_stdout(out), pytest.raises(SystemExit):
+            parser.parse_args([name, "--help"])
+        texts.append(out.getvalue())
+    for module in ("benchmarks", "benchmarks.load", "pytest"):
+        texts.append(
+            subprocess.run(
+                [sys.executable, "-m", module, "--help"],
+                cwd=ROOT,
+                capture_output=True,
+                text=True,
+                check=True,
+                timeout=60,
+            ).stdout
+        )
+    return "\n".join(texts)
+
+
+def test_every_flag_the_readme_names_exists() -> None:
+    named = set(re.findall(r"(?<![\w-])(--[a-z][a-z-]+)", README))
+    helps = _help_texts()
+    missing = sorted(flag for flag in named if not re.search(rf"{flag}\b", helps))
+    assert missing == []
