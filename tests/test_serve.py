@@ -125,4 +125,4 @@ def test_a_bad_port_is_refused_by_the_parser() -> None:
         [*_patgate(), "serve", "--port", "70000"], capture_output=True, text=True, timeout=30
     )
     assert result.returncode == 2
-    assert "a port is 0 to 65535" in result.stderr
+    assert "--port: must be 0 to 65535, got 70000" in result.stderr

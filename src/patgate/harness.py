@@ -16,6 +16,8 @@ from collections.abc import Callable, Mapping
 from types import TracebackType
 from typing import TYPE_CHECKING, Any, Protocol
 
+from patgate.target_contract import TARGET_KEYS
+
 if TYPE_CHECKING:
     import httpx
 
@@ -29,19 +31,7 @@ if TYPE_CHECKING:
 
 __all__ = ["WORLD_KEYS", "Fake"]
 
-WORLD_KEYS = (
-    "auth_url",
-    "base_url",
-    "graphql_url",
-    "client_id",
-    "client_secret",
-    "organization_id",
-    "admin_token",
-    "member_token",
-    "removed_token",
-    "unpermitted_token",
-    "pat_prefix",
-)
+WORLD_KEYS = TARGET_KEYS
 """The keys of a target file (DESIGN.md, "The target contract"), in the documented order."""
 
 

@@ -14,41 +14,12 @@ import argparse
 import os
 from pathlib import Path
 
+from patgate.commands.arguments import seconds, whole_number
 from patgate.errors import UsageError
 
 __all__ = ["configure", "main"]
 
 _EXTRA_HINT = "pip install 'patgate[fuzz]'"
-
-
-def _count(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"not a whole number: {text!r}") from None
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"must be 1 or more, got {value}")
-    return value
-
-
-def _seed(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"not a whole number: {text!r}") from None
-    if value < 0:
-        raise argparse.ArgumentTypeError(f"a seed is 0 or more, got {value}")
-    return value
-
-
-def _seconds(text: str) -> float:
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"not a number of seconds: {text!r}") from None
-    if not value > 0:
-        raise argparse.ArgumentTypeError(f"seconds must be more than 0, got {text!r}")
-    return value
 
 
 def configure(parser: argparse.ArgumentParser) -> None:
@@ -73,13 +44,16 @@ def configure(parser: argparse.ArgumentParser) -> None:
     fuzzing = parser.add_argument_group("fuzzing")
     fuzzing.add_argument(
         "--max-examples",
-        type=_count,
+        type=whole_number(1),
         default=25,
         metavar="N",
         help="generated cases per operation, pass and mode (default 25)",
     )
     fuzzing.add_argument(
-        "--seed", type=_seed, metavar="N", help="Hypothesis' seed, to repeat a run exactly"
+        "--seed",
+        type=whole_number(0, what="a seed"),
+        metavar="N",
+        help="Hypothesis' seed, to repeat a run exactly",
     )
     fuzzing.add_argument(
         "--allow-writes",
@@ -90,10 +64,18 @@ def configure(parser: argparse.ArgumentParser) -> None:
         "--json", type=Path, metavar="PATH", help="also write the report as JSON to PATH"
     )
     fuzzing.add_argument(
-        "--connect-timeout", type=_seconds, default=5.0, metavar="SECONDS", help="default 5"
+        "--connect-timeout",
+        type=seconds(zero_allowed=False),
+        default=5.0,
+        metavar="SECONDS",
+        help="default 5",
     )
     fuzzing.add_argument(
-        "--read-timeout", type=_seconds, default=30.0, metavar="SECONDS", help="default 30"
+        "--read-timeout",
+        type=seconds(zero_allowed=False),
+        default=30.0,
+        metavar="SECONDS",
+        help="default 30",
     )
 
 

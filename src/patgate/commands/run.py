@@ -23,6 +23,7 @@ import traceback
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from patgate.commands.arguments import seconds
 from patgate.errors import PatgateError, UsageError
 
 if TYPE_CHECKING:
@@ -50,16 +51,6 @@ _KEY_HELP = {
 }
 
 
-def _seconds(text: str) -> float:
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"not a number of seconds: {text!r}") from None
-    if value < 0:
-        raise argparse.ArgumentTypeError(f"seconds cannot be negative: {text!r}")
-    return value
-
-
 _TARGET_HELP = (
     "Without any of these (or PATGATE_* variables), the run uses the embedded fake. "
     "Priority: flags > PATGATE_* variables > the world file."
@@ -79,21 +70,29 @@ def configure_target(parser: argparse.ArgumentParser, description: str = _TARGET
 def configure_network(group: argparse._ArgumentGroup) -> None:
     """Timeouts and the retry budget, shared with cleanup."""
     group.add_argument(
-        "--connect-timeout", type=_seconds, default=5.0, metavar="SECONDS", help="default 5"
+        "--connect-timeout",
+        type=seconds(zero_allowed=False),
+        default=5.0,
+        metavar="SECONDS",
+        help="default 5",
     )
     group.add_argument(
-        "--read-timeout", type=_seconds, default=30.0, metavar="SECONDS", help="default 30"
+        "--read-timeout",
+        type=seconds(zero_allowed=False),
+        default=30.0,
+        metavar="SECONDS",
+        help="default 30",
     )
     group.add_argument(
         "--retry-budget",
-        type=_seconds,
+        type=seconds(zero_allowed=True),
         default=60.0,
         metavar="SECONDS",
         help="total seconds of waiting after 429/503 answers over the run (default 60)",
     )
     group.add_argument(
         "--max-retry-wait",
-        type=_seconds,
+        type=seconds(zero_allowed=True),
         default=30.0,
         metavar="SECONDS",
         help="longest single Retry-After honoured; longer ones are not waited (default 30)",
@@ -136,7 +135,7 @@ def configure(parser: argparse.ArgumentParser) -> None:
     )
     behaviour.add_argument(
         "--max-wait",
-        type=_seconds,
+        type=seconds(zero_allowed=True),
         default=0.0,
         metavar="SECONDS",
         help="longest real wait a live scenario may take (default 0: such checks are skipped)",

@@ -18,19 +18,10 @@ import traceback
 from pathlib import Path
 from types import FrameType
 
+from patgate.commands.arguments import whole_number
 from patgate.errors import UsageError
 
 __all__ = ["configure", "main", "write_world"]
-
-
-def _port(text: str) -> int:
-    try:
-        port = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"not a port number: {text!r}") from None
-    if not 0 <= port <= 65535:
-        raise argparse.ArgumentTypeError(f"a port is 0 to 65535, got {port}")
-    return port
 
 
 def configure(parser: argparse.ArgumentParser) -> None:
@@ -39,7 +30,10 @@ def configure(parser: argparse.ArgumentParser) -> None:
         "--host", default="127.0.0.1", help="address to listen on (default: 127.0.0.1)"
     )
     parser.add_argument(
-        "--port", type=_port, default=0, help="port to listen on (default: 0, a free port)"
+        "--port",
+        type=whole_number(0, 65535, what="a port number"),
+        default=0,
+        help="port to listen on (default: 0, a free port)",
     )
     parser.add_argument(
         "--world",

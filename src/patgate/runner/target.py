@@ -18,7 +18,7 @@ from urllib.parse import urlsplit
 
 from patgate.errors import UsageError
 from patgate.redaction import Secret
-from patgate.scenario.model import TARGET_KEYS
+from patgate.target_contract import SECRET_KEYS, TARGET_KEYS
 
 if TYPE_CHECKING:
     import httpx
@@ -38,7 +38,6 @@ __all__ = [
 
 DEFAULT_PAT_PREFIX = "amp_pat_"
 DOCUMENT_NAMES = ("viewer", "organizations", "create_token", "delete_token")
-SECRET_KEYS = ("client_secret", "admin_token", "member_token", "removed_token", "unpermitted_token")
 URL_KEYS = ("auth_url", "base_url", "graphql_url")
 _LOOPBACK_NAMES = ("localhost",)
 

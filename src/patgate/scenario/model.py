@@ -10,6 +10,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from patgate.target_contract import TARGET_KEYS
+
 __all__ = [
     "BUILTIN_NAMES",
     "CONTROL_ACTIONS",
@@ -29,20 +31,6 @@ __all__ = [
     "WaitCall",
 ]
 
-TARGET_KEYS: tuple[str, ...] = (
-    "auth_url",
-    "base_url",
-    "graphql_url",
-    "client_id",
-    "client_secret",
-    "organization_id",
-    "admin_token",
-    "member_token",
-    "removed_token",
-    "unpermitted_token",
-    "pat_prefix",
-)
-"""The keys that describe a deployment (DESIGN.md, "The target contract")."""
 
 BUILTIN_NAMES: tuple[str, ...] = (
     "run_id",
