@@ -191,3 +191,20 @@ def test_importing_the_plugin_and_patgate_stays_light() -> None:
         [sys.executable, "-c", code], capture_output=True, text=True, check=True
     ).stdout
     assert output.strip() == "[]"
+
+
+def test_a_marker_with_a_bad_url_is_a_clear_error(pytester: pytest.Pytester) -> None:
+    pytester.makepyfile(
+        """
+        import pytest
+
+        @pytest.mark.patgate(base_url="api.example.com")
+        def test_bad_url(patgate_fake):
+            pass
+        """
+    )
+    result = pytester.runpytest()
+    result.assert_outcomes(errors=1)
+    result.stdout.fnmatch_lines(["*patgate_fake: base_url must be an absolute http(s) URL*"])
+    assert "Traceback" not in result.stdout.str()
+    assert "_base" not in result.stdout.str()

@@ -132,3 +132,13 @@ def test_a_scrub_removed_out_of_order_stays_harmless() -> None:
     first.remove()
     assert logging.getLogRecordFactory() is original
     logging.getLogger("httpx").debug("still works")
+
+
+def test_a_value_with_a_lone_surrogate_is_registered_and_compared() -> None:
+    # JSON may carry "\ud800"; a hostile answer's token must not crash the run.
+    value = "tok-\ud800-" + secrets.token_hex(8)
+    redactor = Redactor()
+    redactor.register(value)
+    assert redactor.redact(f"got {value}!") == f"got {REDACTED}!"
+    assert Secret(value) == Secret(value)
+    assert len({Secret(value), Secret(value)}) == 1

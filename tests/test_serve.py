@@ -126,3 +126,16 @@ def test_a_bad_port_is_refused_by_the_parser() -> None:
     )
     assert result.returncode == 2
     assert "--port: must be 0 to 65535, got 70000" in result.stderr
+
+
+def test_an_existing_world_file_is_made_owner_only_before_it_holds_secrets(
+    tmp_path: Path,
+) -> None:
+    from patgate.commands.serve import write_world
+
+    world_file = tmp_path / "w.json"
+    world_file.write_text("{}")
+    world_file.chmod(0o644)
+    write_world(world_file, {"client_secret": "s3cret-value"})
+    assert stat.S_IMODE(os.stat(world_file).st_mode) == 0o600
+    assert json.loads(world_file.read_text()) == {"client_secret": "s3cret-value"}

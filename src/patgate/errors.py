@@ -114,6 +114,7 @@ class DomainError(PatgateError):
 
     @property
     def message(self) -> str:
+        """The human-readable text, as ``str(error)``; error bodies carry it."""
         return str(self)
 
 

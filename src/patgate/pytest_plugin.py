@@ -96,11 +96,17 @@ def patgate_fake(request: pytest.FixtureRequest) -> Iterator[Fake]:
     the network; change with ``@pytest.mark.patgate(base_url=..., strict=True)`` or the
     ``patgate_*`` ini options.
     """
+    from patgate.errors import UsageError
     from patgate.harness import Fake
 
     options = _fake_options(request)
     strict = bool(options.pop("strict"))
-    with Fake(urls=options, strict=strict) as fake:
+    try:
+        fake = Fake(urls=options, strict=strict)
+    except UsageError as error:
+        # A bad URL in the marker or an ini option: the test's own error, without a traceback.
+        pytest.fail(f"patgate_fake: {error}", pytrace=False)
+    with fake:
         yield fake
 
 

@@ -27,6 +27,12 @@ REDACTED = "[REDACTED]"
 _MIN_LENGTH = 8
 """Shorter values are not registered: replacing them would shred ordinary text."""
 _JWT_SHAPE = re.compile(r"eyJ[A-Za-z0-9_-]{5,}\.eyJ[A-Za-z0-9_-]{5,}\.[A-Za-z0-9_-]*")
+# A value parsed from JSON may hold a lone surrogate ("\ud800"), which strict UTF-8 refuses.
+_ENCODING_ERRORS = "surrogatepass"
+
+
+def _utf8(value: str) -> bytes:
+    return value.encode("utf-8", _ENCODING_ERRORS)
 
 
 class Secret:
@@ -47,6 +53,7 @@ class Secret:
         object.__setattr__(self, "_value", value)
 
     def reveal(self) -> str:
+        """The value itself, for the one place that sends it."""
         return self._value
 
     def __setattr__(self, name: str, value: object) -> None:
@@ -63,10 +70,10 @@ class Secret:
     def __eq__(self, other: object) -> bool:
         if not isinstance(other, Secret):
             return NotImplemented
-        return hmac.compare_digest(self.reveal().encode(), other.reveal().encode())
+        return hmac.compare_digest(_utf8(self.reveal()), _utf8(other.reveal()))
 
     def __hash__(self) -> int:
-        return hash(hashlib.sha256(self.reveal().encode()).digest())
+        return hash(hashlib.sha256(_utf8(self.reveal())).digest())
 
     def __bool__(self) -> bool:
         return bool(self._value)
@@ -93,11 +100,16 @@ class Redactor:
             return
         with self._lock:
             before = len(self._values)
-            self._values.update({raw, quote(raw, safe=""), quote_plus(raw)})
+            encoded = (
+                quote(raw, safe="", errors=_ENCODING_ERRORS),
+                quote_plus(raw, errors=_ENCODING_ERRORS),
+            )
+            self._values.update({raw, *encoded})
             if len(self._values) != before:
                 self._pattern = None
 
     def register_all(self, values: Iterable[str | Secret | None]) -> None:
+        """:meth:`register` each of ``values``."""
         for value in values:
             self.register(value)
 

@@ -1,4 +1,4 @@
-"""The cap of 5 holds when many callers create at once (check-then-act under one lock)."""
+"""Check-then-act rules hold under concurrency: the cap of 5, single deletion, admin-only."""
 
 from __future__ import annotations
 
@@ -6,9 +6,9 @@ import contextlib
 import threading
 import time
 
-from patgate.errors import NotFound, TokenLimitReached
+from patgate.errors import Forbidden, NotFound, TokenLimitReached
 from patgate.fake.deployment import Deployment
-from patgate.fake.model import Principal, Role
+from patgate.fake.model import CreatedToken, PatStatus, Principal, Role, User
 from patgate.fake.pat_format import MintedPat, PatFormat
 
 THREADS = 32
@@ -58,8 +58,11 @@ class _SlowMint(PatFormat):
         return super().mint()
 
 
-class _RacyDeployment(Deployment):
-    """A deliberately broken variant: no lock around count, mint and insert."""
+class RacyDeployment(Deployment):
+    """A deliberately broken variant: no lock around count, mint and insert.
+
+    The fault the race tests exist to catch (here and in ``tests/load``).
+    """
 
     def __init__(self) -> None:
         super().__init__()
@@ -77,7 +80,7 @@ class _RacyDeployment(Deployment):
 def test_the_race_test_catches_a_deployment_without_the_lock() -> None:
     violations = 0
     for _ in range(5):
-        created, _refused, held = _race_creates(_RacyDeployment())
+        created, _refused, held = _race_creates(RacyDeployment())
         violations += created > 5 or held > 5
     assert violations > 0, "the racy variant never went over the cap: the test proves nothing"
 
@@ -108,3 +111,47 @@ def test_two_threads_deleting_one_token_one_wins() -> None:
         for thread in pair:
             thread.join()
         assert sorted(results) == ["deleted", "not found"]
+
+
+class _DemotedDuringTheCheck(Deployment):
+    """Another thread demotes the caller just after the role check, if the lock lets it.
+
+    ``roles_at_insert`` keeps the creator's role at the moment each token is stored.
+    """
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.roles_at_insert: list[Role | None] = []
+        self.demoter: threading.Thread | None = None
+
+    def role_of(self, principal: Principal) -> Role:
+        role = super().role_of(principal)
+        if self.demoter is None:
+            self.demoter = threading.Thread(
+                target=self.set_role,
+                args=(principal.user_id, principal.organization_id, Role.MEMBER),
+            )
+            self.demoter.start()
+            # Enough for the demotion to finish unless the caller still holds the lock.
+            self.demoter.join(timeout=0.5)
+        return role
+
+    def _create(
+        self, user: User, organization_id: str, name: str, status: PatStatus
+    ) -> CreatedToken:
+        self.roles_at_insert.append(self.users[user.id].memberships.get(organization_id))
+        return super()._create(user, organization_id, name, status)
+
+
+def test_a_demotion_during_a_create_never_lets_a_member_create() -> None:
+    deployment = _DemotedDuringTheCheck()
+    principal, org_id = _fresh_admin(deployment)
+    try:
+        deployment.create_token(principal, "raced", org_id)
+    except Forbidden:
+        pass  # the demotion landed first: refusing is right
+    finally:
+        assert deployment.demoter is not None
+        deployment.demoter.join()
+    assert deployment.roles_at_insert in ([], [Role.ADMIN])
+    assert deployment.users[principal.user_id].memberships[org_id] is Role.MEMBER

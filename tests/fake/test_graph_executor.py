@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+import base64
+
 import pytest
 
+import patgate.fake.graph_executor as executor
 from patgate.fake.deployment import Deployment
 from patgate.fake.graph_executor import execute_graph_request
-from patgate.fake.model import Principal
+from patgate.fake.model import Principal, Role
 from patgate.fake.world import DefaultWorld
 
 CREATE = """mutation Create($name: String!, $org: ID!) {
@@ -133,3 +136,57 @@ def test_organizations_page_size_is_bounded(deployment: Deployment, admin: Princ
             f"{{ viewer {{ organizations(first: {first}) {{ edges {{ cursor }} }} }} }}",
         ).body
         assert body["errors"][0]["extensions"]["code"] == "BAD_USER_INPUT"
+
+
+def test_a_comment_ended_by_a_carriage_return_hides_no_brackets(
+    deployment: Deployment, admin: Principal
+) -> None:
+    # "\r" ends a comment for the parser, so the 20 brackets after it are real nesting.
+    query = "{ viewer(x: # note\r" + "[" * 20 + "]" * 20 + ") { id } }"
+    outcome = execute_graph_request(deployment, admin, query)
+    assert outcome.body["errors"][0]["extensions"]["code"] == "QUERY_TOO_DEEP"
+
+
+def test_a_parser_recursion_error_is_a_refused_document(
+    deployment: Deployment, admin: Principal, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    def recurse(*_args: object, **_kwargs: object) -> None:
+        raise RecursionError("maximum recursion depth exceeded")
+
+    monkeypatch.setattr(executor, "parse", recurse)
+    outcome = execute_graph_request(deployment, admin, "{ viewer { id name } }")
+    assert not outcome.executed
+    assert "data" not in outcome.body
+    assert outcome.body["errors"][0]["extensions"]["code"] == "GRAPHQL_PARSE_FAILED"
+    assert "nested too deeply" in outcome.body["errors"][0]["message"]
+
+
+@pytest.mark.parametrize("number", ["-5", "-1", "+0", " 0", "x"])
+def test_an_organizations_cursor_the_api_never_issued_is_refused(
+    deployment: Deployment, admin: Principal, number: str
+) -> None:
+    cursor = base64.b64encode(f"arrayconnection:{number}".encode()).decode()
+    query = (
+        "query($a: String) { viewer { organizations(first: 1, after: $a) { edges { cursor } } } }"
+    )
+    body = execute_graph_request(deployment, admin, query, {"a": cursor}).body
+    assert body["data"]["viewer"] is None
+    assert body["errors"][0]["extensions"]["code"] == "BAD_USER_INPUT"
+
+
+def test_the_organizations_connection_pages_with_its_own_cursors(
+    deployment: Deployment, world: DefaultWorld, admin: Principal
+) -> None:
+    second = deployment.add_organization("Second Org")
+    deployment.set_role(world.admin_id, second.id, Role.MEMBER)
+    query = (
+        "query($a: String) { viewer { organizations(first: 1, after: $a) {"
+        " edges { cursor node { id } } pageInfo { hasNextPage endCursor } } } }"
+    )
+    first = execute_graph_request(deployment, admin, query).body["data"]["viewer"]
+    page = first["organizations"]
+    assert page["pageInfo"]["hasNextPage"] is True
+    after = page["pageInfo"]["endCursor"]
+    rest = execute_graph_request(deployment, admin, query, {"a": after}).body["data"]["viewer"]
+    assert [e["node"]["id"] for e in rest["organizations"]["edges"]] == [second.id]
+    assert rest["organizations"]["pageInfo"]["hasNextPage"] is False

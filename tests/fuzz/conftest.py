@@ -8,6 +8,8 @@ from __future__ import annotations
 import json
 from collections.abc import Callable
 
+from patgate.fake.deployment import Deployment
+from patgate.fake.model import HubPage, Principal
 from patgate.harness import Fake
 from patgate.wire.messages import WireHandler, WireRequest, WireResponse
 from patgate.wire.urls import FakeUrls
@@ -37,3 +39,15 @@ def with_json(response: WireResponse, body: object, status: int | None = None) -
         response.headers,
         json.dumps(body).encode(),
     )
+
+
+class BrokenHubs(Deployment):
+    """A deployment with a bug: the hubs listing raises instead of answering."""
+
+    def list_hubs(self, principal: Principal, *, page: int = 0, size: int = 20) -> HubPage:
+        raise RuntimeError("bug in list_hubs")
+
+
+def broken_fake() -> Fake:
+    """A strict fake on the fuzzer's origin whose hubs listing raises."""
+    return Fake(deployment=BrokenHubs(), urls=FakeUrls.same_origin(ORIGIN), strict=True)

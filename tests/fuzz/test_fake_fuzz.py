@@ -16,7 +16,7 @@ pytest.importorskip("schemathesis", reason="needs the fuzz extra: pip install -e
 
 from patgate.fuzz import FuzzOptions, FuzzReport, fuzz_fake
 from patgate.wire.messages import WireRequest, WireResponse
-from tests.fuzz.conftest import Fault, faulty_fake, with_json
+from tests.fuzz.conftest import Fault, broken_fake, faulty_fake, with_json
 
 BUDGET = FuzzOptions(max_examples=20, seed=20231121)
 SMALL = FuzzOptions(max_examples=5, seed=7)
@@ -144,3 +144,29 @@ def test_a_listing_that_shows_the_full_value_is_caught() -> None:
     checks = _checks(report)
     assert "PAT lifecycle" in checks.get("secret_echo", set()), report.render()
     assert "PAT lifecycle" in checks.get("listing_mask", set()), report.render()
+
+
+def test_an_exception_inside_the_fake_fails_the_run() -> None:
+    fake = broken_fake()
+    report = fuzz_fake(SMALL, fake)
+    assert not report.ok, report.render()
+    [failure] = [f for f in report.failures if f.check == "fake_error"]
+    assert failure.operation == HUBS_BEARER
+    assert "RuntimeError: bug in list_hubs" in failure.message
+    assert failure.reproduce.startswith("curl -X GET")
+    assert fake.world["admin_token"] not in failure.reproduce
+
+
+def test_a_malformed_refusal_in_the_lifecycle_is_a_failure_not_a_crash() -> None:
+    def errors_not_a_list(request: WireRequest, response: WireResponse) -> WireResponse:
+        if (
+            request.url.endswith("/graphql")
+            and b'"createPersonalAccessToken":null' in response.body
+        ):
+            return with_json(response, {**response.json(), "errors": 5})
+        return response
+
+    report = fuzz_fake(SMALL, faulty_fake(errors_not_a_list))
+    checks = _checks(report)
+    assert "PAT lifecycle" in checks.get("refusal_code", set()), report.render()
+    assert "PAT lifecycle" in checks.get("graphql_envelope", set()), report.render()

@@ -8,9 +8,7 @@ The world's admin starts each round holding 1 token, so 4 slots remain.
 
 from __future__ import annotations
 
-import contextlib
 import threading
-import time
 from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
@@ -19,10 +17,9 @@ from typing import Any
 import httpx
 import pytest
 
-from patgate.fake.deployment import Deployment
-from patgate.fake.pat_format import MintedPat, PatFormat
 from patgate.harness import Fake
 from patgate.transports.loopback_server import LoopbackServer
+from tests.fake.test_concurrency import RacyDeployment
 from tests.load.conftest import LIMIT, GraphClient, create_document, delete_document, error_codes
 
 THREADS = 32
@@ -107,30 +104,8 @@ def test_32_threads_over_the_loopback_server_never_pass_the_cap() -> None:
     assert outcome == RaceOutcome(rounds=20, violations=0, most_held=CAP)
 
 
-class _SlowMint(PatFormat):
-    def mint(self) -> MintedPat:
-        time.sleep(0.0005)  # lets other threads run between counting and inserting
-        return super().mint()
-
-
-class _RacyDeployment(Deployment):
-    """The fault the test exists to catch: no lock around count, mint and insert."""
-
-    def __init__(self) -> None:
-        super().__init__()
-        self.pat_format = _SlowMint(self.pat_format.prefix)
-
-    @property  # type: ignore[override]
-    def _lock(self) -> contextlib.AbstractContextManager[None]:
-        return contextlib.nullcontext()
-
-    @_lock.setter
-    def _lock(self, _value: object) -> None:
-        pass
-
-
 def test_the_race_catches_a_fake_without_the_lock() -> None:
-    fake = Fake(deployment=_RacyDeployment())
+    fake = Fake(deployment=RacyDeployment())
     with httpx.Client(transport=fake.httpx_transport()) as client:
         outcome = _race(fake, _clients(fake, THREADS, client), rounds=5)
     assert outcome.violations > 0

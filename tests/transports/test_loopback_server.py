@@ -95,6 +95,10 @@ def test_a_chunked_body_is_read(served: tuple[LoopbackServer, Fake]) -> None:
         (b"POST /graphql HTTP/1.1\r\nContent-Length: -5\r\n\r\n", 400),
         (b"POST /graphql HTTP/1.1\r\nContent-Length: x\r\n\r\n", 400),
         (b"POST /graphql HTTP/1.1\r\nContent-Length: 99999999\r\n\r\n", 413),
+        # A digit to str.isdigit() that int() refuses, and more digits than int() takes.
+        (b"POST /graphql HTTP/1.1\r\nContent-Length: \xb2\r\n\r\n", 400),
+        (b"POST /graphql HTTP/1.1\r\nContent-Length: " + b"9" * 5000 + b"\r\n\r\n", 413),
+        (b"GET http://[bad/v2/content/hubs HTTP/1.1\r\n\r\n", 400),
         (b"POST /graphql HTTP/1.1\r\nTransfer-Encoding: gzip\r\n\r\n", 400),
         (b"POST /graphql HTTP/1.1\r\nTransfer-Encoding: chunked\r\nContent-Length: 3\r\n\r\n", 400),
         (b"POST /graphql HTTP/1.1\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\n", 400),

@@ -49,6 +49,8 @@ def write_world(path: Path, world: dict[str, str]) -> None:
     try:
         descriptor = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
         with os.fdopen(descriptor, "w", encoding="utf-8") as handle:
+            # os.open's mode applies only to a new file; an existing one keeps its own.
+            os.fchmod(handle.fileno(), 0o600)
             handle.write(text)
     except OSError as error:
         raise UsageError(f"cannot write the world file {path}: {error.strerror}") from None

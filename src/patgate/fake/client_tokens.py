@@ -20,6 +20,8 @@ _AUDIENCE = "patgate-fake-api"
 
 @dataclass(frozen=True)
 class IssuedClientToken:
+    """What the token endpoint answers with; the repr never shows the token."""
+
     access_token: str
     expires_in: int
     session_expires_in: int
@@ -30,6 +32,8 @@ class IssuedClientToken:
 
 @dataclass(frozen=True)
 class ClientTokenClaims:
+    """Who a verified client-credential token speaks for."""
+
     client_id: str
     user_id: str
     organization_id: str
@@ -70,6 +74,7 @@ class ClientTokenIssuer:
         self._verified: dict[str, _Verified] = {}
 
     def issue(self, client_id: str, user_id: str, organization_id: str) -> IssuedClientToken:
+        """A signed token for ``client_id``, acting as ``user_id`` in ``organization_id``."""
         issued_at = int(self._clock.timestamp())
         claims = {
             "iss": _ISSUER,
@@ -87,6 +92,7 @@ class ClientTokenIssuer:
 
     @staticmethod
     def looks_like_jwt(token: str) -> bool:
+        """Whether ``token`` has a JWT's shape (three segments, a JSON header)."""
         return token.count(".") == 2 and token.startswith("eyJ")
 
     def verify(self, token: str) -> ClientTokenClaims:

@@ -2,7 +2,9 @@
 
 ``Deployment`` knows nothing of HTTP: callers pass plain values and get domain objects back
 or a :class:`~patgate.errors.DomainError` naming the rule that refused them. One re-entrant
-lock guards all state, so check-then-act rules (the cap of 5) hold under concurrency.
+lock guards all state, so check-then-act rules (the cap of 5) hold under concurrency: each
+operation checks the caller's role and acts under one hold of it, so a concurrent removal or
+demotion lands wholly before or wholly after the operation.
 """
 
 from __future__ import annotations
@@ -10,7 +12,6 @@ from __future__ import annotations
 import secrets
 import threading
 from collections.abc import Iterable
-from datetime import datetime
 from typing import Any
 
 from patgate.errors import (
@@ -77,6 +78,7 @@ class Deployment:
     # -- set-up and control (what a test does out of band) ---------------------------------
 
     def add_organization(self, name: str) -> Organization:
+        """A new, empty organization."""
         with self._lock:
             org = Organization(self.ids.organization_id(), name)
             self.organizations[org.id] = org
@@ -85,6 +87,7 @@ class Deployment:
     def add_user(
         self, name: str, email: str, organization_id: str, role: Role = Role.MEMBER
     ) -> User:
+        """A new user, a member of ``organization_id`` with ``role``."""
         with self._lock:
             self._organization(organization_id)
             user_uuid = self.ids.uuid()
@@ -106,6 +109,7 @@ class Deployment:
             return client_id, secret
 
     def add_hub(self, organization_id: str, name: str, *, created_by: str, **fields: Any) -> Hub:
+        """A new hub; ``fields`` may set label, description, status, settings and dates."""
         with self._lock:
             self._organization(organization_id)
             now = self.clock.now()
@@ -155,6 +159,7 @@ class Deployment:
             return self._create(user, organization_id, name, status)
 
     def approve_token_request(self, token_id: str, approver_id: str | None = None) -> PatRecord:
+        """Make a pending token usable; ``approver_id``, when given, must be an admin."""
         with self._lock:
             record = self._pending(token_id)
             if approver_id is not None:
@@ -174,6 +179,7 @@ class Deployment:
     def issue_client_token(
         self, client_id: str | None, client_secret: str | None, grant_type: str | None
     ) -> IssuedClientToken:
+        """A client-credential token; an unknown id and a wrong secret fail alike."""
         if not grant_type:
             raise InvalidRequest("grant_type is required", rule_id="TOKEN-GRANT-TYPE")
         if grant_type != "client_credentials":
@@ -243,16 +249,18 @@ class Deployment:
     # -- the content API -------------------------------------------------------------------
 
     def list_hubs(self, principal: Principal, *, page: int = 0, size: int = 20) -> HubPage:
-        role = self.role_of(principal)
-        if not role.can_read_content:
-            raise Forbidden(
-                "the user has no permission to read content", rule_id="PAT-LOST-PERMISSION"
-            )
-        if page < 0:
-            raise InvalidRequest("page must be 0 or more", rule_id="HUBS-HAL")
-        if not 1 <= size <= MAX_PAGE_SIZE:
-            raise InvalidRequest(f"size must be between 1 and {MAX_PAGE_SIZE}", rule_id="HUBS-HAL")
+        """One page of the hubs of the caller's organization (content permission needed)."""
         with self._lock:
+            if not self.role_of(principal).can_read_content:
+                raise Forbidden(
+                    "the user has no permission to read content", rule_id="PAT-LOST-PERMISSION"
+                )
+            if page < 0:
+                raise InvalidRequest("page must be 0 or more", rule_id="HUBS-HAL")
+            if not 1 <= size <= MAX_PAGE_SIZE:
+                raise InvalidRequest(
+                    f"size must be between 1 and {MAX_PAGE_SIZE}", rule_id="HUBS-HAL"
+                )
             visible = [hub for hub in self.hubs if hub.organization_id == principal.organization_id]
         start = page * size
         return HubPage(tuple(visible[start : start + size]), page, size, len(visible))
@@ -260,25 +268,27 @@ class Deployment:
     # -- the GraphQL operations ------------------------------------------------------------
 
     def viewer(self, principal: Principal) -> User:
-        self.role_of(principal)
+        """The calling user, while still a member of the token's organization."""
         with self._lock:
+            self.role_of(principal)
             return self._user(principal.user_id)
 
     def organizations_of(self, principal: Principal) -> list[Organization]:
-        user = self.viewer(principal)
+        """The organizations the caller belongs to."""
         with self._lock:
+            user = self.viewer(principal)
             return [self.organizations[org_id] for org_id in user.memberships]
 
     def list_tokens(self, principal: Principal) -> list[PatRecord]:
         """The caller's own tokens, pending ones included, oldest first."""
-        self.role_of(principal)
         with self._lock:
+            self.role_of(principal)
             return [t for t in self.tokens.values() if t.user_id == principal.user_id]
 
     def create_token(self, principal: Principal, name: str, organization_id: str) -> CreatedToken:
         """Create a PAT for the caller; only an admin of ``organization_id`` may."""
-        role = self.role_of(principal)
         with self._lock:
+            role = self.role_of(principal)
             if organization_id != principal.organization_id or role is not Role.ADMIN:
                 raise Forbidden(
                     "creating a token through the API needs organization admin permission",
@@ -290,8 +300,8 @@ class Deployment:
 
     def delete_token(self, principal: Principal, token_id: str) -> PatRecord:
         """Delete one of the caller's tokens; another user's id looks like an unknown one."""
-        self.role_of(principal)
         with self._lock:
+            self.role_of(principal)
             record = self.tokens.get(token_id)
             if record is None or record.user_id != principal.user_id:
                 raise NotFound("no such personal access token", rule_id="PAT-DELETE-OWN-ONLY")
@@ -372,6 +382,3 @@ class Deployment:
         """A snapshot of a user's token records (for tests and control code)."""
         with self._lock:
             return [t for t in self.tokens.values() if t.user_id == user_id]
-
-    def now(self) -> datetime:
-        return self.clock.now()

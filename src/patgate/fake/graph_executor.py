@@ -9,16 +9,15 @@ text: validation costs 5-10x what executing the token operations does.
 from __future__ import annotations
 
 import functools
+import re
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 from graphql import (
     DocumentNode,
     ExecutionResult,
     GraphQLError,
-    OperationDefinitionNode,
-    OperationType,
     execute,
     parse,
     validate,
@@ -49,6 +48,8 @@ _CODES: dict[type[DomainError], str] = {
 
 @dataclass(frozen=True)
 class GraphLimits:
+    """What a document may be before it is parsed; beyond these it is refused with a 400."""
+
     max_length: int = 64 * 1024
     """Characters of query text."""
     max_depth: int = 15
@@ -67,12 +68,13 @@ class GraphOutcome:
 
     body: dict[str, Any]
     executed: bool
-    operation: str | None = field(default=None)
-    """``"query"`` or ``"mutation"`` once the operation is known."""
 
 
 def _request_error(message: str, code: str) -> GraphOutcome:
     return GraphOutcome({"errors": [{"message": message, "extensions": {"code": code}}]}, False)
+
+
+_LINE_TERMINATOR = re.compile(r"[\r\n]")
 
 
 @functools.lru_cache(maxsize=512)
@@ -83,8 +85,9 @@ def _bracket_depth(text: str) -> int:
     while i < n:
         ch = text[i]
         if ch == "#":
-            newline = text.find("\n", i)
-            i = n if newline < 0 else newline
+            # "\r" alone ends a comment too: the parser would see brackets this scan skipped.
+            terminator = _LINE_TERMINATOR.search(text, i)
+            i = n if terminator is None else terminator.start()
         elif ch == '"':
             if text.startswith('"""', i):
                 end = text.find('"""', i + 3)
@@ -114,16 +117,11 @@ def _prepare(query: str, max_tokens: int) -> _Prepared:
         document = parse(query, max_tokens=max_tokens)
     except GraphQLError as error:
         return _Prepared(None, (error,))
+    except RecursionError:
+        # The depth scan should make this unreachable; it stays a 400, never a 500.
+        return _Prepared(None, (GraphQLError("Syntax Error: the document is nested too deeply"),))
     errors = validate(graph_schema(), document)
     return _Prepared(None if errors else document, tuple(errors))
-
-
-def _operation_kind(document: DocumentNode, operation_name: str | None) -> str | None:
-    operations = [d for d in document.definitions if isinstance(d, OperationDefinitionNode)]
-    for op in operations:
-        if operation_name is None or (op.name is not None and op.name.value == operation_name):
-            return "mutation" if op.operation is OperationType.MUTATION else "query"
-    return None
 
 
 def _format_error(error: GraphQLError) -> dict[str, Any]:
@@ -171,7 +169,6 @@ def execute_graph_request(
             },
             False,
         )
-    operation = _operation_kind(prepared.document, operation_name)
     result = execute(
         graph_schema(),
         prepared.document,
@@ -189,9 +186,9 @@ def execute_graph_request(
             {**dict(error.formatted), "extensions": {"code": "BAD_USER_INPUT"}}
             for error in result.errors or ()
         ]
-        return GraphOutcome({"errors": errors}, False, operation)
+        return GraphOutcome({"errors": errors}, False)
     body: dict[str, Any] = {}
     if result.errors:
         body["errors"] = [_format_error(error) for error in result.errors]
     body["data"] = result.data
-    return GraphOutcome(body, True, operation)
+    return GraphOutcome(body, True)

@@ -72,7 +72,8 @@ def _cursor(index: int) -> str:
 def _cursor_index(cursor: str) -> int:
     try:
         prefix, _, number = base64.b64decode(cursor, validate=True).decode().partition(":")
-        if prefix != "arrayconnection":
+        # Only what _cursor() writes: int() alone would take "-5", "+5" or " 5" as well.
+        if prefix != "arrayconnection" or not (number.isascii() and number.isdigit()):
             raise ValueError(cursor)
         return int(number)
     except ValueError:

@@ -3,28 +3,15 @@
 from __future__ import annotations
 
 import base64
-import binascii
 import random
 import uuid
 
-__all__ = ["IdFactory", "decode_global_id", "global_id"]
+__all__ = ["IdFactory", "global_id"]
 
 
 def global_id(type_name: str, local_id: str) -> str:
     """A Relay-style global id: base64 of ``Type:local``."""
     return base64.b64encode(f"{type_name}:{local_id}".encode()).decode("ascii")
-
-
-def decode_global_id(value: str) -> tuple[str, str] | None:
-    """``(type, local id)`` of a global id, or ``None`` when ``value`` is not one."""
-    try:
-        raw = base64.b64decode(value.encode("ascii"), validate=True).decode("utf-8")
-    except (binascii.Error, UnicodeError, ValueError):
-        return None
-    type_name, sep, local = raw.partition(":")
-    if not sep or not type_name or not local:
-        return None
-    return type_name, local
 
 
 class IdFactory:
@@ -37,16 +24,17 @@ class IdFactory:
         self._random = random.Random(seed)
 
     def uuid(self) -> str:
+        """A version-4 UUID from the seeded generator."""
         return str(uuid.UUID(int=self._random.getrandbits(128), version=4))
 
     def hub_id(self) -> str:
+        """A hub id: 24 hex characters, as the content API's ids are."""
         return f"{self._random.getrandbits(96):024x}"
 
     def organization_id(self) -> str:
+        """An organization's global id (``Organization:org_<16 hex>``)."""
         return global_id("Organization", f"org_{self._random.getrandbits(64):016x}")
 
-    def user_id(self) -> str:
-        return global_id("User", self.uuid())
-
     def token_id(self, user_uuid: str) -> str:
+        """A PAT's global id (``PersonalAccessToken:<user uuid>/<uuid>``)."""
         return global_id("PersonalAccessToken", f"{user_uuid}/{self.uuid()}")

@@ -33,17 +33,22 @@ class Role(str, enum.Enum):
 
     @property
     def can_read_content(self) -> bool:
+        """Whether the hubs listing answers this role."""
         return self is not Role.RESTRICTED
 
 
 @dataclass
 class Organization:
+    """An organization: tokens are created per user and per organization."""
+
     id: str
     name: str
 
 
 @dataclass
 class User:
+    """A person, with a role in each organization they belong to."""
+
     id: str
     uuid: str
     name: str
@@ -64,6 +69,8 @@ class ApiClient:
 
 @dataclass
 class Hub:
+    """A hub of the content API, with the fields its listing shows."""
+
     id: str
     organization_id: str
     name: str
@@ -88,10 +95,13 @@ class HubPage:
 
     @property
     def total_pages(self) -> int:
+        """How many pages of ``size`` hold every hub."""
         return (self.total_elements + self.size - 1) // self.size
 
 
 class PatStatus(str, enum.Enum):
+    """Whether a stored PAT may be used yet."""
+
     ACTIVE = "active"
     PENDING = "pending"
     """Requested by a non-admin through the management UI: listed, not usable."""

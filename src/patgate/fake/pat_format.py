@@ -31,6 +31,8 @@ def _b64url(raw: bytes) -> str:
 
 @dataclass(frozen=True)
 class MintedPat:
+    """A new PAT: the value to hand out once, and what is stored in its place."""
+
     value: str
     id_segment: str
     secret_hash: bytes
@@ -49,15 +51,18 @@ class PatFormat:
         self.prefix = prefix
 
     def mint(self) -> MintedPat:
+        """A new random value with its hash and masked form."""
         id_segment = _b64url(secrets.token_bytes(16))
         value = f"{self.prefix}{id_segment}.{_b64url(secrets.token_bytes(32))}"
         return MintedPat(value, id_segment, self.hash(value), self.mask(id_segment))
 
     def mask(self, id_segment: str) -> str:
+        """The listing's form: the prefix, the id segment's start, fixed-width asterisks."""
         return f"{self.prefix}{id_segment[:MASK_VISIBLE]}{'*' * MASK_WIDTH}"
 
     @staticmethod
     def hash(value: str) -> bytes:
+        """SHA-256 of ``value``: what is stored instead of a secret."""
         return hashlib.sha256(value.encode("utf-8", "surrogatepass")).digest()
 
     def id_segment_of(self, value: str) -> str | None:
@@ -70,4 +75,5 @@ class PatFormat:
         return id_segment
 
     def matches(self, value: str, secret_hash: bytes) -> bool:
+        """Whether ``value`` hashes to ``secret_hash`` (compared in constant time)."""
         return hmac.compare_digest(self.hash(value), secret_hash)

@@ -20,12 +20,16 @@ WORLD_SEED = 20231121
 
 @dataclass(frozen=True)
 class Person:
+    """A name and an e-mail address of the default world."""
+
     name: str
     email: str
 
 
 @dataclass(frozen=True)
 class WorldTemplate:
+    """The default world without its secrets: the same in every fake of a process."""
+
     organization_name: str
     admin: Person
     member: Person
@@ -36,6 +40,7 @@ class WorldTemplate:
 
 @functools.lru_cache(maxsize=1)
 def world_template() -> WorldTemplate:
+    """The default world's names, made once per process from a fixed faker seed."""
     from faker import Faker
 
     fake = Faker("en_US")

@@ -4,7 +4,9 @@ Schemathesis turns each operation into a Hypothesis strategy of requests (valid 
 with ``negative`` mode invalid ones); every answer is then judged by the OpenAPI checks
 (status, content type, headers, body schema) and by :mod:`patgate.fuzz.verdicts` (no 5xx,
 no traceback, no credential echoed, the GraphQL envelope). Failures are collected, not
-raised, so one run reports every distinct problem with a curl line that repeats it.
+raised, so one run reports every distinct problem with a curl line that repeats it; an
+exception the embedded fake raises on a case is one of them (``fake_error``), as a 5xx of a
+served fake would be.
 
 Passes: the token endpoint as generated and with the target's client credentials as HTTP
 Basic; the hubs listing as generated and with a valid bearer; every GraphQL field with a
@@ -317,6 +319,17 @@ class Fuzzer:
         except requests.RequestException as error:
             line = recorder.redactor.redact(case.as_curl_command(base_url=fuzz_pass.base_url))
             recorder.unreachable(fuzz_pass.label, error, line)
+            return
+        except (schemathesis.errors.SchemathesisError, hypothesis.errors.HypothesisException):
+            raise  # generation or serialization: _drive notes it
+        except Exception as error:
+            if self.live:
+                raise
+            # The embedded fake answers in this process, so what it raises arrives here; left
+            # to _drive it would be a note and the run would pass. It is the fake's 500.
+            line = recorder.redactor.redact(case.as_curl_command(base_url=fuzz_pass.base_url))
+            message = f"the fake raised {type(error).__name__}: {error}"
+            recorder.fail(fuzz_pass.label, "fake_error", message, None, line)
             return
         sent = response.request
         reproduce = recorder.reproduction(

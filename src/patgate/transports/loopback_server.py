@@ -11,6 +11,7 @@ test sees it.
 from __future__ import annotations
 
 import contextlib
+import re
 import socket
 import socketserver
 import threading
@@ -28,6 +29,8 @@ from patgate.wire.urls import FakeUrls
 __all__ = ["LoopbackServer"]
 
 _MAX_CHUNK_LINE = 1024
+# ASCII digits only: str.isdigit() also passes "²", which int() then refuses.
+_CONTENT_LENGTH = re.compile(r"[0-9]+")
 _QUIET_ERRORS = (ConnectionError, TimeoutError)
 _ERROR_MESSAGES = {
     400: "the request is malformed",
@@ -85,6 +88,10 @@ class _Handler(BaseHTTPRequestHandler):
             self._send(json_response(error.status, _error_body(str(error))))
             return
         path = self.path if self.path.startswith("/") else _origin_form(self.path)
+        if path is None:
+            self.close_connection = True
+            self._send(json_response(400, _error_body(_ERROR_MESSAGES[400])))
+            return
         request = WireRequest(
             self.command, owner.base_url + path, tuple(self.headers.items()), body
         )
@@ -112,11 +119,14 @@ class _Handler(BaseHTTPRequestHandler):
             return self._read_chunked()
         if not lengths:
             return b""
-        if len(set(lengths)) > 1 or not lengths[0].strip().isdigit():
+        digits = lengths[0].strip()
+        if len(set(lengths)) > 1 or not _CONTENT_LENGTH.fullmatch(digits):
             raise _BodyError(400, "Content-Length is not a single non-negative integer")
-        length = int(lengths[0])
-        if length > MAX_BODY_BYTES:
+        # Compared as text first: int() refuses more than 4300 digits.
+        digits = digits.lstrip("0") or "0"
+        if len(digits) > len(str(MAX_BODY_BYTES)) or int(digits) > MAX_BODY_BYTES:
             raise _BodyError(413, _ERROR_MESSAGES[413])
+        length = int(digits)
         return self.rfile.read(length)
 
     def _read_chunked(self) -> bytes:
@@ -153,9 +163,15 @@ class _Handler(BaseHTTPRequestHandler):
             self.wfile.write(response.body)
 
 
-def _origin_form(target: str) -> str:
-    # An absolute-form target (as sent to proxies) or "*": keep only path and query.
-    parts = urlsplit(target)
+def _origin_form(target: str) -> str | None:
+    """The path and query of an absolute-form target (as sent to proxies) or ``*``.
+
+    ``None`` when the target cannot be parsed at all (an unclosed IPv6 bracket, say).
+    """
+    try:
+        parts = urlsplit(target)
+    except ValueError:
+        return None
     path = parts.path if parts.path.startswith("/") else "/" + parts.path
     return f"{path}?{parts.query}" if parts.query else path
 

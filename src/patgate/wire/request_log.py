@@ -23,6 +23,19 @@ _SENSITIVE_NAMES = frozenset(
     | {"id_token", "code", "api_key", "apikey", "key"}
 )
 _JWT_SHAPE = r"eyJ[A-Za-z0-9_-]*\.[A-Za-z0-9_-]*\.[A-Za-z0-9_-]*"
+# The schemes of the IANA registry, and "Token". A first word outside it is logged as
+# REDACTED: "Authorization: <secret>" without a scheme would otherwise log the secret's start.
+_KNOWN_SCHEMES = frozenset(
+    {"basic", "bearer", "concealed", "digest", "dpop", "gnap", "hoba", "mutual", "negotiate"}
+    | {"ntlm", "oauth", "privatetoken", "scram-sha-1", "scram-sha-256", "token", "vapid"}
+)
+
+
+def _auth_scheme(authorization: str | None) -> str | None:
+    if not authorization:
+        return None
+    scheme = authorization.strip().partition(" ")[0]
+    return scheme if scheme.lower() in _KNOWN_SCHEMES else REDACTED
 
 
 @dataclass(frozen=True)
@@ -34,7 +47,9 @@ class LoggedRequest:
     """The URL with user info dropped and secret-looking query values redacted."""
     status: int
     auth_scheme: str | None
-    """``"Bearer"``, ``"Basic"`` (as sent, case kept) or ``None``: never the credential."""
+    """``"Bearer"``, ``"Basic"``, another registered scheme (as sent, case kept), ``None``
+    without (or with an empty) ``Authorization`` header, or ``"[redacted]"`` for anything
+    else: never the credential."""
 
 
 class RequestLog:
@@ -47,16 +62,16 @@ class RequestLog:
 
     def record(self, request: WireRequest, response: WireResponse) -> LoggedRequest:
         """Append a redacted entry for an answered request."""
-        authorization = request.header("authorization")
-        scheme = authorization.strip().partition(" ")[0][:16] if authorization else None
+        scheme = _auth_scheme(request.header("authorization"))
         entry = LoggedRequest(request.method, self.redact_url(request.url), response.status, scheme)
         with self._lock:
             self._entries.append(entry)
         return entry
 
     def redact_url(self, url: str) -> str:
-        """``url`` without user info, secret query values or token-shaped text."""
-        if "?" not in url and "@" not in url and not self._secret_shape.search(url):
+        """``url`` without user info, fragment, secret query values or token-shaped text."""
+        plain = "?" not in url and "@" not in url and "#" not in url
+        if plain and not self._secret_shape.search(url):
             return url  # the common case, and a third of the log's cost per request
         parts = urlsplit(url)
         netloc = parts.netloc.rpartition("@")[2]

@@ -8,12 +8,10 @@ never echoes what was sent, so an unknown id and a wrong secret answer byte for 
 
 from __future__ import annotations
 
-from urllib.parse import unquote_plus
-
 from patgate.errors import InvalidRequest
 from patgate.wire.credentials import basic_credentials
 from patgate.wire.endpoint import Endpoint, Refusal, media_type
-from patgate.wire.forms import parse_form
+from patgate.wire.forms import parameter_names, parse_form
 from patgate.wire.messages import Headers, WireRequest, WireResponse, json_response
 
 __all__ = ["TokenEndpoint"]
@@ -31,13 +29,6 @@ def _description(message: str) -> str:
     return "".join(ch for ch in message if " " <= ch <= "~" and ch not in '"\\')
 
 
-def _secret_in_query(query: str) -> bool:
-    if "secret" not in query:
-        return False
-    names = {unquote_plus(part.partition("=")[0]) for part in query.split("&")}
-    return "client_secret" in names
-
-
 class TokenEndpoint(Endpoint):
     """Issues client-credential tokens from the fake's deployment."""
 
@@ -47,7 +38,7 @@ class TokenEndpoint(Endpoint):
         """A token for valid client credentials, sent as a form or HTTP Basic."""
         if media_type(request) != FORM_TYPE:
             raise InvalidRequest(f"the body must be {FORM_TYPE}")
-        if _secret_in_query(query):
+        if "client_secret" in parameter_names(query):
             raise InvalidRequest("client credentials must not be sent in the URL")
         form = parse_form(request.body)
         client_id = form.get("client_id")

@@ -49,15 +49,16 @@ def canonical_url(url: str) -> str:
 
 
 def _base(name: str, url: str) -> str:
+    # The messages never repeat the value: a query or user info may hold a credential.
     parts = urlsplit(url)
     if parts.scheme.lower() not in _DEFAULT_PORTS or not parts.hostname:
-        raise UsageError(f"{name} must be an absolute http(s) URL, got {url!r}")
+        raise UsageError(f"{name} must be an absolute http(s) URL, such as https://api.example.com")
     if parts.query or parts.fragment:
-        raise UsageError(f"{name} must not have a query or a fragment, got {url!r}")
+        raise UsageError(f"{name} must not have a query or a fragment")
     try:
         parts.port  # noqa: B018 - validates the port
     except ValueError:
-        raise UsageError(f"{name} has an invalid port: {url!r}") from None
+        raise UsageError(f"{name} has an invalid port") from None
     return canonical_url(url).rstrip("/")
 
 
