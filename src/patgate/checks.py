@@ -22,7 +22,15 @@ from urllib.parse import quote
 from patgate.errors import CheckFailure
 from patgate.scenario.paths import PathMissing, parse_path, resolve_path
 
-__all__ = ["CHECKS", "NOT_JSON", "CheckCall", "CheckFunction", "Observed", "run_check"]
+__all__ = [
+    "CHECKS",
+    "NOT_JSON",
+    "CheckCall",
+    "CheckFunction",
+    "Observed",
+    "delete_succeeded",
+    "run_check",
+]
 
 NOT_JSON: Any = type("NotJson", (), {"__repr__": lambda self: "<not JSON>"})()
 """The body of an :class:`Observed` response that is not JSON."""
@@ -46,7 +54,8 @@ class Observed:
         """The body parsed as JSON, or :data:`NOT_JSON`."""
         try:
             return json.loads(self.text) if self.text else NOT_JSON
-        except ValueError:
+        except (ValueError, RecursionError):
+            # RecursionError: nesting deeper than the parser's stack, which an answer can be.
             return NOT_JSON
 
     @classmethod
@@ -118,6 +127,40 @@ def check_error(observed: Observed, call: CheckCall) -> None:
         "an error",
         observed.summary(),
     )
+
+
+def delete_succeeded(observed: Observed) -> bool:
+    """Whether a delete answer says the token was deleted: a 2xx without GraphQL errors
+    whose result is neither null nor false (the result type is not published)."""
+    body = observed.body
+    if not 200 <= observed.status < 300 or not isinstance(body, dict) or body.get("errors"):
+        return False
+    data = body.get("data")
+    if not isinstance(data, dict) or not data:
+        return False
+    result = next(iter(data.values()))
+    return result is not None and result is not False
+
+
+def check_deleted(observed: Observed, call: CheckCall) -> None:
+    """``deleted: true``: the delete was done (a 2xx, no errors, a result neither null nor
+    false). ``deleted: false``: it was not, in any form: an error, or a null or false
+    result; never a 5xx, after which nobody knows."""
+    done = delete_succeeded(observed)
+    if call.argument is not False:
+        if not done:
+            raise _fail(
+                "expected the delete to succeed (2xx, no errors, a result neither null nor false)",
+                "deleted",
+                observed.summary(),
+            )
+        return
+    if done or observed.status >= 500:
+        raise _fail(
+            "expected the delete to be refused (an error, or a null or false result)",
+            "not deleted",
+            observed.summary(),
+        )
 
 
 def check_ok(observed: Observed, call: CheckCall) -> None:
@@ -374,7 +417,7 @@ def check_absent(observed: Observed, call: CheckCall) -> None:
 
 
 def check_present(observed: Observed, call: CheckCall) -> None:
-    """The value appears in the response body."""
+    """The value appears in the response (body or headers), in any common encoding."""
     value = call.argument
     if not isinstance(value, str) or not value or not _appears(observed, value):
         raise _fail(f"{call.label}: not found in the response", call.label, observed.summary())
@@ -389,6 +432,7 @@ CHECKS: Mapping[str, CheckFunction] = MappingProxyType(
         "status": check_status,
         "error": check_error,
         "ok": check_ok,
+        "deleted": check_deleted,
         "schema": check_schema,
         "path": check_path,
         "header": check_header,

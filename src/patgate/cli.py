@@ -9,23 +9,29 @@ from __future__ import annotations
 import argparse
 import importlib
 import sys
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
+from types import MappingProxyType
 
 from patgate import __version__
 from patgate.errors import PatgateError
 
-__all__ = ["main"]
+__all__ = ["COMMANDS", "build_parser", "main"]
 
-COMMANDS: dict[str, str] = {
-    "run": "Run the conformance scenarios against the embedded fake or a deployment.",
-    "rules": "Print the rule catalogue and which scenarios cover each rule.",
-    "serve": "Serve the fake on a loopback address for clients in any language.",
-    "cleanup": "Delete what an interrupted run left behind, from its ledger.",
-    "fuzz": "Fuzz a deployment's token endpoint, hubs listing and GraphQL API.",
-}
+COMMANDS: Mapping[str, str] = MappingProxyType(
+    {
+        "run": "Run the conformance scenarios against the embedded fake or a deployment.",
+        "rules": "Print the rule catalogue and which scenarios cover each rule.",
+        "serve": "Serve the fake on a loopback address for clients in any language.",
+        "cleanup": "Delete what an interrupted run left behind, from its ledger.",
+        "fuzz": "Fuzz a deployment's token endpoint, hubs listing and GraphQL API.",
+    }
+)
+"""Subcommand -> its one-line summary; the module is ``patgate.commands.<name>``."""
 
 
 def build_parser() -> argparse.ArgumentParser:
+    """The ``patgate`` parser with every subcommand's options (imports each command module,
+    which keeps its heavy imports inside ``main``)."""
     parser = argparse.ArgumentParser(
         prog="patgate",
         description="Conformance kit and in-process fake for token authorization and PATs.",
@@ -40,6 +46,8 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    """Run ``patgate ARGV``; the exit code. A :class:`PatgateError` is printed as one line
+    and exits with its ``exit_code`` (2 for usage, 3 for an unreachable target)."""
     parser = build_parser()
     args = parser.parse_args(argv)
     if args.command is None:

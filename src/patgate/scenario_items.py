@@ -155,8 +155,9 @@ class ScenarioItem(pytest.Item):
         style: Any = None,
     ) -> Any:
         """The rule, step, expectation and answer of a check failure, without a traceback;
-        any other error as pytest shows it. Every secret of the run is redacted from both."""
-        from patgate.errors import CheckFailure
+        patgate's own errors (a bad target file, an unreachable target) as their message;
+        any other error as pytest shows it. Every secret of the run is redacted from all."""
+        from patgate.errors import CheckFailure, PatgateError
 
         runner = self.config.stash.get(_RUNNER_KEY, None)
         if isinstance(excinfo.value, CheckFailure):
@@ -164,6 +165,8 @@ class ScenarioItem(pytest.Item):
                 f"scenario {self.scenario.id} ({self.scenario.location}): {self.scenario.title}"
             )
             text = f"{header}\n\n{excinfo.value}"
+        elif isinstance(excinfo.value, PatgateError):
+            text = f"patgate: {excinfo.value}"
         else:
             text = str(super().repr_failure(excinfo, style))
         return runner.context.redact(text) if runner is not None else text

@@ -108,6 +108,36 @@ def test_ok_fails_errors(observed: Observed) -> None:
     fails("ok", observed, True)
 
 
+def _deleted(result: Any) -> Observed:
+    return Observed.of_json(200, {"data": {"deletePersonalAccessToken": result}}, "graphql")
+
+
+@pytest.mark.parametrize("observed", [_deleted(True), _deleted({"__typename": "Deleted"})])
+def test_deleted_true_passes_a_result_of_any_type_but_null_or_false(observed: Observed) -> None:
+    passes("deleted", observed, True)
+    fails("deleted", observed, False)
+
+
+@pytest.mark.parametrize(
+    "observed",
+    [_deleted(False), _deleted(None), REFUSAL, Observed(404, ""), Observed(403, "{}")],
+)
+def test_deleted_false_accepts_any_form_of_refusal(observed: Observed) -> None:
+    passes("deleted", observed, False)
+    fails("deleted", observed, True)
+
+
+def test_deleted_false_refuses_a_server_fault() -> None:
+    failure = fails("deleted", Observed(502, ""), False)
+    assert failure.expected == "not deleted"
+
+
+def test_a_body_nested_deeper_than_the_parser_goes_is_not_json() -> None:
+    observed = Observed(200, "[" * 100_000 + "]" * 100_000)
+    failure = fails("path", observed, "data")
+    assert str(failure) == "expected a JSON body"
+
+
 # -- schema -----------------------------------------------------------------------------------
 
 TOKEN_SCHEMA = str(specs_dir() / "schemas" / "token-response.json")

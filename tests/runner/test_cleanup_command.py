@@ -102,3 +102,28 @@ def test_a_corrupt_ledger_is_a_usage_error_naming_the_line(
     code = main(["cleanup", "--base-url", "http://127.0.0.1:9", "--ledger", str(path)])
     assert code == 2
     assert f"{path}:1: not a ledger entry" in capsys.readouterr().err
+
+
+def test_a_bug_is_reported_with_the_secrets_redacted(
+    patgate_server: Fake,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    from patgate.runner.custodian import Custodian
+
+    secret = patgate_server.world["admin_token"]
+
+    def explode(self: Custodian, *, settle: float = 0.0) -> None:
+        raise RuntimeError(f"the deployment sent {secret}")
+
+    monkeypatch.setattr(Custodian, "finish", explode)
+    path = tmp_path / "ledger.jsonl"
+    ledger = Ledger(path, "r")
+    ledger.intend(ledger.next_name(), "admin_token")
+    world = str(_world(patgate_server, tmp_path))
+    assert main(["cleanup", "--world", world, "--ledger", str(path)]) == 1
+    err = capsys.readouterr().err
+    assert err.startswith("patgate cleanup: internal error\n")
+    assert "the deployment sent [REDACTED]" in err
+    assert secret not in err

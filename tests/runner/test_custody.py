@@ -252,6 +252,21 @@ def test_the_cap_probe_is_skipped_when_the_user_holds_5_tokens() -> None:
     assert end.counts["tokens_created"] == 0
 
 
+def test_a_writing_scenario_without_room_under_the_cap_is_skipped_not_failed() -> None:
+    fake = Fake()
+    before = _hold(fake, 4)
+    events, end = run_events(builtin(), live(fake), allow_writes=True)
+    results = finished(events)
+    # pat-create makes two tokens: no room for them at 4. The others make one at a time.
+    assert results["pat-create"].outcome is Outcome.SKIPPED
+    assert results["pat-create"].reason.startswith(
+        "the admin holds too many tokens for 2 more under the cap of 5"
+    )
+    assert results["pat-delete"].outcome is Outcome.PASSED
+    assert end.exit_code == 0
+    assert _admin_token_ids(fake) == before
+
+
 @pytest.mark.parametrize("held", [1, 3, 4])
 def test_the_cap_probe_creates_up_to_the_cap_and_leaves_the_users_tokens(held: int) -> None:
     fake = Fake()

@@ -436,3 +436,68 @@ steps:
     assert failure.step == "approve"
     assert failure.message.startswith("the control action failed:")
     assert end.exit_code == 1
+
+
+def test_an_expectation_on_a_value_an_advisory_capture_missed_warns_under_its_own_rule() -> None:
+    # A correct token endpoint may answer 400 with any body (the spec does not show it); the
+    # built-in scenario compares the two error bodies, which is advisory.
+    def plain_errors(app: WireHandler) -> WireHandler:
+        def handler(request: WireRequest) -> WireResponse | None:
+            response = app(request)
+            if response is not None and response.status == 400:
+                return WireResponse(400, (("content-type", "text/plain"),), b"Bad credentials")
+            return response
+
+        return handler
+
+    chosen = [s for s in builtin() if s.id == "token-bad-credentials"]
+    events, end = run_events(chosen, FakeTarget(Fake(wrap_app=plain_errors)))
+    result = finished(events)["token-bad-credentials"]
+    assert result.outcome is Outcome.WARNING
+    assert {f.rule for f in result.failures} == {"TOKEN-ERROR-BODY"}
+    assert any(f.message == "wrong_secret_answer was never captured" for f in result.failures)
+    assert end.exit_code == 0
+
+
+def test_no_answer_while_finding_the_organization_fails_that_scenario_only() -> None:
+    fake = Fake()
+    answers = fake.httpx_transport()
+
+    def no_introspection(request: httpx.Request) -> httpx.Response:
+        if b"__schema" in request.content:
+            raise httpx.ReadTimeout("timed out", request=request)
+        return answers.handle_request(request)
+
+    keys = {k: v for k, v in fake.world.items() if k != "organization_id"}
+    target = LiveTarget(TargetConfig(keys), transport=httpx.MockTransport(no_introspection))
+    chosen = [s for s in builtin() if s.id in ("token-ok", "pat-create")]
+    events, end = run_events(chosen, target, allow_writes=True)
+    (failure,) = finished(events)["pat-create"].failures
+    assert (failure.rule, failure.step) == ("PAT-CREATE-FIELDS", "find the organization id")
+    assert "ReadTimeout" in failure.message
+    assert finished(events)["token-ok"].outcome is Outcome.PASSED
+    assert end.exit_code == 1
+
+
+def test_a_listing_with_nothing_in_it_skips_the_checks_it_would_make_vacuous() -> None:
+    def empty_listings(app: WireHandler) -> WireHandler:
+        def handler(request: WireRequest) -> WireResponse | None:
+            response = app(request)
+            if response is None or not request.url.endswith("/graphql"):
+                return response
+            body = json.loads(response.body)
+            viewer = (body.get("data") or {}).get("viewer")
+            if isinstance(viewer, dict) and "personalAccessTokens" in viewer:
+                viewer["personalAccessTokens"] = []
+            return WireResponse(response.status, response.headers, json.dumps(body).encode())
+
+        return handler
+
+    chosen = [s for s in builtin() if s.id in ("pat-list-masked", "pat-list-own")]
+    events, _ = run_events(chosen, FakeTarget(Fake(wrap_app=empty_listings)))
+    results = finished(events)
+    assert results["pat-list-masked"].outcome is Outcome.SKIPPED
+    assert results["pat-list-masked"].reason == (
+        "the admin holds no token whose mask could be looked at"
+    )
+    assert results["pat-list-own"].outcome is Outcome.SKIPPED

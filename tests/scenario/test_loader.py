@@ -154,6 +154,12 @@ BAD_FILES = [
         id="bad-status",
     ),
     pytest.param(
+        HEADER + "steps:\n  - hubs: true\n    expect:\n      - deleted: maybe\n",
+        7,
+        "deleted is true (the delete was done) or false (it was refused)",
+        id="bad-deleted",
+    ),
+    pytest.param(
         HEADER + "steps:\n  - hubs: true\n    expect:\n      - {path: a}\n",
         7,
         "a path expectation needs a matcher",
@@ -265,6 +271,13 @@ BAD_FILES = [
         id="control-declared-false",
     ),
     pytest.param(
+        HEADER + "writes: false\nsteps:\n  - graphql: create_token\n"
+        "    args: {name: '${new_name}'}\n    expect: [{ok: true}]\n",
+        4,
+        "writes is false, yet a step creates a token",
+        id="create-declared-read-only",
+    ),
+    pytest.param(
         HEADER
         + "steps:\n  - hubs: true\n    bearer: amp_pat_0VDx5anoRUK7QmNWYZIOrQ.IqSKk8gASgZKhp\n"
         "    expect: [{ok: true}]\n",
@@ -362,9 +375,15 @@ def test_bulk_is_declared_and_the_cap_probe_declares_it() -> None:
     ("step", "untracked"),
     [
         ("graphql: {query: 'mutation { x }'}", True),
+        # An operation after another on one line, or after a comma (which GraphQL ignores).
+        ("graphql: {query: '{ viewer { id } } mutation { x }'}", True),
+        ("graphql: {query: ',mutation { x }'}", True),
+        ("graphql: {query: '{ viewer { id } }'}", False),
         ("http: {method: POST, url: '${graphql_url}', json: {query: q}}", True),
         ("http: {method: DELETE, url: '${base_url}/v2/content/hubs'}", True),
         ("http: {method: POST, url: '${auth_url}/oauth/token', form: {a: b}}", False),
+        ("http: {method: POST, url: '${auth_url}/oauth/token?x=1', form: {a: b}}", False),
+        ("http: {method: DELETE, url: '${auth_url}/oauth/token/../../v2/content/x'}", True),
         ("http: {method: GET, url: '${base_url}/v2/content/hubs'}", False),
         ("graphql: create_token\n    args: {name: '${new_name}'}", False),
     ],

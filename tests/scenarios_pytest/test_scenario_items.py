@@ -126,6 +126,17 @@ def test_a_bad_file_is_a_collection_error_naming_file_and_line(project: pytest.P
     assert "Traceback" not in result.stdout.str()
 
 
+def test_a_bad_world_file_is_reported_as_its_message(project: pytest.Pytester) -> None:
+    (project.path / "checks" / "warn.yaml").write_text(WARNING, encoding="utf-8")
+    result = _run(
+        project, "--patgate-scenarios", "checks", "--patgate-world", "nope.json", "checks"
+    )
+    result.assert_outcomes(failed=1)
+    result.stdout.fnmatch_lines(["patgate: cannot read the world file *nope.json: *"])
+    assert "Traceback" not in result.stdout.str()
+    assert "raise UsageError" not in result.stdout.str()
+
+
 def test_items_run_against_a_live_target_from_a_world_file(project: pytest.Pytester) -> None:
     from patgate.transports.loopback_server import LoopbackServer
 

@@ -10,7 +10,14 @@ from dataclasses import dataclass, field
 from datetime import timedelta
 from typing import Any
 
-from patgate.errors import Forbidden, InvalidClient, NotFound, Unauthenticated
+from patgate.errors import (
+    Forbidden,
+    InvalidClient,
+    NotFound,
+    TokenLimitReached,
+    Unauthenticated,
+)
+from patgate.fake.client_tokens import ClientTokenIssuer
 from patgate.fake.deployment import Deployment
 from patgate.fake.model import PatStatus, Principal, Role
 from patgate.fake.pat_format import MintedPat, PatFormat
@@ -106,6 +113,24 @@ def _client_tokens_never_expire(fake: Fake) -> None:
     fake.deployment.client_tokens.leeway = 10**9
 
 
+class _UncheckedSignatures(ClientTokenIssuer):
+    """Reads a client token's claims without checking that this issuer signed them."""
+
+    def _verify_signature(self, token):  # type: ignore[no-untyped-def]
+        import jwt
+
+        header = jwt.get_unverified_header(token)
+        claims = jwt.decode(token, options={"verify_signature": False})
+        resigned = jwt.encode(claims, self._key, algorithm="HS256", headers=header)
+        return super()._verify_signature(resigned)
+
+
+class SignatureNotChecked(Deployment):
+    def __init__(self) -> None:
+        super().__init__()
+        self.client_tokens = _UncheckedSignatures(self.clock)
+
+
 # -- bearer authorization -----------------------------------------------------------------------
 
 
@@ -125,6 +150,21 @@ class GarbageAccepted(_AdminFallback):
         if bearer and not bearer.startswith(self.pat_format.prefix) and bearer.count(".") != 2:
             return self._admin()
         return super().authenticate(bearer)
+
+
+class PatSecretNotChecked(Deployment):
+    """Finds a PAT by its id segment and never compares the secret segment."""
+
+    def _authenticate_pat(self, value, id_segment):  # type: ignore[no-untyped-def]
+        record = self._tokens_by_segment.get(id_segment)
+        if record is None:
+            return super()._authenticate_pat(value, id_segment)
+        original = record.secret_hash
+        record.secret_hash = self.pat_format.hash(value)
+        try:
+            return super()._authenticate_pat(value, id_segment)
+        finally:
+            record.secret_hash = original
 
 
 class ContentRefuses(Deployment):
@@ -223,6 +263,21 @@ class CreatesForSomeoneElse(Deployment):
         created = super().create_token(principal, name, organization_id)
         other = next(u for u in self.users.values() if u.id != principal.user_id)
         created.record.user_id = other.id
+        return created
+
+
+class CapCountsDeletedTokens(Deployment):
+    """Counts every token a user ever made against the cap, deleted ones included."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.ever_made: dict[str, int] = {}
+
+    def _create(self, user, organization_id, name, status):  # type: ignore[no-untyped-def]
+        if self.ever_made.get(user.id, 0) >= self.max_tokens_per_user:
+            raise TokenLimitReached("a user holds at most 5 personal access tokens")
+        created = super()._create(user, organization_id, name, status)
+        self.ever_made[user.id] = self.ever_made.get(user.id, 0) + 1
         return created
 
 
@@ -364,6 +419,20 @@ FAULTS: tuple[Fault, ...] = (
         _set("CLIENT-TOKEN-EXPIRY"),
         after=_client_tokens_never_expire,
     ),
+    Fault(
+        "a client token's signature is not checked",
+        "AUTH-INVALID-TOKEN",
+        _set("AUTH-INVALID-TOKEN"),
+        deployment=SignatureNotChecked,
+        whole_suite=_set("AUTH-INVALID-TOKEN"),
+    ),
+    Fault(
+        "a PAT's secret segment is not checked",
+        "AUTH-INVALID-TOKEN",
+        _set("AUTH-INVALID-TOKEN"),
+        deployment=PatSecretNotChecked,
+        whole_suite=_set("AUTH-INVALID-TOKEN"),
+    ),
     Fault("no token needed", "AUTH-REQUIRED", _set("AUTH-REQUIRED"), deployment=NoTokenNeeded),
     Fault(
         "a garbage token is accepted",
@@ -429,6 +498,12 @@ FAULTS: tuple[Fault, ...] = (
     ),
     Fault(
         "the cap is 4", "PAT-CAP", _set("PAT-CAP"), deployment=_cap(4), whole_suite=_set("PAT-CAP")
+    ),
+    Fault(
+        "the cap counts deleted tokens",
+        "PAT-CAP",
+        _set("PAT-CAP"),
+        deployment=CapCountsDeletedTokens,
     ),
     Fault(
         "listings show everyone's tokens",

@@ -3,7 +3,7 @@ from __future__ import annotations
 import pytest
 
 from patgate.errors import InvalidRequest
-from patgate.wire.forms import MAX_PARAMETERS, parse_form
+from patgate.wire.forms import MAX_PARAMETERS, parameter_names, parse_form
 
 
 def test_a_form_decodes_plus_and_escapes() -> None:
@@ -33,3 +33,8 @@ def test_empty_values_count_as_omitted_and_empty_fields_are_skipped() -> None:
 def test_malformed_forms_are_invalid_requests(body: bytes, problem: str) -> None:
     with pytest.raises(InvalidRequest, match=problem):
         parse_form(body)
+
+
+def test_parameter_names_are_decoded_and_never_refused() -> None:
+    assert parameter_names("a=1&client%5Fsecret=x&b&%zz=1&&") == {"a", "client_secret", "b", "%zz"}
+    assert parameter_names("") == frozenset()

@@ -106,3 +106,14 @@ def test_get_is_405(call: Call) -> None:
     assert response.status == 405
     assert response.header("allow") == "POST"
     assert response.json()["errors"][0]["extensions"]["code"] == "METHOD_NOT_ALLOWED"
+
+
+@pytest.mark.parametrize(
+    ("query", "status"),
+    [("x_access_token=1", 200), ("q=access_token%3D1", 200), ("access%5Ftoken=abc", 400)],
+)
+def test_only_an_access_token_parameter_in_the_url_is_a_second_credential(
+    call: Call, world: DefaultWorld, query: str, status: int
+) -> None:
+    headers = [JSON, bearer(world.admin_token)]
+    assert call("POST", f"{GRAPHQL_URL}?{query}", headers, graph_body(VIEWER)).status == status

@@ -31,6 +31,7 @@ def test_secrets_never_reach_the_log_or_its_repr() -> None:
         f"https://api.test/v2/content/hubs?access_token={PAT}",
         f"https://api.test/{JWT}/x?q={JWT}",
         f"https://api.test/x?anything={PAT}",
+        "https://api.test/v2/content/hubs#client_secret=hunter2",
     ]
     for url in urls:
         log.record(
@@ -55,3 +56,23 @@ def test_clear_empties_the_log() -> None:
     log.clear()
     assert len(log) == 0
     assert repr(log) == "RequestLog([])"
+
+
+def test_a_credential_sent_without_a_scheme_is_not_logged_as_one() -> None:
+    secret = "Xq3vT9pL2mN8rK4wY7zB1cD6fG0hJ5sA-e_uiop"
+    log = RequestLog()
+    bare = log.record(
+        WireRequest("GET", "https://a.test/", (("Authorization", secret),)), WireResponse(401)
+    )
+    spaced = log.record(
+        WireRequest("GET", "https://a.test/", (("Authorization", f"{secret} x"),)),
+        WireResponse(401),
+    )
+    lower = log.record(
+        WireRequest("GET", "https://a.test/", (("Authorization", f"bearer {PAT}"),)),
+        WireResponse(401),
+    )
+    assert (bare.auth_scheme, spaced.auth_scheme) == (REDACTED, REDACTED)
+    assert lower.auth_scheme == "bearer"
+    assert log.record(WireRequest("GET", "https://a.test/"), WireResponse(401)).auth_scheme is None
+    assert secret[:6] not in repr(log.entries())

@@ -60,3 +60,17 @@ def test_the_unmatched_error_lists_what_the_fake_serves_and_hides_the_query() ->
     assert "POST https://auth.amplience.net/oauth/token" in text
     assert "GET https://api.amplience.net/v2/content/hubs" in text
     assert "POST https://api.amplience.net/graphql" in text
+
+
+@pytest.mark.parametrize(
+    "bad",
+    [
+        "https://h.test/?access_token=amp_pat_AAAA.BBBB",
+        "amp_pat_AAAA.BBBB",
+        "https://user:amp_pat_AAAA.BBBB@h.test:99999",
+    ],
+)
+def test_the_usage_error_never_repeats_the_url(bad: str) -> None:
+    with pytest.raises(UsageError) as raised:
+        FakeUrls.build(base_url=bad)
+    assert "amp_pat_" not in str(raised.value)

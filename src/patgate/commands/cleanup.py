@@ -25,6 +25,7 @@ from patgate.commands.run import (
     DEFAULT_LEDGER,
     configure_network,
     configure_target,
+    internal_error,
     ledger_path,
     scrub,
     target_redactor,
@@ -77,6 +78,10 @@ def main(args: argparse.Namespace) -> int:
         return _clean(args, config, path, redactor)
     except PatgateError as error:
         raise scrub(error, redactor) from None
+    except KeyboardInterrupt:
+        raise
+    except Exception as error:  # a bug
+        return internal_error("cleanup", error, redactor)
 
 
 def _clean(args: argparse.Namespace, config: TargetConfig, path: Path, redactor: Redactor) -> int:

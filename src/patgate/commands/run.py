@@ -31,7 +31,17 @@ if TYPE_CHECKING:
     from patgate.runner.target import TargetConfig
     from patgate.scenario import Catalogue, Scenario
 
-__all__ = ["DEFAULT_LEDGER", "configure", "configure_target", "ledger_path", "main"]
+__all__ = [
+    "DEFAULT_LEDGER",
+    "configure",
+    "configure_network",
+    "configure_target",
+    "internal_error",
+    "ledger_path",
+    "main",
+    "scrub",
+    "target_redactor",
+]
 
 DEFAULT_LEDGER = Path(".patgate") / "ledger.jsonl"
 """Where a live run's ledger goes unless ``--ledger`` or ``PATGATE_LEDGER`` says otherwise."""
@@ -179,6 +189,13 @@ def scrub(error: PatgateError, redactor: Redactor) -> PatgateError:
     return error
 
 
+def internal_error(command: str, error: Exception, redactor: Redactor) -> int:
+    """Print a bug's traceback with every secret redacted (it may quote one); exit code 1."""
+    text = "".join(traceback.format_exception(type(error), error, error.__traceback__))
+    print(f"patgate {command}: internal error\n{redactor.redact(text)}", file=sys.stderr)
+    return 1
+
+
 def main(args: argparse.Namespace) -> int:
     """Run the scenarios and report; the exit code of the run."""
     from patgate.runner import resolve_target_config
@@ -193,10 +210,8 @@ def main(args: argparse.Namespace) -> int:
         raise scrub(error, redactor) from None
     except KeyboardInterrupt:
         raise
-    except Exception as error:  # a bug: its traceback may quote a secret; print it scrubbed
-        text = "".join(traceback.format_exception(type(error), error, error.__traceback__))
-        print(f"patgate run: internal error\n{redactor.redact(text)}", file=sys.stderr)
-        return 1
+    except Exception as error:  # a bug
+        return internal_error("run", error, redactor)
 
 
 def _run(args: argparse.Namespace, config: TargetConfig | None, redactor: Redactor) -> int:

@@ -15,7 +15,7 @@ import time
 from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
-from patgate.checks import Observed
+from patgate.checks import Observed, delete_succeeded
 from patgate.redaction import Secret
 from patgate.runner.documents import Documents
 from patgate.runner.exchange import RequestFailed
@@ -65,18 +65,6 @@ def refused_create(observed: Observed) -> bool:
     return data is None or (
         isinstance(data, dict) and data.get("createPersonalAccessToken") is None
     )
-
-
-def delete_succeeded(observed: Observed) -> bool:
-    """A 2xx without GraphQL errors whose result is neither null nor false."""
-    body = observed.body
-    if not 200 <= observed.status < 300 or not isinstance(body, dict) or body.get("errors"):
-        return False
-    data = body.get("data")
-    if not isinstance(data, dict) or not data:
-        return False
-    result = next(iter(data.values()))
-    return result is not None and result is not False
 
 
 class Custodian:

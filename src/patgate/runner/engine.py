@@ -19,12 +19,14 @@ from patgate.redaction import Redactor
 from patgate.runner.context import RunContext, RunOptions
 from patgate.runner.events import (
     Event,
+    Failure,
     Outcome,
     RunFinished,
     RunStarted,
     ScenarioFinished,
     ScenarioStarted,
 )
+from patgate.runner.exchange import RequestFailed
 from patgate.runner.execution import ScenarioExecution
 from patgate.runner.interruption import interrupt_name
 from patgate.runner.results import rule_results, run_exit_code, scenario_outcome
@@ -71,7 +73,12 @@ class ScenarioRunner:
         """Run one scenario (its cleanup included) and describe how it ended."""
         started = time.perf_counter()
         context = self.context
-        reason = skip_reason(scenario, context)
+        try:
+            reason = skip_reason(scenario, context)
+        except RequestFailed as error:
+            # Finding the organization id went over the network and got no answer: that
+            # fails the scenario, as a transport error in one of its steps would.
+            return self._unanswered(scenario, error, time.perf_counter() - started)
         if reason:
             return _skipped(scenario, context.redact(reason), time.perf_counter() - started)
         execution = ScenarioExecution(context, scenario, self.catalogue)
@@ -90,6 +97,27 @@ class ScenarioRunner:
             time.perf_counter() - started,
             reason=context.redact(execution.skip_reason),
             failures=failures,
+            source=scenario.location,
+        )
+
+    def _unanswered(
+        self, scenario: Scenario, error: RequestFailed, duration: float
+    ) -> ScenarioFinished:
+        rule = scenario.rules[0]
+        level = self.catalogue[rule].level if rule in self.catalogue else "gate"
+        failure = Failure(
+            rule,
+            level,
+            "find the organization id",
+            self.context.redact(f"no answer while looking for the organization id: {error}"),
+        )
+        return ScenarioFinished(
+            scenario.id,
+            scenario.title,
+            scenario.rules,
+            scenario_outcome((failure,)),
+            duration,
+            failures=(failure,),
             source=scenario.location,
         )
 

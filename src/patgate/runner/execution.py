@@ -55,7 +55,7 @@ class _Skip(Exception):
 class _Unset(Exception):
     def __init__(self, name: str) -> None:
         self.name = name
-        super().__init__(name)
+        super().__init__(f"{name} was never captured")
 
 
 Lookup = Callable[[str], Any]
@@ -340,12 +340,18 @@ class ScenarioExecution:
         if observed.kind == "control" and observed.status != 200 and not step.expect:
             self._fail(step.rule, label, f"the control action failed: {observed.text}")
         for expectation in step.expect:
-            call = CheckCall(
-                argument=substitute(expectation.argument, lookup),
-                options=substitute(dict(expectation.options), lookup),
-                label=expectation.label,
-                pat_prefix=context.config.pat_prefix,
-            )
+            try:
+                call = CheckCall(
+                    argument=substitute(expectation.argument, lookup),
+                    options=substitute(dict(expectation.options), lookup),
+                    label=expectation.label,
+                    pat_prefix=context.config.pat_prefix,
+                )
+            except _Unset as unset:
+                # An earlier capture failed (under its own rule); this check cannot be made,
+                # and that counts against the rule the check names, not the step's.
+                self._fail(expectation.rule, label, f"{unset.name} was never captured")
+                continue
             try:
                 run_check(expectation.check, observed, call)
             except CheckFailure as failure:
@@ -362,7 +368,7 @@ class ScenarioExecution:
                 value = resolve_path(observed.body, str(substitute(capture.path, lookup)))
                 if capture.count:
                     value = len(value)
-            except (PathMissing, PathError, TypeError) as error:
+            except (PathMissing, PathError, TypeError, _Unset) as error:
                 if not failed_already:
                     self._fail(
                         step.rule,

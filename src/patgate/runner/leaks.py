@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Iterable
 
 from patgate.checks import Observed
 
@@ -49,10 +48,6 @@ class RevealedTokens:
                 if any(form in text for form in _forms(value) for text in haystacks)
             }
         )
-
-    def values(self) -> Iterable[str]:
-        """Every value remembered so far."""
-        return self._origins.keys()
 
 
 def _forms(value: str) -> tuple[str, ...]:

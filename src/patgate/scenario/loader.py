@@ -159,6 +159,13 @@ def _scenario(doc: SourceDocument, catalogue: Catalogue) -> Scenario:
     declared_control = data.get("control")
     if declared_control is False and builder.uses_control:
         raise doc.error("control is false, yet a step uses control", ["control"])
+    # writes: false lets a scenario that only deletes ids no one holds run read-only; a
+    # create would then write to a deployment the user asked patgate only to read.
+    if data.get("writes") is False and builder.creates:
+        raise doc.error(
+            "writes is false, yet a step creates a token or sends a write the ledger cannot track",
+            ["writes"],
+        )
     needs = set(data.get("needs", ())) | builder.target_keys
     return Scenario(
         id=data["id"],

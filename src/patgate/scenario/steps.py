@@ -36,6 +36,7 @@ CHECK_KEYS = (
     "status",
     "error",
     "ok",
+    "deleted",
     "schema",
     "path",
     "header",
@@ -48,8 +49,13 @@ CHECK_KEYS = (
 _PATH_CHECKS = ("path", "masked", "date", "pat")
 _EXPRESSION_KEYS = ("repeat", "wait", "assume")
 _SAFE_METHODS = ("GET", "HEAD", "OPTIONS")
-_TOKEN_ENDPOINT = "${auth_url}/oauth/token"
-_MUTATION = re.compile(r"^\s*mutation\b", re.MULTILINE)
+# Exactly the token endpoint (a query string allowed): "/oauth/token/../x" would reach
+# another path once the client removes the dot segments.
+_TOKEN_ENDPOINT = re.compile(r"\$\{auth_url\}/oauth/token(?:\?[^#]*)?")
+# The keyword anywhere, not only at a line's start: GraphQL lets an operation follow another
+# on one line, or a comma (insignificant, like a space). A field or a comment that happens to
+# say "mutation" only makes the scenario run on the embedded fake alone.
+_MUTATION = re.compile(r"(?<![_0-9A-Za-z])mutation(?![_0-9A-Za-z])")
 _TEMPLATE = re.compile(r"\$\{[A-Za-z_][A-Za-z0-9_]*\}")
 _ALWAYS_KNOWN = frozenset(TARGET_KEYS) | {"run_id", "new_name", "random_pat", "missing_id"}
 
@@ -75,6 +81,9 @@ class StepBuilder:
         self.appends: set[str] = set()
         self.target_keys: set[str] = set()
         self.writes = False
+        self.creates = False
+        """A step creates something (a token, or a write the ledger cannot track): unlike a
+        delete, which the ledger refuses unless the run made the id, that always writes."""
         self.untracked_writes = False
         self.waits = False
         self.uses_control = False
@@ -164,8 +173,8 @@ class StepBuilder:
             if value["method"] not in _SAFE_METHODS:
                 self.writes = True
                 # Only the token endpoint is a POST that leaves nothing behind to clean up.
-                if not value["url"].startswith(_TOKEN_ENDPOINT):
-                    self.untracked_writes = True
+                if not _TOKEN_ENDPOINT.fullmatch(value["url"]):
+                    self.untracked_writes = self.creates = True
             return HttpCall(
                 method=value["method"],
                 url=value["url"],
@@ -180,7 +189,7 @@ class StepBuilder:
                 names = self._expression(argument, [*where, action])
                 self._names(names, [*where, action], loop_names)
             if action == "request_token":
-                self.writes = True
+                self.writes = self.creates = True
             return ControlCall(action, argument)
         self.waits = True
         self._names(self._expression(value, where), where, loop_names)
@@ -189,7 +198,7 @@ class StepBuilder:
     def _graphql(self, value: Any, args: Mapping[str, Any], where: list[str | int]) -> Request:
         if isinstance(value, dict):
             if _MUTATION.search(value["query"]):
-                self.writes = True
+                self.writes = self.creates = True
                 self.untracked_writes = True
             return GraphqlCall(
                 query=value["query"],
@@ -209,6 +218,7 @@ class StepBuilder:
             )
         if value in ("create_token", "delete_token"):
             self.writes = True
+            self.creates = self.creates or value == "create_token"
         if value == "create_token" and "organization_id" not in args:
             self.target_keys.add("organization_id")
         return GraphqlCall(operation=value, args=dict(args))
