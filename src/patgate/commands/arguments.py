@@ -6,7 +6,7 @@ from __future__ import annotations
 import argparse
 from collections.abc import Callable
 
-__all__ = ["seconds", "whole_number"]
+__all__ = ["add_timeouts", "seconds", "whole_number"]
 
 
 def whole_number(
@@ -43,3 +43,21 @@ def seconds(*, zero_allowed: bool) -> Callable[[str], float]:
         return value
 
     return parse
+
+
+def add_timeouts(group: argparse._ArgumentGroup | argparse.ArgumentParser) -> None:
+    """``--connect-timeout`` and ``--read-timeout``: every request to a target has both."""
+    group.add_argument(
+        "--connect-timeout",
+        type=seconds(zero_allowed=False),
+        default=5.0,
+        metavar="SECONDS",
+        help="default 5",
+    )
+    group.add_argument(
+        "--read-timeout",
+        type=seconds(zero_allowed=False),
+        default=30.0,
+        metavar="SECONDS",
+        help="default 30",
+    )

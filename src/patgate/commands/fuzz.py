@@ -14,7 +14,7 @@ import argparse
 import os
 from pathlib import Path
 
-from patgate.commands.arguments import seconds, whole_number
+from patgate.commands.arguments import add_timeouts, whole_number
 from patgate.errors import UsageError
 
 __all__ = ["configure", "main"]
@@ -24,7 +24,7 @@ _EXTRA_HINT = "pip install 'patgate[fuzz]'"
 
 def configure(parser: argparse.ArgumentParser) -> None:
     """Add the target options of ``patgate run`` and the fuzzing options."""
-    from patgate.scenario.model import TARGET_KEYS
+    from patgate.target_contract import TARGET_KEYS
 
     target = parser.add_argument_group(
         "target",
@@ -63,26 +63,13 @@ def configure(parser: argparse.ArgumentParser) -> None:
     fuzzing.add_argument(
         "--json", type=Path, metavar="PATH", help="also write the report as JSON to PATH"
     )
-    fuzzing.add_argument(
-        "--connect-timeout",
-        type=seconds(zero_allowed=False),
-        default=5.0,
-        metavar="SECONDS",
-        help="default 5",
-    )
-    fuzzing.add_argument(
-        "--read-timeout",
-        type=seconds(zero_allowed=False),
-        default=30.0,
-        metavar="SECONDS",
-        help="default 30",
-    )
+    add_timeouts(fuzzing)
 
 
 def main(args: argparse.Namespace) -> int:
     """Fuzz the target, print the summary; 0 when nothing failed, else 1."""
     from patgate.runner.target import resolve_target_config
-    from patgate.scenario.model import TARGET_KEYS
+    from patgate.target_contract import TARGET_KEYS
 
     flags = {key: getattr(args, key, None) for key in TARGET_KEYS}
     config = resolve_target_config(args.world, os.environ, flags)

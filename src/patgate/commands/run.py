@@ -23,7 +23,7 @@ import traceback
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from patgate.commands.arguments import seconds
+from patgate.commands.arguments import add_timeouts, seconds
 from patgate.errors import PatgateError, UsageError
 
 if TYPE_CHECKING:
@@ -79,20 +79,7 @@ def configure_target(parser: argparse.ArgumentParser, description: str = _TARGET
 
 def configure_network(group: argparse._ArgumentGroup) -> None:
     """Timeouts and the retry budget, shared with cleanup."""
-    group.add_argument(
-        "--connect-timeout",
-        type=seconds(zero_allowed=False),
-        default=5.0,
-        metavar="SECONDS",
-        help="default 5",
-    )
-    group.add_argument(
-        "--read-timeout",
-        type=seconds(zero_allowed=False),
-        default=30.0,
-        metavar="SECONDS",
-        help="default 30",
-    )
+    add_timeouts(group)
     group.add_argument(
         "--retry-budget",
         type=seconds(zero_allowed=True),
