@@ -9,6 +9,8 @@ from pathlib import Path
 
 import pytest
 
+from tests.runner.support import FOREIGN_DELETE
+
 from .support import Served, ledger_events
 
 pytestmark = pytest.mark.slow
@@ -72,25 +74,6 @@ def test_a_production_target_refuses_the_cap_probe_unless_it_is_named(served: Se
     assert named.returncode == 0, named.stdout + named.stderr
     assert "PASS  pat-cap" in named.stdout
     assert served.run_tokens() == []
-
-
-FOREIGN_DELETE = """\
-id: delete-what-is-not-ours
-title: Tries to delete the admin's own token
-rules: [PAT-DELETE]
-steps:
-  - name: find the admin's own token
-    graphql: viewer
-    bearer: ${admin_token}
-    capture:
-      theirs: data.viewer.personalAccessTokens[0].id
-  - name: delete it
-    graphql: delete_token
-    args: {id: "${theirs}"}
-    bearer: ${admin_token}
-    expect:
-      - ok: true
-"""
 
 
 def test_a_delete_of_a_token_the_run_did_not_create_is_refused(served: Served) -> None:

@@ -40,3 +40,23 @@ def live(fake: Fake, *, drop: Sequence[str] = (), **documents: str) -> LiveTarge
     """The fake reached as a live target: no control, writes and waits restricted."""
     keys = {k: v for k, v in fake.world.items() if k not in drop}
     return LiveTarget(TargetConfig(keys, documents), transport=fake.httpx_transport())
+
+
+# A scenario deleting a token the run did not create: the ledger must refuse it.
+FOREIGN_DELETE = """\
+id: delete-the-admins-token
+title: Tries to delete a token the run did not create
+rules: [PAT-DELETE]
+steps:
+  - name: find the admin's own token
+    graphql: viewer
+    bearer: ${admin_token}
+    capture:
+      theirs: data.viewer.personalAccessTokens[0].id
+  - name: delete it
+    graphql: delete_token
+    args: {id: "${theirs}"}
+    bearer: ${admin_token}
+    expect:
+      - ok: true
+"""

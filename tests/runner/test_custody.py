@@ -17,7 +17,7 @@ from patgate.harness import Fake
 from patgate.runner import FakeTarget, LiveTarget, TargetConfig
 from patgate.runner.events import Outcome
 
-from .support import builtin, finished, live, run_events, scenarios
+from .support import FOREIGN_DELETE, builtin, finished, live, run_events, scenarios
 
 Handler = Callable[[httpx.Request], httpx.Response]
 
@@ -84,25 +84,6 @@ def test_a_create_is_in_the_ledger_file_before_it_is_sent(tmp_path: Path) -> Non
     assert _admin_token_ids(fake) == before
 
 
-FOREIGN_DELETE = """\
-id: delete-the-admins-token
-title: Tries to delete a token the run did not create
-rules: [PAT-DELETE]
-steps:
-  - name: find the admin's own token
-    graphql: viewer
-    bearer: ${admin_token}
-    capture:
-      theirs: data.viewer.personalAccessTokens[0].id
-  - name: delete it
-    graphql: delete_token
-    args: {id: "${theirs}"}
-    bearer: ${admin_token}
-    expect:
-      - ok: true
-"""
-
-
 def test_a_delete_of_an_id_not_in_the_ledger_is_refused_and_never_sent() -> None:
     sent: list[str] = []
 
@@ -131,9 +112,7 @@ def test_the_embedded_fake_refuses_foreign_deletes_too() -> None:
 
 
 def test_a_refused_delete_in_a_cleanup_is_reported() -> None:
-    text = FOREIGN_DELETE.replace("steps:\n", "steps:\n", 1).replace(
-        "  - name: delete it\n", "cleanup:\n  - name: delete it\n"
-    )
+    text = FOREIGN_DELETE.replace("  - name: delete it\n", "cleanup:\n  - name: delete it\n")
     fake = Fake()
     events, end = run_events(scenarios(text), live(fake), allow_writes=True)
     (failure,) = finished(events)["delete-the-admins-token"].failures
