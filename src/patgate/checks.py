@@ -3,7 +3,7 @@
 Each takes the observed response and a :class:`CheckCall` (its resolved argument and
 options) and returns nothing, or raises :class:`~patgate.errors.CheckFailure` saying what
 was expected and what came back. The runner adds the rule. Where the spec says only "an
-error is returned", :func:`check_error` accepts any error (DESIGN.md, "Gate vs advisory").
+error is returned", :func:`check_error` accepts any error (docs/design.md, "Gate vs advisory").
 """
 
 from __future__ import annotations

@@ -32,7 +32,7 @@ if TYPE_CHECKING:
 __all__ = ["WORLD_KEYS", "Fake"]
 
 WORLD_KEYS = TARGET_KEYS
-"""The keys of a target file (DESIGN.md, "The target contract"), in the documented order."""
+"""The keys of a target file (docs/design.md, "The target contract"), in the documented order."""
 
 
 class _Interception(Protocol):

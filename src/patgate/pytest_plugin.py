@@ -115,7 +115,7 @@ def patgate_world(patgate_fake: Fake) -> dict[str, str]:
     """The target file of ``patgate_fake``: URLs, client credentials, tokens, PAT prefix.
 
     Scope: function.
-    Type: ``dict[str, str]`` with exactly the keys of DESIGN.md's target contract.
+    Type: ``dict[str, str]`` with exactly the keys of docs/design.md's target contract.
     Default: the default world's organization, API client and principals' tokens.
     """
     return patgate_fake.world

@@ -1,4 +1,4 @@
-"""The target contract: the keys that describe a deployment (DESIGN.md), in one place.
+"""The target contract: the keys that describe a deployment (docs/design.md), in one place.
 
 ``patgate serve --world`` writes exactly these keys, ``patgate run --world`` reads them, and
 ``patgate.Fake.world`` holds them; other tools rely on the names staying stable.

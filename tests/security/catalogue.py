@@ -1,6 +1,6 @@
 """The bad-input catalogue's row format, the credentials a row may name, and the checks.
 
-A :class:`Row` is one case of ``SECURITY.md``: an id (``A3-unknown-client``), the item it
+A :class:`Row` is one case of ``docs/security.md``: an id (``A3-unknown-client``), the item it
 comes from, a request, the expected status and error shape. Requests name credentials as
 ``<<name>>`` markers; a :class:`Kit` (one fresh fake per row) resolves them, building only
 the ones a row uses. :func:`check_answer` then applies the checks every row shares: the
@@ -52,7 +52,7 @@ class Row:
 
     id: str
     item: int
-    """The item number in SECURITY.md."""
+    """The item number in docs/security.md."""
     endpoint: str
     """``token``, ``hubs`` or ``graphql``."""
     method: str = "POST"

@@ -1,4 +1,4 @@
-"""SECURITY.md section A: the token endpoint (RFC 6749 2.3, 3.2, 4.4, 5).
+"""docs/security.md section A: the token endpoint (RFC 6749 2.3, 3.2, 4.4, 5).
 
 Item 14 (lockout after repeated bad secrets) is for staging deployments only; malformed
 bodies of every kind are in section H and in ``tests/wire/test_bad_input.py``.

@@ -1,4 +1,4 @@
-"""SECURITY.md section B: bearer tokens on the APIs (RFC 6750, RFC 9110), and malformed PATs.
+"""docs/security.md section B: bearer tokens on the APIs (RFC 6750, RFC 9110), and malformed PATs.
 
 The hubs listing is the REST endpoint; a few cases go to GraphQL, which shares the bearer
 rules. Malformed PATs (item 42 of section D) sit here because they are bad bearers: each

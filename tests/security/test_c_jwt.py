@@ -1,4 +1,4 @@
-"""SECURITY.md section C: validating the client-credential JWT (RFC 8725, 7519, 9068).
+"""docs/security.md section C: validating the client-credential JWT (RFC 8725, 7519, 9068).
 
 Every tampered token is built from a real one. Tokens that must differ from a valid one in
 exactly one respect are signed with the fake's own key (white-box), and one such token with

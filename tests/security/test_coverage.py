@@ -1,4 +1,4 @@
-"""Every fake-testable item of SECURITY.md sections A, B, C, G and H has a test.
+"""Every fake-testable item of docs/security.md sections A, B, C, G and H has a test.
 
 Items are covered by a catalogue row (its ``item``), by a named test here, or by a case of
 ``tests/wire/test_bad_input.py``. Items 14 and 29 concern live deployments only.

@@ -1,4 +1,4 @@
-"""SECURITY.md section G: bad GraphQL requests, each a clear 4xx (or a coded 200 refusal).
+"""docs/security.md section G: bad GraphQL requests, each a clear 4xx (or a coded 200 refusal).
 
 ``tests/wire/test_bad_input.py`` already sends the other variants of these items (bad JSON,
 each non-string query type, string/number/array variables, depth 20, 246 and 10,000,

@@ -1,4 +1,4 @@
-"""SECURITY.md section H: odd bodies and headers at the token endpoint (item 64, 65).
+"""docs/security.md section H: odd bodies and headers at the token endpoint (item 64, 65).
 
 ``tests/wire/test_bad_input.py`` already sends an empty body, ``&&&``, ``%zz``, raw invalid
 UTF-8 and a NUL in the client id, a 1 MB client id, 10k parameters, ``grant_type[]``, a

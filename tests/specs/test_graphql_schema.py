@@ -161,7 +161,7 @@ def test_the_fakes_refusals_fit_the_error_schema() -> None:
 
 
 DOCUMENTED_BODIES = {
-    "create (FACTS.md)": (
+    "create (docs/facts.md)": (
         "pat-create-response.json",
         {
             "data": {
@@ -214,7 +214,7 @@ DOCUMENTED_BODIES = {
             "data": {"createPersonalAccessToken": None},
         },
     ),
-    "complexity limit (FACTS.md)": (
+    "complexity limit (docs/facts.md)": (
         "graphql-error-response.json",
         {
             "errors": [

@@ -64,7 +64,7 @@ def without(body: dict[str, Any], path: str) -> dict[str, Any]:
     return result
 
 
-# -- realistic bodies (FACTS.md, DESIGN.md "The fake's choices") -------------------------------
+# -- realistic bodies (docs/facts.md, docs/design.md "The fake's choices") ---------------------
 
 TOKEN = {
     "access_token": "eyJhbGciOiJSUzI1NiIsInR5cCI6IkpXVCJ9.eyJzdWIiOiJ1c2VyIn0.c2lnbmF0dXJl",

@@ -1,6 +1,6 @@
 """Malformed requests of every kind: each gets a clear 4xx with a JSON error body.
 
-None raises, none gets a 5xx. The cases follow SECURITY.md (sections G and H).
+None raises, none gets a 5xx. The cases follow docs/security.md (sections G and H).
 """
 
 from __future__ import annotations

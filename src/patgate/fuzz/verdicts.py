@@ -2,7 +2,7 @@
 
 Three things hold for every answer of every endpoint: no 5xx, no traceback in the body, and
 no credential the run knows echoed back. GraphQL answers also keep the fake's contract
-(DESIGN.md): an executed request is 200 with a ``data`` key; one that did not execute has no
+(docs/design.md): an executed request is 200 with a ``data`` key; one that did not execute has no
 ``data`` key, a non-empty ``errors`` list and a 4xx status. Schemathesis' own GraphQL
 server-error check is not used: it counts every in-band error as a server fault, while this
 API refuses rules in-band on purpose (``errors[].extensions.code`` with a null field).

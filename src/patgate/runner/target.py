@@ -1,7 +1,7 @@
 """What the runner runs against: the target keys, where they come from, and live targets.
 
 Keys come, in rising priority, from a world file (``--world``, JSON or YAML), ``PATGATE_*``
-environment variables and command-line flags (DESIGN.md, "The target contract"). Unknown
+environment variables and command-line flags (docs/design.md, "The target contract"). Unknown
 keys are ignored. A target file may also override GraphQL operation documents under
 ``documents``, and mark the deployment ``production: true`` (or ``PATGATE_PRODUCTION=1``).
 A URL must be ``https://``; plain ``http://`` is accepted on loopback only.
