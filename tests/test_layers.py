@@ -87,7 +87,12 @@ def _imports(path: Path) -> set[str]:
     return names
 
 
-CHECKS_MAY_IMPORT = ("patgate.errors", "patgate.scenario.paths")
+CHECKS_MAY_IMPORT = (
+    "patgate.errors",
+    "patgate.scenario.paths",
+    "patgate.scenario.check_kinds",
+    "patgate.runner.model",
+)
 
 
 def _layer_files(layer: str) -> list[Path]:
@@ -118,3 +123,20 @@ def test_the_domain_has_no_http_or_pytest() -> None:
 def test_checks_are_plain_functions_over_scenario_paths() -> None:
     imported = {name for name in _imports(PACKAGE / "checks.py") if name.startswith("patgate")}
     assert imported <= set(CHECKS_MAY_IMPORT)
+
+
+def test_the_runner_model_and_the_registries_import_only_light_modules() -> None:
+    # Checks, the fuzzer and the scenario layer import them: they must stay plain values.
+    light = (
+        "patgate.scenario.registry",
+        "patgate.scenario.model",
+        "patgate.target_contract",
+        "patgate.scenario.steps",  # for type hints only
+    )
+    for path in (
+        PACKAGE / "runner" / "model.py",
+        PACKAGE / "scenario" / "registry.py",
+        PACKAGE / "scenario" / "check_kinds.py",
+    ):
+        imported = {name for name in _imports(path) if name.startswith("patgate")}
+        assert imported <= set(light), path.name

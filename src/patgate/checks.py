@@ -1,6 +1,8 @@
 """The checks a scenario's expectations name: plain functions in a registry.
 
-Each takes the observed response and a :class:`CheckCall` (its resolved argument and
+Each is bound to its entry of :data:`~patgate.scenario.check_kinds.CHECKS` (where the
+check's schema, documentation and load-time builder are) with ``@CHECKS.executes``. Each
+takes the observed response and a :class:`CheckCall` (its resolved argument and
 options) and returns nothing, or raises :class:`~patgate.errors.CheckFailure` saying what
 was expected and what came back. The runner adds the rule. Where the spec says only "an
 error is returned", :func:`check_error` accepts any error (docs/design.md, "Gate vs advisory").
@@ -15,57 +17,17 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
-from types import MappingProxyType
 from typing import Any
 from urllib.parse import quote
 
 from patgate.errors import CheckFailure
+from patgate.runner.model import NOT_JSON, Observed
+from patgate.scenario.check_kinds import CHECKS
 from patgate.scenario.paths import PathMissing, parse_path, resolve_path
 
-__all__ = [
-    "CHECKS",
-    "NOT_JSON",
-    "CheckCall",
-    "CheckFunction",
-    "Observed",
-    "delete_succeeded",
-    "run_check",
-]
-
-NOT_JSON: Any = type("NotJson", (), {"__repr__": lambda self: "<not JSON>"})()
-"""The body of an :class:`Observed` response that is not JSON."""
+__all__ = ["CheckCall", "CheckFunction", "delete_succeeded", "run_check"]
 
 _DATE = re.compile(r"\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z")
-
-
-@dataclass(frozen=True)
-class Observed:
-    """A response as checks see it. Header names are lower-case; ``body`` is parsed JSON or
-    :data:`NOT_JSON`. ``kind`` is the step kind that produced it (``control`` for the
-    answer of a control action)."""
-
-    status: int
-    text: str
-    headers: Mapping[str, str] = field(default_factory=dict)
-    kind: str = "http"
-
-    @functools.cached_property
-    def body(self) -> Any:
-        """The body parsed as JSON, or :data:`NOT_JSON`."""
-        try:
-            return json.loads(self.text) if self.text else NOT_JSON
-        except (ValueError, RecursionError):
-            # RecursionError: nesting deeper than the parser's stack, which an answer can be.
-            return NOT_JSON
-
-    @classmethod
-    def of_json(cls, status: int, body: Any, kind: str = "http") -> Observed:
-        """A response holding ``body`` as JSON (tests, and control actions)."""
-        return cls(status, json.dumps(body), {"content-type": "application/json"}, kind)
-
-    def summary(self) -> str:
-        """``HTTP 403: {"errors": ...}``. Not shortened: the runner redacts, then shortens."""
-        return f"HTTP {self.status}: {self.text}" if self.kind != "control" else self.text
 
 
 @dataclass(frozen=True)
@@ -89,6 +51,7 @@ def _fail(message: str, expected: object, actual: object) -> CheckFailure:
 # -- status and errors ------------------------------------------------------------------------
 
 
+@CHECKS.executes("status")
 def check_status(observed: Observed, call: CheckCall) -> None:
     """``status: 200``, ``status: 4xx`` or ``status: [400, 401]``."""
     wanted = call.argument
@@ -113,6 +76,7 @@ def _graphql_refusal(observed: Observed) -> bool:
     return data is None or (isinstance(data, dict) and all(v is None for v in data.values()))
 
 
+@CHECKS.executes("error")
 def check_error(observed: Observed, call: CheckCall) -> None:
     """ "An error is returned": an HTTP 4xx, or GraphQL ``errors`` with the field null.
 
@@ -142,6 +106,7 @@ def delete_succeeded(observed: Observed) -> bool:
     return result is not None and result is not False
 
 
+@CHECKS.executes("deleted")
 def check_deleted(observed: Observed, call: CheckCall) -> None:
     """``deleted: true``: the delete was done (a 2xx, no errors, a result neither null nor
     false). ``deleted: false``: it was not, in any form: an error, or a null or false
@@ -163,6 +128,7 @@ def check_deleted(observed: Observed, call: CheckCall) -> None:
         )
 
 
+@CHECKS.executes("ok")
 def check_ok(observed: Observed, call: CheckCall) -> None:
     """A success: a 2xx whose body carries no GraphQL ``errors``."""
     body = observed.body
@@ -184,6 +150,7 @@ def _validator_for(source: str) -> Any:
     return validators.validator_for(schema)(schema)
 
 
+@CHECKS.executes("schema")
 def check_schema(observed: Observed, call: CheckCall) -> None:
     """The body (or the value at ``at``) is valid under a JSON Schema file or inline schema."""
     from jsonschema.exceptions import best_match
@@ -256,6 +223,7 @@ _MATCHERS: Mapping[str, Callable[[Any, Any], bool]] = {
 }
 
 
+@CHECKS.executes("path")
 def check_path(observed: Observed, call: CheckCall) -> None:
     """Matchers on the value at a path: equals, type, matches, exists, length, contains, ..."""
     path = call.argument
@@ -293,6 +261,7 @@ def check_path(observed: Observed, call: CheckCall) -> None:
             )
 
 
+@CHECKS.executes("header")
 def check_header(observed: Observed, call: CheckCall) -> None:
     """A response header: exists, equals, contains (case-insensitive) or matches."""
     name = str(call.argument).lower()
@@ -341,6 +310,7 @@ def _is_mask_of(value: Any, token: str) -> bool:
     return "." not in token or len(start) <= token.index(".")
 
 
+@CHECKS.executes("masked")
 def check_masked(observed: Observed, call: CheckCall) -> None:
     """Tokens at the path are masked: a start of the value, then asterisks, and no secret
     segment. With ``of``, one of them is the masked form of that token."""
@@ -364,6 +334,7 @@ def check_masked(observed: Observed, call: CheckCall) -> None:
         )
 
 
+@CHECKS.executes("date")
 def check_date(observed: Observed, call: CheckCall) -> None:
     """ISO 8601 UTC with milliseconds, like ``2023-11-21T14:36:00.916Z`` (null if nullable)."""
     for value in _values(observed, call.argument):
@@ -382,6 +353,7 @@ def check_date(observed: Observed, call: CheckCall) -> None:
         )
 
 
+@CHECKS.executes("pat")
 def check_pat(observed: Observed, call: CheckCall) -> None:
     """A full PAT: the prefix, a segment, a dot and a second segment."""
     shape = re.compile(re.escape(call.pat_prefix) + r"[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+")
@@ -403,6 +375,7 @@ def _appears(observed: Observed, secret: str) -> bool:
     return any(form in text for form in _forms(secret) for text in haystacks)
 
 
+@CHECKS.executes("absent")
 def check_absent(observed: Observed, call: CheckCall) -> None:
     """The secret appears nowhere in the response (body or headers), in any common encoding."""
     secret = call.argument
@@ -416,6 +389,7 @@ def check_absent(observed: Observed, call: CheckCall) -> None:
         )
 
 
+@CHECKS.executes("present")
 def check_present(observed: Observed, call: CheckCall) -> None:
     """The value appears in the response (body or headers), in any common encoding."""
     value = call.argument
@@ -427,25 +401,6 @@ def _show(value: Any) -> str:
     return json.dumps(value) if not isinstance(value, str) else repr(value)
 
 
-CHECKS: Mapping[str, CheckFunction] = MappingProxyType(
-    {
-        "status": check_status,
-        "error": check_error,
-        "ok": check_ok,
-        "deleted": check_deleted,
-        "schema": check_schema,
-        "path": check_path,
-        "header": check_header,
-        "masked": check_masked,
-        "date": check_date,
-        "pat": check_pat,
-        "absent": check_absent,
-        "present": check_present,
-    }
-)
-"""Check name (as an expectation writes it) -> function."""
-
-
 def run_check(name: str, observed: Observed, call: CheckCall) -> None:
     """Run the check ``name``; raises :class:`CheckFailure` when it fails."""
-    CHECKS[name](observed, call)
+    CHECKS.executor(name)(observed, call)

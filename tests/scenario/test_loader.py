@@ -10,8 +10,8 @@ import pytest
 from patgate.errors import ScenarioError
 from patgate.resources import scenarios_dir, specs_dir
 from patgate.scenario import load_file, load_scenarios
+from patgate.scenario.control_actions import CONTROL_ACTIONS
 from patgate.scenario.model import (
-    CONTROL_ACTIONS,
     GRAPHQL_OPERATIONS,
     PRINCIPALS,
     TARGET_KEYS,
@@ -102,7 +102,7 @@ def test_the_schema_names_the_same_keys_operations_and_actions_as_the_code() -> 
     assert tuple(defs["principal"]["enum"]) == PRINCIPALS
     named = defs["step"]["properties"]["graphql"]["anyOf"][0]["enum"]
     assert tuple(named) == tuple(GRAPHQL_OPERATIONS)
-    assert tuple(defs["step"]["properties"]["control"]["properties"]) == CONTROL_ACTIONS
+    assert tuple(defs["step"]["properties"]["control"]["properties"]) == CONTROL_ACTIONS.names()
 
 
 BAD_FILES = [

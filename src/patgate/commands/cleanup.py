@@ -33,8 +33,8 @@ from patgate.commands.run import (
 from patgate.errors import PatgateError, UsageError
 
 if TYPE_CHECKING:
-    from patgate.checks import Observed
     from patgate.redaction import Redactor
+    from patgate.runner.model import Observed
     from patgate.runner.target import TargetConfig
 
 __all__ = ["configure", "main"]

@@ -33,7 +33,6 @@ import hypothesis  # type: ignore[import-not-found, unused-ignore]
 import requests
 import schemathesis  # type: ignore[import-not-found, unused-ignore]
 
-from patgate.checks import Observed
 from patgate.errors import TargetUnreachable
 from patgate.fuzz.lifecycle import delete_created, run_lifecycle
 from patgate.fuzz.recorder import Recorder
@@ -41,6 +40,7 @@ from patgate.fuzz.report import FuzzReport
 from patgate.redaction import Redactor
 from patgate.resources import specs_dir
 from patgate.runner.documents import Documents
+from patgate.runner.model import Observed
 from patgate.runner.target import TargetConfig
 
 if TYPE_CHECKING:

@@ -15,9 +15,9 @@ import re
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from patgate.checks import Observed
 from patgate.fuzz.recorder import Answer, Recorder
 from patgate.runner.documents import Documents, organization_ids
+from patgate.runner.model import Observed
 
 __all__ = ["SPECIAL_NAMES", "delete_created", "name_strategy", "run_lifecycle"]
 

@@ -11,13 +11,13 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from patgate.checks import Observed
 from patgate.redaction import LogScrub, Redactor
 from patgate.runner.custodian import Custodian
 from patgate.runner.documents import Documents, organization_ids
 from patgate.runner.exchange import Exchange
 from patgate.runner.leaks import RevealedTokens
 from patgate.runner.ledger import Ledger
+from patgate.runner.model import Observed
 from patgate.runner.retries import RetryPolicy
 from patgate.runner.target import Target
 

@@ -15,11 +15,12 @@ import time
 from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
-from patgate.checks import Observed, delete_succeeded
+from patgate.checks import delete_succeeded
 from patgate.redaction import Secret
 from patgate.runner.documents import Documents
 from patgate.runner.exchange import RequestFailed
 from patgate.runner.ledger import Ledger, LedgerEntry
+from patgate.runner.model import Observed
 from patgate.runner.retries import RETRY_STATUSES, RetryPolicy
 from patgate.scenario.paths import PathError, PathMissing, resolve_path
 

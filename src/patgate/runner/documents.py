@@ -16,7 +16,7 @@ import json
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from patgate.checks import Observed
+from patgate.runner.model import Observed
 from patgate.scenario.paths import PathMissing, resolve_path
 
 __all__ = ["Documents", "organization_ids"]

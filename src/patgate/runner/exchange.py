@@ -10,8 +10,8 @@ from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any
 
 from patgate import __version__
-from patgate.checks import Observed
 from patgate.errors import TargetUnreachable
+from patgate.runner.model import Observed
 from patgate.runner.retries import RetryPolicy
 
 if TYPE_CHECKING:

@@ -10,29 +10,21 @@ did not delete is deleted at the end as a safety net.
 
 from __future__ import annotations
 
-import time
 from collections.abc import Callable, Iterator, Mapping
 from typing import Any
 
-from patgate.checks import CheckCall, Observed, run_check
+from patgate.checks import CheckCall, run_check
 from patgate.errors import CheckFailure
 from patgate.runner.context import RunContext
 from patgate.runner.custodian import CreateRefused
 from patgate.runner.events import Failure
 from patgate.runner.exchange import RequestFailed
 from patgate.runner.ledger import ForeignDeleteRefused
+from patgate.runner.model import ControlResult, Observed, StepResult, WaitResult
+from patgate.runner.steps import Sending, WaitTooLong, send_step
 from patgate.scenario.catalogue import Catalogue
 from patgate.scenario.expressions import ExpressionError, evaluate, substitute
-from patgate.scenario.model import (
-    ControlCall,
-    GraphqlCall,
-    HttpCall,
-    HubsCall,
-    Scenario,
-    Step,
-    TokenCall,
-    WaitCall,
-)
+from patgate.scenario.model import Scenario, Step
 from patgate.scenario.paths import PathError, PathMissing, resolve_path
 
 __all__ = ["ScenarioExecution"]
@@ -139,7 +131,7 @@ class ScenarioExecution:
             }
             lookup = self._lookup(names)
             try:
-                observed = self._perform(step, lookup, cleanup=cleanup)
+                result = self._perform(step, lookup, cleanup=cleanup)
             except _Unset as unset:
                 if cleanup:
                     return
@@ -150,9 +142,9 @@ class ScenarioExecution:
                 if cleanup:
                     continue
                 raise _Abort from None
-            if observed is None:
+            if result is None:
                 continue  # a cleanup delete of what is already gone
-            if not self._inspect(step, label, observed, lookup) and not cleanup:
+            if not self._inspect(step, label, result, lookup) and not cleanup:
                 raise _Abort
 
     def _lookup(self, names: Mapping[str, Any]) -> Lookup:
@@ -172,162 +164,28 @@ class ScenarioExecution:
 
     # -- requests -------------------------------------------------------------------------------
 
-    def _perform(self, step: Step, lookup: Lookup, *, cleanup: bool = False) -> Observed | None:
-        request = step.request
-        exchange = self.context.exchange
+    def _perform(self, step: Step, lookup: Lookup, *, cleanup: bool = False) -> StepResult | None:
         headers: dict[str, str] = {}
         bearer = substitute(step.bearer, lookup) if step.bearer is not None else None
         if bearer:
             headers["Authorization"] = f"Bearer {bearer}"
         headers.update({k: str(v) for k, v in substitute(dict(step.headers), lookup).items()})
         basic = tuple(str(v) for v in substitute(list(step.basic), lookup)) if step.basic else None
-        if isinstance(request, TokenCall):
-            url = f"{lookup('auth_url')}/oauth/token"
-            form = substitute(dict(request.form), lookup)
-            return exchange.send(
-                "POST",
-                url,
-                kind="token",
-                headers=headers,
-                form=form,
-                basic=basic,  # type: ignore[arg-type]
-            )
-        if isinstance(request, HubsCall):
-            url = f"{lookup('base_url')}/v2/content/hubs"
-            params = substitute(dict(request.params), lookup)
-            return exchange.send("GET", url, kind="hubs", headers=headers, params=params)
-        if isinstance(request, GraphqlCall):
-            return self._graphql(request, lookup, headers, bearer, cleanup=cleanup)
-        if isinstance(request, HttpCall):
-            return exchange.send(
-                request.method,
-                str(substitute(request.url, lookup)),
-                kind="http",
-                headers=headers,
-                content=substitute(request.body, lookup) if request.body is not None else None,
-                json=substitute(request.json, lookup) if request.json is not None else None,
-                form=substitute(dict(request.form), lookup) if request.form is not None else None,
-                basic=basic,  # type: ignore[arg-type]
-            )
-        if isinstance(request, ControlCall):
-            return self._control(request, lookup)
-        assert isinstance(request, WaitCall)
-        return self._wait(request, lookup)
-
-    def _graphql(
-        self,
-        request: GraphqlCall,
-        lookup: Lookup,
-        headers: dict[str, str],
-        bearer: Any,
-        *,
-        cleanup: bool,
-    ) -> Observed | None:
-        url = str(lookup("graphql_url"))
-        exchange = self.context.exchange
-        if request.operation is None:
-            payload: dict[str, Any] = {"query": substitute(request.query, lookup)}
-            if request.variables:
-                payload["variables"] = substitute(dict(request.variables), lookup)
-            if request.operation_name:
-                payload["operationName"] = request.operation_name
-            return exchange.send("POST", url, kind="graphql", headers=headers, json=payload)
-        self.context.discover()
-        args = substitute(dict(request.args), lookup)
-
-        def send(query: str, variables: Mapping[str, Any] | None, repeat: bool) -> Observed:
-            payload = {"query": query, **({"variables": dict(variables)} if variables else {})}
-            return exchange.send(
-                "POST", url, kind="graphql", headers=headers, json=payload, repeat=repeat
-            )
-
-        documents = self.context.documents
-        custodian = self.context.custodian
-        if request.operation == "create_token":
-            if "organization_id" not in args:
-                args["organization_id"] = lookup("organization_id")
-            name = args.get("name")
-            query, variables = documents.create_token(name, args["organization_id"])
-            if isinstance(name, str):
-                self.names.append(name)
-            text = bearer if isinstance(bearer, str) else None
-            # A create is never resent on its own: the custodian lists before any resend.
-            return custodian.create(
-                name,
-                lambda: send(query, variables, False),
-                bearer=text,
-                bearer_key=self.context.config.key_holding(text),
-            )
-        if request.operation == "delete_token":
-            token_id = args.get("id")
-            if self.context.is_missing_id(token_id):
-                # Made up by this run, so no one's token: the one delete the ledger allows.
-                query, variables = documents.delete_token(token_id)
-                observed = send(query, variables, True)
-                if documents.learn_delete_from(observed):
-                    query, variables = documents.delete_token(token_id)
-                    observed = send(query, variables, True)
-                return observed
-            return custodian.delete(
-                str(token_id),
-                lambda query, variables: send(query, variables, True),
-                cleanup=cleanup,
-            )
-        query, variables = documents.operation(request.operation, args)
-        return send(query, variables, True)
-
-    def _control(self, request: ControlCall, lookup: Lookup) -> Observed:
-        control = self.context.target.control
-        assert control is not None, "the engine skips control scenarios on other targets"
-        argument = (
-            evaluate(request.argument, lookup)
-            if request.action == "advance_clock"
-            else substitute(request.argument, lookup)
-        )
-        if request.action == "request_token":
-            # A token made through the management UI path is the run's too: in the ledger.
-            name = argument["name"]
-            if isinstance(name, str):
-                self.names.append(name)
-            user = argument["user"]
-            return self.context.custodian.create(
-                name,
-                lambda: control.perform(request.action, argument),
-                bearer=control.bearer_of(user),
-                bearer_key=f"{user}_token",
-                token_id=_control_token_id,
-                refused=lambda observed: observed.status != 200,
-            )
-        observed = control.perform(request.action, argument)
-        if request.action == "reject" and observed.status == 200:
-            self.context.custodian.gone(str(argument))
-        return observed
-
-    def _wait(self, request: WaitCall, lookup: Lookup) -> Observed:
-        seconds = evaluate(request.seconds, lookup)
-        if not isinstance(seconds, (int, float)) or isinstance(seconds, bool) or seconds < 0:
-            raise ExpressionError(
-                f"wait: {request.seconds!r} is {seconds!r}, not a number of seconds"
-            )
-        control = self.context.target.control
-        if control is not None:
-            control.advance_clock(seconds)
-        elif seconds <= self.context.options.max_wait:
-            time.sleep(seconds)
-        else:
-            raise _Skip(
-                f"needs to wait {seconds} s, more than --max-wait {self.context.options.max_wait:g}"
-            )
-        return Observed.of_json(200, {"waited": seconds}, "control")
+        sending = Sending(lookup, headers, bearer, basic, cleanup)  # type: ignore[arg-type]
+        try:
+            return send_step(self, step.kind, step.request, sending)
+        except WaitTooLong as too_long:
+            raise _Skip(too_long.reason) from None
 
     # -- answers --------------------------------------------------------------------------------
 
-    def _inspect(self, step: Step, label: str, observed: Observed, lookup: Lookup) -> bool:
+    def _inspect(self, step: Step, label: str, result: StepResult, lookup: Lookup) -> bool:
         """Check and capture; ``False`` when a gate failure should stop the steps."""
         before = len(self.failures)
         context = self.context
-        if observed.kind != "control":
-            origins = context.revealed.found_in(observed)
+        observed = result if isinstance(result, Observed) else result.as_answer()
+        if isinstance(result, Observed):
+            origins = context.revealed.found_in(result)
             if origins:
                 self._fail(
                     _REVEAL_RULE,
@@ -336,9 +194,9 @@ class ScenarioExecution:
                     expected="no full token value",
                     actual=", ".join(origins),
                 )
-        self._learn(observed, label)
-        if observed.kind == "control" and observed.status != 200 and not step.expect:
-            self._fail(step.rule, label, f"the control action failed: {observed.text}")
+        self._learn(result, label)
+        if isinstance(result, ControlResult) and not result.ok and not step.expect:
+            self._fail(step.rule, label, f"the control action failed: {result.summary()}")
         for expectation in step.expect:
             try:
                 call = CheckCall(
@@ -365,7 +223,7 @@ class ScenarioExecution:
         failed_already = len(self.failures) > before
         for capture in step.capture:
             try:
-                value = resolve_path(observed.body, str(substitute(capture.path, lookup)))
+                value = resolve_path(result.body, str(substitute(capture.path, lookup)))
                 if capture.count:
                     value = len(value)
             except (PathMissing, PathError, TypeError, _Unset) as error:
@@ -375,7 +233,7 @@ class ScenarioExecution:
                         label,
                         f"cannot capture {capture.name}: {error}",
                         expected=f"a value at {capture.path or '(the body)'}",
-                        actual=observed.summary(),
+                        actual=result.summary(),
                     )
                 continue
             if capture.append:
@@ -384,14 +242,16 @@ class ScenarioExecution:
                 self.captures[capture.name] = value
         return not any(f.level == "gate" for f in self.failures[before:])
 
-    def _learn(self, observed: Observed, label: str) -> None:
+    def _learn(self, result: StepResult, label: str) -> None:
         """Remember the full values a create (or a control action) revealed."""
         revealed = self.context.revealed
-        if observed.kind == "control":
-            new = revealed.learn(observed, f"revealed by {self.scenario.id}: {label}")
+        if isinstance(result, ControlResult):
+            new = revealed.learn(result.text, f"revealed by {self.scenario.id}: {label}")
+        elif isinstance(result, WaitResult):
+            return
         else:
             try:
-                value = resolve_path(observed.body, "data.createPersonalAccessToken.token")
+                value = resolve_path(result.body, "data.createPersonalAccessToken.token")
             except PathMissing:
                 return
             new = [value] if isinstance(value, str) else []
@@ -411,12 +271,6 @@ class ScenarioExecution:
         self.failures.append(
             Failure(rule, level, clean(step), clean(message), clean(expected), clean(actual))
         )
-
-
-def _control_token_id(observed: Observed) -> str | None:
-    body = observed.body
-    token_id = body.get("id") if observed.status == 200 and isinstance(body, dict) else None
-    return token_id if isinstance(token_id, str) else None
 
 
 def _text(value: object) -> str:

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from patgate.checks import Observed
 from patgate.errors import DomainError
+from patgate.runner.model import ControlResult
 from patgate.runner.target import TargetConfig
 
 if TYPE_CHECKING:
@@ -77,49 +77,69 @@ class FakeControl:
         """Move the fake's clock forward."""
         self.fake.advance_clock(seconds)
 
-    def perform(self, action: str, argument: Any) -> Observed:
-        """Do the control action; a refusal of the fake becomes a 400 answer."""
+    def perform(self, action: str, argument: Any) -> ControlResult:
+        """Do the control action; a refusal of the fake is a result that is not ``ok``."""
         try:
-            body = self._perform(action, argument)
+            values = self._perform(action, argument)
         except DomainError as error:
-            return Observed.of_json(
-                400, {"errors": [{"message": str(error), "code": error.code}]}, "control"
-            )
-        return Observed.of_json(200, body, "control")
+            return ControlResult(action, False, message=str(error), code=error.code)
+        return ControlResult(action, True, values)
 
     def _perform(self, action: str, argument: Any) -> dict[str, Any]:
+        method = getattr(self, f"_{action}", None) if action in self.ACTIONS else None
+        if method is None:
+            raise ValueError(f"unknown control action {action!r}")
+        result: dict[str, Any] = method(argument)
+        return result
+
+    ACTIONS: tuple[str, ...] = (
+        "remove_user",
+        "restore_user",
+        "set_role",
+        "request_token",
+        "approve",
+        "reject",
+        "advance_clock",
+    )
+    """The control actions this control performs (a test holds it equal to the registry)."""
+
+    def _remove_user(self, argument: Any) -> dict[str, Any]:
+        self.fake.remove_user(self._user_ids[argument])
+        return {"removed": argument}
+
+    def _restore_user(self, argument: Any) -> dict[str, Any]:
+        role = self._roles[argument]
+        if role is None:
+            self.fake.remove_user(self._user_ids[argument])
+        else:
+            self.fake.set_role(self._user_ids[argument], role)
+        return {"restored": argument, "role": role.value if role else None}
+
+    def _set_role(self, argument: Any) -> dict[str, Any]:
         from patgate.fake.model import Role
 
-        if action == "remove_user":
-            self.fake.remove_user(self._user_ids[argument])
-            return {"removed": argument}
-        if action == "restore_user":
-            role = self._roles[argument]
-            if role is None:
-                self.fake.remove_user(self._user_ids[argument])
-            else:
-                self.fake.set_role(self._user_ids[argument], role)
-            return {"restored": argument, "role": role.value if role else None}
-        if action == "set_role":
-            self.fake.set_role(self._user_ids[argument["user"]], Role(argument["role"]))
-            return {"user": argument["user"], "role": argument["role"]}
-        if action == "request_token":
-            created = self.fake.request_token_via_ui(
-                self._user_ids[argument["user"]], str(argument["name"])
-            )
-            return {
-                "id": created.record.id,
-                "name": created.record.name,
-                "token": created.value,
-                "status": created.record.status.value,
-            }
-        if action == "approve":
-            record = self.fake.approve_token_request(str(argument))
-            return {"id": record.id, "status": record.status.value}
-        if action == "reject":
-            self.fake.reject_token_request(str(argument))
-            return {"id": argument, "status": "rejected"}
-        if action == "advance_clock":
-            self.fake.advance_clock(float(argument))
-            return {"advanced": argument}
-        raise ValueError(f"unknown control action {action!r}")
+        self.fake.set_role(self._user_ids[argument["user"]], Role(argument["role"]))
+        return {"user": argument["user"], "role": argument["role"]}
+
+    def _request_token(self, argument: Any) -> dict[str, Any]:
+        created = self.fake.request_token_via_ui(
+            self._user_ids[argument["user"]], str(argument["name"])
+        )
+        return {
+            "id": created.record.id,
+            "name": created.record.name,
+            "token": created.value,
+            "status": created.record.status.value,
+        }
+
+    def _approve(self, argument: Any) -> dict[str, Any]:
+        record = self.fake.approve_token_request(str(argument))
+        return {"id": record.id, "status": record.status.value}
+
+    def _reject(self, argument: Any) -> dict[str, Any]:
+        self.fake.reject_token_request(str(argument))
+        return {"id": argument, "status": "rejected"}
+
+    def _advance_clock(self, argument: Any) -> dict[str, Any]:
+        self.fake.advance_clock(float(argument))
+        return {"advanced": argument}

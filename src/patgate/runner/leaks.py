@@ -10,7 +10,7 @@ from __future__ import annotations
 import json
 import re
 
-from patgate.checks import Observed
+from patgate.runner.model import Observed
 
 __all__ = ["RevealedTokens"]
 
@@ -27,11 +27,9 @@ class RevealedTokens:
         if self._shape.fullmatch(value):
             self._origins.setdefault(value, origin)
 
-    def learn(self, observed: Observed, origin: str) -> list[str]:
-        """Remember every full PAT in ``observed``; returns the new ones."""
-        new = [
-            value for value in set(self._shape.findall(observed.text)) if value not in self._origins
-        ]
+    def learn(self, text: str, origin: str) -> list[str]:
+        """Remember every full PAT in ``text``; returns the new ones."""
+        new = [value for value in set(self._shape.findall(text)) if value not in self._origins]
         for value in new:
             self._origins[value] = origin
         return new

@@ -23,7 +23,7 @@ from patgate.target_contract import SECRET_KEYS, TARGET_KEYS
 if TYPE_CHECKING:
     import httpx
 
-    from patgate.checks import Observed
+    from patgate.runner.model import ControlResult
 
 __all__ = [
     "DEFAULT_PAT_PREFIX",
@@ -120,8 +120,8 @@ def _plain(key: str, value: str | Secret) -> str:
 class Control(Protocol):
     """Out-of-band control of a deployment (only the embedded fake offers it)."""
 
-    def perform(self, action: str, argument: Any) -> Observed:
-        """Do ``action`` (see the scenario format) and describe the result as a response."""
+    def perform(self, action: str, argument: Any) -> ControlResult:
+        """Do ``action`` (a name of ``CONTROL_ACTIONS``) with its resolved argument."""
         ...
 
     def advance_clock(self, seconds: float) -> None:

@@ -9,7 +9,6 @@ exist, and no literal looks like a secret.
 from __future__ import annotations
 
 import functools
-import json
 import math
 import re
 from collections import Counter
@@ -47,8 +46,9 @@ class ScenarioFile:
 def _validator() -> Any:
     from jsonschema import Draft202012Validator
 
-    schema = json.loads((specs_dir() / "scenario.schema.json").read_text(encoding="utf-8"))
-    return Draft202012Validator(schema)
+    from patgate.scenario.schema_document import scenario_schema
+
+    return Draft202012Validator(scenario_schema())
 
 
 def find_scenario_files(directory: Path) -> list[Path]:

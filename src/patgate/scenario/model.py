@@ -14,7 +14,6 @@ from patgate.target_contract import TARGET_KEYS
 
 __all__ = [
     "BUILTIN_NAMES",
-    "CONTROL_ACTIONS",
     "GRAPHQL_OPERATIONS",
     "PRINCIPALS",
     "TARGET_KEYS",
@@ -54,16 +53,6 @@ GRAPHQL_OPERATIONS: Mapping[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
 
 PRINCIPALS: tuple[str, ...] = ("admin", "member", "removed", "unpermitted")
 """Who a control step may act on: the owner of ``<principal>_token``."""
-
-CONTROL_ACTIONS: tuple[str, ...] = (
-    "remove_user",
-    "restore_user",
-    "set_role",
-    "request_token",
-    "approve",
-    "reject",
-    "advance_clock",
-)
 
 
 @dataclass(frozen=True)
@@ -155,6 +144,8 @@ class Step:
 
     name: str
     line: int
+    kind: str
+    """The step kind: the key of :data:`~patgate.scenario.step_kinds.STEP_KINDS` it holds."""
     request: Request
     rule: str
     """The rule its expectations and captures name unless they say otherwise."""
@@ -167,21 +158,6 @@ class Step:
     for_each: str | None = None
     assume: str | None = None
     assume_reason: str = ""
-
-    @property
-    def kind(self) -> str:
-        """``token``, ``hubs``, ``graphql``, ``http``, ``control`` or ``wait``."""
-        return _KINDS[type(self.request)]
-
-
-_KINDS: dict[type, str] = {
-    TokenCall: "token",
-    HubsCall: "hubs",
-    GraphqlCall: "graphql",
-    HttpCall: "http",
-    ControlCall: "control",
-    WaitCall: "wait",
-}
 
 
 @dataclass(frozen=True)

@@ -10,52 +10,23 @@ from pathlib import Path
 from typing import Any
 
 from patgate.errors import ScenarioError
+from patgate.scenario.check_kinds import CHECKS
 from patgate.scenario.expressions import ExpressionError, expression_names, template_names
 from patgate.scenario.model import (
     BUILTIN_NAMES,
-    GRAPHQL_OPERATIONS,
     TARGET_KEYS,
     Capture,
-    ControlCall,
     Expectation,
-    GraphqlCall,
-    HttpCall,
-    HubsCall,
     Request,
     Step,
-    TokenCall,
-    WaitCall,
 )
 from patgate.scenario.paths import PathError, parse_path
 from patgate.scenario.source import SourceDocument
+from patgate.scenario.step_kinds import STEP_KINDS
 
-__all__ = ["CHECK_KEYS", "KIND_KEYS", "StepBuilder", "describe_where"]
+__all__ = ["StepBuilder", "describe_where"]
 
-KIND_KEYS = ("token", "hubs", "graphql", "http", "control", "wait")
-CHECK_KEYS = (
-    "status",
-    "error",
-    "ok",
-    "deleted",
-    "schema",
-    "path",
-    "header",
-    "masked",
-    "date",
-    "pat",
-    "absent",
-    "present",
-)
-_PATH_CHECKS = ("path", "masked", "date", "pat")
 _EXPRESSION_KEYS = ("repeat", "wait", "assume")
-_SAFE_METHODS = ("GET", "HEAD", "OPTIONS")
-# Exactly the token endpoint (a query string allowed): "/oauth/token/../x" would reach
-# another path once the client removes the dot segments.
-_TOKEN_ENDPOINT = re.compile(r"\$\{auth_url\}/oauth/token(?:\?[^#]*)?")
-# The keyword anywhere, not only at a line's start: GraphQL lets an operation follow another
-# on one line, or a comma (insignificant, like a space). A field or a comment that happens to
-# say "mutation" only makes the scenario run on the embedded fake alone.
-_MUTATION = re.compile(r"(?<![_0-9A-Za-z])mutation(?![_0-9A-Za-z])")
 _TEMPLATE = re.compile(r"\$\{[A-Za-z_][A-Za-z0-9_]*\}")
 _ALWAYS_KNOWN = frozenset(TARGET_KEYS) | {"run_id", "new_name", "random_pat", "missing_id"}
 
@@ -97,18 +68,19 @@ class StepBuilder:
 
     def step(self, raw: Mapping[str, Any], where: list[str | int]) -> Step:
         """The typed step of ``raw`` (already valid under the JSON Schema) at ``where``."""
-        kinds = [key for key in KIND_KEYS if key in raw]
+        kinds = [key for key in STEP_KINDS.names() if key in raw]
         if len(kinds) != 1:
             found = f" (found {', '.join(kinds)})" if kinds else ""
-            raise self.error(f"a step holds exactly one of {', '.join(KIND_KEYS)}{found}", where)
+            every = ", ".join(STEP_KINDS.names())
+            raise self.error(f"a step holds exactly one of {every}{found}", where)
         if "repeat" in raw and "for_each" in raw:
             raise self.error("a step has repeat or for_each, not both", where)
         loop_names: set[str] = set()
         if "repeat" in raw:
-            self._names(self._expression(raw["repeat"], [*where, "repeat"]), [*where, "repeat"])
+            self.names(self.expression(raw["repeat"], [*where, "repeat"]), [*where, "repeat"])
             loop_names = {"index"}
         if "for_each" in raw:
-            self._names({raw["for_each"]}, [*where, "for_each"])
+            self.names({raw["for_each"]}, [*where, "for_each"])
             loop_names = {"index", "item"}
         rule = raw.get("rule", self.rules[0])
         self._rule(rule, [*where, "rule"])
@@ -118,6 +90,7 @@ class StepBuilder:
             name=raw.get("name")
             or f"{'cleanup' if self.in_cleanup else 'step'} {int(where[-1]) + 1}",
             line=self.doc.line_of(where),
+            kind=kinds[0],
             request=self._request(kinds[0], raw, [*where, kinds[0]], loop_names),
             rule=rule,
             bearer=raw.get("bearer"),
@@ -148,7 +121,7 @@ class StepBuilder:
             return None, ""
         text = spec if isinstance(spec, str) else spec["that"]
         # Evaluated once, before any iteration: the loop names are not defined yet.
-        self._names(self._expression(text, [*where, "assume"]), [*where, "assume"])
+        self.names(self.expression(text, [*where, "assume"]), [*where, "assume"])
         reason = spec.get("otherwise", "") if isinstance(spec, dict) else ""
         return text, reason or f"assumption not met: {text}"
 
@@ -157,88 +130,20 @@ class StepBuilder:
     def _request(
         self, kind: str, raw: Mapping[str, Any], where: list[str | int], loop_names: set[str]
     ) -> Request:
-        value = raw[kind]
-        if "args" in raw and not (kind == "graphql" and isinstance(value, str)):
+        if "args" in raw and not (kind == "graphql" and isinstance(raw[kind], str)):
             raise self.error("args go with a named graphql operation", [*where[:-1], "args"])
-        if kind == "token":
-            self.target_keys.add("auth_url")
-            return TokenCall(dict(value))
-        if kind == "hubs":
-            self.target_keys.add("base_url")
-            return HubsCall({} if value is True else dict(value))
-        if kind == "graphql":
-            self.target_keys.add("graphql_url")
-            return self._graphql(value, raw.get("args", {}), where)
-        if kind == "http":
-            if value["method"] not in _SAFE_METHODS:
-                self.writes = True
-                # Only the token endpoint is a POST that leaves nothing behind to clean up.
-                if not _TOKEN_ENDPOINT.fullmatch(value["url"]):
-                    self.untracked_writes = self.creates = True
-            return HttpCall(
-                method=value["method"],
-                url=value["url"],
-                body=value.get("body"),
-                json=value.get("json"),
-                form=value.get("form"),
-            )
-        if kind == "control":
-            self.uses_control = True
-            ((action, argument),) = value.items()
-            if action == "advance_clock":
-                names = self._expression(argument, [*where, action])
-                self._names(names, [*where, action], loop_names)
-            if action == "request_token":
-                self.writes = self.creates = True
-            return ControlCall(action, argument)
-        self.waits = True
-        self._names(self._expression(value, where), where, loop_names)
-        return WaitCall(value)
-
-    def _graphql(self, value: Any, args: Mapping[str, Any], where: list[str | int]) -> Request:
-        if isinstance(value, dict):
-            if _MUTATION.search(value["query"]):
-                self.writes = self.creates = True
-                self.untracked_writes = True
-            return GraphqlCall(
-                query=value["query"],
-                variables=dict(value.get("variables", {})),
-                operation_name=value.get("operation_name"),
-            )
-        required, optional = GRAPHQL_OPERATIONS[value]
-        args_where = [*where[:-1], "args"]
-        missing = [name for name in required if name not in args]
-        if missing:
-            raise self.error(f"{value} needs args: {', '.join(missing)}", args_where)
-        unknown = sorted(set(args) - set(required) - set(optional))
-        if unknown:
-            allowed = ", ".join((*required, *optional)) or "none"
-            raise self.error(
-                f"{value} takes no arg {unknown[0]!r} (allowed: {allowed})", args_where
-            )
-        if value in ("create_token", "delete_token"):
-            self.writes = True
-            self.creates = self.creates or value == "create_token"
-        if value == "create_token" and "organization_id" not in args:
-            self.target_keys.add("organization_id")
-        return GraphqlCall(operation=value, args=dict(args))
+        return STEP_KINDS[kind].build(self, raw[kind], raw, where, loop_names)
 
     # -- expectations and captures -------------------------------------------------------------
 
     def _expectation(
         self, item: Mapping[str, Any], step_rule: str, where: list[str | int]
     ) -> Expectation:
-        check = next(key for key in CHECK_KEYS if key in item)
+        check = next(name for name in CHECKS.names() if name in item)
         rule = item.get("rule", step_rule)
         self._rule(rule, [*where, "rule"])
-        argument = item[check]
         options = {k: v for k, v in item.items() if k not in (check, "rule")}
-        if check in _PATH_CHECKS:
-            self._path(argument, [*where, check])
-        if check == "schema":
-            argument = self._schema(argument, [*where, check])
-            if "at" in options:
-                self._path(options["at"], [*where, "at"])
+        argument = CHECKS[check].build(self, item[check], options, [*where, check])
         for key in ("matches",):
             if isinstance(options.get(key), str) and not _TEMPLATE.search(options[key]):
                 try:
@@ -247,7 +152,8 @@ class StepBuilder:
                     raise self.error(f"not a regular expression: {error}", [*where, key]) from None
         return Expectation(check, argument, options, rule, self.doc.line_of(where))
 
-    def _schema(self, argument: Any, where: list[str | int]) -> Any:
+    def schema(self, argument: Any, where: list[str | int]) -> Any:
+        """A schema file's path (looked up in the schema folders), or an inline schema checked."""
         if isinstance(argument, dict):
             from jsonschema import validators
             from jsonschema.exceptions import SchemaError
@@ -274,7 +180,7 @@ class StepBuilder:
         if isinstance(spec, str):
             spec = {"path": spec}
         path = spec.get("path", spec.get("count", ""))
-        self._path(path, where)
+        self.path(path, where)
         return Capture(
             name=name,
             path=path,
@@ -292,13 +198,15 @@ class StepBuilder:
                 where,
             )
 
-    def _path(self, text: str, where: list[str | int]) -> None:
+    def path(self, text: str, where: list[str | int]) -> None:
+        """Refuse a path (templates allowed) that does not parse."""
         try:
             parse_path(_TEMPLATE.sub("x", text))
         except PathError as error:
             raise self.error(str(error), where) from None
 
-    def _expression(self, text: str | int, where: list[str | int]) -> set[str]:
+    def expression(self, text: str | int, where: list[str | int]) -> set[str]:
+        """The names an expression refers to; a located error when it does not parse."""
         try:
             return expression_names(text)
         except ExpressionError as error:
@@ -310,11 +218,12 @@ class StepBuilder:
         for path, text in _strings(raw, where):
             if path[len(where)] in _EXPRESSION_KEYS or path[-1] == "advance_clock":
                 continue
-            self._names(set(template_names(text)), path, loop_names)
+            self.names(set(template_names(text)), path, loop_names)
 
-    def _names(
+    def names(
         self, names: set[str], where: list[str | int], loop_names: set[str] | None = None
     ) -> None:
+        """Refuse a name that is not defined at this point of the scenario."""
         known = _ALWAYS_KNOWN | self.captured | (loop_names or set())
         for name in sorted(names):
             if name in known:

@@ -1,0 +1,184 @@
+"""The executors of the step kinds: how the runner sends each kind of step.
+
+Each is bound to its entry of :data:`~patgate.scenario.step_kinds.STEP_KINDS` with
+``@STEP_KINDS.executes`` and called as ``executor(execution, request, sending)``: the
+scenario's state, the typed request, and what every kind shares (the lookup of
+``${name}`` values, the headers built from ``bearer``, ``basic`` and ``headers``, whether
+the step is a cleanup step). Every create and delete of a token goes through the run's
+custodian.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from patgate.runner.control import perform_control
+from patgate.runner.model import Observed, StepResult, WaitResult
+from patgate.scenario.expressions import ExpressionError, evaluate, substitute
+from patgate.scenario.model import GraphqlCall, HttpCall, HubsCall, TokenCall, WaitCall
+from patgate.scenario.step_kinds import STEP_KINDS
+
+if TYPE_CHECKING:
+    from patgate.runner.execution import ScenarioExecution
+
+__all__ = ["Sending", "StepExecutor", "WaitTooLong", "send_step"]
+
+Lookup = Callable[[str], Any]
+
+
+@dataclass(frozen=True)
+class Sending:
+    """What every step kind's executor gets besides its request."""
+
+    lookup: Lookup
+    headers: dict[str, str]
+    bearer: Any
+    basic: tuple[str, str] | None
+    cleanup: bool
+
+
+StepExecutor = Callable[["ScenarioExecution", Any, Sending], StepResult | None]
+"""``(execution, request, sending) -> result``; ``None``: nothing was sent (a cleanup
+delete of what is already gone)."""
+
+
+class WaitTooLong(Exception):
+    """A live run would have to wait longer than ``--max-wait``: the scenario is skipped."""
+
+    def __init__(self, reason: str) -> None:
+        self.reason = reason
+        super().__init__(reason)
+
+
+def send_step(
+    execution: ScenarioExecution, kind: str, request: Any, sending: Sending
+) -> StepResult | None:
+    """Run the executor of ``kind``."""
+    executor: StepExecutor = STEP_KINDS.executor(kind)
+    return executor(execution, request, sending)
+
+
+@STEP_KINDS.executes("token")
+def _token(execution: ScenarioExecution, request: TokenCall, sending: Sending) -> Observed:
+    url = f"{sending.lookup('auth_url')}/oauth/token"
+    form = substitute(dict(request.form), sending.lookup)
+    return execution.context.exchange.send(
+        "POST",
+        url,
+        kind="token",
+        headers=sending.headers,
+        form=form,
+        basic=sending.basic,
+    )
+
+
+@STEP_KINDS.executes("hubs")
+def _hubs(execution: ScenarioExecution, request: HubsCall, sending: Sending) -> Observed:
+    url = f"{sending.lookup('base_url')}/v2/content/hubs"
+    params = substitute(dict(request.params), sending.lookup)
+    return execution.context.exchange.send(
+        "GET", url, kind="hubs", headers=sending.headers, params=params
+    )
+
+
+@STEP_KINDS.executes("http")
+def _http(execution: ScenarioExecution, request: HttpCall, sending: Sending) -> Observed:
+    lookup = sending.lookup
+    return execution.context.exchange.send(
+        request.method,
+        str(substitute(request.url, lookup)),
+        kind="http",
+        headers=sending.headers,
+        content=substitute(request.body, lookup) if request.body is not None else None,
+        json=substitute(request.json, lookup) if request.json is not None else None,
+        form=substitute(dict(request.form), lookup) if request.form is not None else None,
+        basic=sending.basic,
+    )
+
+
+@STEP_KINDS.executes("graphql")
+def _graphql(
+    execution: ScenarioExecution, request: GraphqlCall, sending: Sending
+) -> Observed | None:
+    lookup = sending.lookup
+    context = execution.context
+    url = str(lookup("graphql_url"))
+    exchange = context.exchange
+    headers = sending.headers
+    if request.operation is None:
+        payload: dict[str, Any] = {"query": substitute(request.query, lookup)}
+        if request.variables:
+            payload["variables"] = substitute(dict(request.variables), lookup)
+        if request.operation_name:
+            payload["operationName"] = request.operation_name
+        return exchange.send("POST", url, kind="graphql", headers=headers, json=payload)
+    context.discover()
+    args = substitute(dict(request.args), lookup)
+
+    def send(query: str, variables: Mapping[str, Any] | None, repeat: bool) -> Observed:
+        payload = {"query": query, **({"variables": dict(variables)} if variables else {})}
+        return exchange.send(
+            "POST", url, kind="graphql", headers=headers, json=payload, repeat=repeat
+        )
+
+    documents = context.documents
+    custodian = context.custodian
+    if request.operation == "create_token":
+        if "organization_id" not in args:
+            args["organization_id"] = lookup("organization_id")
+        name = args.get("name")
+        query, variables = documents.create_token(name, args["organization_id"])
+        if isinstance(name, str):
+            execution.names.append(name)
+        bearer = sending.bearer
+        text = bearer if isinstance(bearer, str) else None
+        # A create is never resent on its own: the custodian lists before any resend.
+        return custodian.create(
+            name,
+            lambda: send(query, variables, False),
+            bearer=text,
+            bearer_key=context.config.key_holding(text),
+        )
+    if request.operation == "delete_token":
+        token_id = args.get("id")
+        if context.is_missing_id(token_id):
+            # Made up by this run, so no one's token: the one delete the ledger allows.
+            query, variables = documents.delete_token(token_id)
+            observed = send(query, variables, True)
+            if documents.learn_delete_from(observed):
+                query, variables = documents.delete_token(token_id)
+                observed = send(query, variables, True)
+            return observed
+        return custodian.delete(
+            str(token_id),
+            lambda query, variables: send(query, variables, True),
+            cleanup=sending.cleanup,
+        )
+    query, variables = documents.operation(request.operation, args)
+    return send(query, variables, True)
+
+
+@STEP_KINDS.executes("control")
+def _control(execution: ScenarioExecution, request: Any, sending: Sending) -> StepResult:
+    return perform_control(execution, request.action, request.argument, sending.lookup)
+
+
+@STEP_KINDS.executes("wait")
+def _wait(execution: ScenarioExecution, request: WaitCall, sending: Sending) -> WaitResult:
+    seconds = evaluate(request.seconds, sending.lookup)
+    if not isinstance(seconds, (int, float)) or isinstance(seconds, bool) or seconds < 0:
+        raise ExpressionError(f"wait: {request.seconds!r} is {seconds!r}, not a number of seconds")
+    context = execution.context
+    control = context.target.control
+    if control is not None:
+        control.advance_clock(seconds)
+    elif seconds <= context.options.max_wait:
+        time.sleep(seconds)
+    else:
+        raise WaitTooLong(
+            f"needs to wait {seconds} s, more than --max-wait {context.options.max_wait:g}"
+        )
+    return WaitResult(seconds)

@@ -1,0 +1,136 @@
+"""The scenario JSON Schema, with its vocabularies generated from the registries.
+
+``specs/scenario.schema.json`` is the published schema. Its step kinds, control actions,
+check names and check options come from :data:`~patgate.scenario.step_kinds.STEP_KINDS`,
+:data:`~patgate.scenario.control_actions.CONTROL_ACTIONS` and
+:data:`~patgate.scenario.check_kinds.CHECKS`; the rest (ids, rules, captures, loops) is
+written in the file. The loader validates against :func:`scenario_schema`, and a test
+requires the file to equal it. After changing a registry, regenerate the file and the README
+tables::
+
+    python -m patgate.scenario.schema_document
+"""
+
+from __future__ import annotations
+
+import copy
+import functools
+import json
+import re
+import sys
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from patgate.resources import specs_dir
+from patgate.scenario.check_kinds import CHECKS
+from patgate.scenario.control_actions import CONTROL_ACTIONS
+from patgate.scenario.model import PRINCIPALS
+from patgate.scenario.registry import Registry
+from patgate.scenario.step_kinds import STEP_KINDS
+from patgate.target_contract import TARGET_KEYS
+
+__all__ = ["README_TABLES", "render_readme", "scenario_schema", "schema_path", "write"]
+
+README_TABLES: dict[str, tuple[str, tuple[str, str]]] = {
+    "steps": ("STEP_KINDS", ("step", "sends")),
+    "control": ("CONTROL_ACTIONS", ("control action", "does")),
+    "checks": ("CHECKS", ("check", "passes when")),
+}
+"""README marker name -> (registry, table heading); the README holds each table between
+``<!-- registry:NAME -->`` and ``<!-- /registry:NAME -->``."""
+
+_REGISTRIES: dict[str, Registry[Any, Any]] = {
+    "STEP_KINDS": STEP_KINDS,
+    "CONTROL_ACTIONS": CONTROL_ACTIONS,
+    "CHECKS": CHECKS,
+}
+
+
+def schema_path() -> Path:
+    """The published schema file."""
+    return specs_dir() / "scenario.schema.json"
+
+
+def _expectation(base: dict[str, Any]) -> dict[str, Any]:
+    names = ["rule"]
+    for entry in CHECKS:
+        for key in (entry.name, *entry.options):
+            if key not in names:
+                names.append(key)
+    every = list(CHECKS.names())
+    shown = ", ".join(every[:-1]) + f" or {every[-1]}"
+    expectation = dict(base)
+    expectation["propertyNames"] = {**base["propertyNames"], "enum": names}
+    expectation["oneOf"] = [{"required": [name]} for name in every]
+    expectation["errorMessage"] = f"an expectation holds exactly one check: {shown}"
+    expectation["allOf"] = [
+        {
+            "if": {"required": [entry.name]},
+            "then": {
+                "additionalProperties": False,
+                **({"minProperties": entry.extra["minProperties"]} if entry.extra else {}),
+                "properties": {
+                    "rule": {"$ref": "#/$defs/ruleId"},
+                    entry.name: dict(entry.schema),
+                    **{key: value for key, value in entry.options.items()},
+                },
+                **{k: v for k, v in entry.extra.items() if k != "minProperties"},
+            },
+        }
+        for entry in CHECKS
+    ]
+    return expectation
+
+
+@functools.lru_cache(maxsize=1)
+def _generated() -> str:
+    schema = json.loads(schema_path().read_text(encoding="utf-8"))
+    defs = schema["$defs"]
+    defs["targetKey"] = {**defs["targetKey"], "enum": list(TARGET_KEYS)}
+    defs["principal"] = {**defs["principal"], "enum": list(PRINCIPALS)}
+    step = defs["step"]
+    properties: dict[str, Any] = {}
+    for key, value in step["properties"].items():
+        if key in STEP_KINDS:
+            continue
+        properties[key] = value
+        if key == "rule":
+            # The step kinds follow the name and the rule, in registry order.
+            properties.update({entry.name: dict(entry.schema) for entry in STEP_KINDS})
+    step["properties"] = properties
+    defs["expectation"] = _expectation(defs["expectation"])
+    return json.dumps(schema)
+
+
+def scenario_schema() -> dict[str, Any]:
+    """The scenario schema: the file's structure with the registries' vocabularies."""
+    return copy.deepcopy(json.loads(_generated()))
+
+
+def render_readme(text: str) -> str:
+    """``text`` (the README) with each registry table regenerated between its markers."""
+    for marker, (registry, heading) in README_TABLES.items():
+        table = _REGISTRIES[registry].table(heading)
+        pattern = re.compile(
+            rf"(<!-- registry:{marker} -->\n)(?:.*?\n)?(<!-- /registry:{marker} -->)", re.DOTALL
+        )
+        text, count = pattern.subn(_replacement(table), text)
+        if count != 1:
+            raise ValueError(f"the README has no single <!-- registry:{marker} --> table")
+    return text
+
+
+def _replacement(table: str) -> Callable[[re.Match[str]], str]:
+    return lambda match: f"{match.group(1)}{table}\n{match.group(2)}"
+
+
+def write(readme: Path) -> None:
+    """Rewrite the schema file and the README's registry tables."""
+    text = json.dumps(scenario_schema(), indent=2, ensure_ascii=False) + "\n"
+    schema_path().write_text(text, encoding="utf-8")
+    readme.write_text(render_readme(readme.read_text(encoding="utf-8")), encoding="utf-8")
+
+
+if __name__ == "__main__":
+    write(Path(sys.argv[1]) if len(sys.argv) > 1 else Path("README.md"))

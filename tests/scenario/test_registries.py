@@ -1,0 +1,66 @@
+"""The vocabularies of the scenario format: each registry is complete, and the published
+schema and the README tables are exactly what the registries generate."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+import patgate.runner.execution  # noqa: F401 - binds the step kinds' and actions' executors
+from patgate.resources import specs_dir
+from patgate.runner.fake_target import FakeControl
+from patgate.scenario import load_text
+from patgate.scenario.check_kinds import CHECKS
+from patgate.scenario.control_actions import CONTROL_ACTIONS
+from patgate.scenario.registry import Entry, Registry
+from patgate.scenario.schema_document import render_readme, scenario_schema
+from patgate.scenario.step_kinds import STEP_KINDS
+
+README = Path(__file__).resolve().parents[2] / "README.md"
+REGEN = "regenerate with `python -m patgate.scenario.schema_document`"
+
+
+@pytest.mark.parametrize("registry", [CHECKS, STEP_KINDS, CONTROL_ACTIONS], ids=lambda r: r.what)
+def test_every_entry_has_an_executor(registry: Registry[object, object]) -> None:
+    assert registry.unbound() == []
+    assert set(registry.executors) == set(registry.names())
+
+
+def test_the_published_schema_is_the_generated_one() -> None:
+    published = json.loads((specs_dir() / "scenario.schema.json").read_text(encoding="utf-8"))
+    assert published == scenario_schema(), REGEN
+
+
+def test_the_readme_tables_are_the_generated_ones() -> None:
+    text = README.read_text(encoding="utf-8")
+    assert render_readme(text) == text, REGEN
+    for entry in CHECKS:
+        assert f"| {entry.syntax} | {entry.meaning} |" in text
+
+
+def test_the_fake_performs_every_control_action() -> None:
+    assert CONTROL_ACTIONS.names() == FakeControl.ACTIONS
+
+
+def test_a_name_is_declared_once_and_bound_once() -> None:
+    registry: Registry[None, object] = Registry("thing")
+    registry.add(Entry("a", {}, None, "`a`", "does a"))
+    with pytest.raises(ValueError, match="declared twice"):
+        registry.add(Entry("a", {}, None, "`a`", "does a"))
+    registry.executes("a")(print)
+    with pytest.raises(ValueError, match="already has an executor"):
+        registry.executes("a")(print)
+    with pytest.raises(ValueError, match="no thing 'b' is declared"):
+        registry.executes("b")(print)
+    with pytest.raises(LookupError, match="has no executor"):
+        Registry("other").executor("a")
+
+
+def test_a_step_kind_removed_from_the_registry_is_refused_at_load() -> None:
+    # The loader reads the vocabulary from the registry: a key it does not declare is an
+    # error naming the allowed kinds.
+    text = "id: x\ntitle: t\nrules: [TOKEN-OK]\nsteps:\n  - teleport: true\n"
+    with pytest.raises(Exception, match="teleport"):
+        load_text(text, "x.yaml")
