@@ -28,7 +28,7 @@ import pytest
 
 if TYPE_CHECKING:
     from patgate.runner.engine import ScenarioRunner
-    from patgate.runner.events import Failure
+    from patgate.runner.events import Failure, Tallies
     from patgate.scenario.model import Scenario
 
 __all__ = ["ScenarioFile", "ScenarioItem", "add_options", "collect_file"]
@@ -126,12 +126,13 @@ class ScenarioItem(pytest.Item):
     def runtest(self) -> None:
         """Run the scenario; gate failures (all failures when strict) fail the item."""
         from patgate.errors import CheckFailure
+        from patgate.levels import Level
         from patgate.runner.events import Outcome
 
         runner = _runner(self.config)
         result = runner.run_scenario(self.scenario)
         strict = bool(self.config.getoption("patgate_strict_advisory", default=False))
-        failing = [f for f in result.failures if strict or f.level == "gate"]
+        failing = [f for f in result.failures if strict or f.level is Level.GATE]
         warned = [f for f in result.failures if f not in failing]
         if warned:
             self.add_report_section(
@@ -194,21 +195,19 @@ class _SessionCustody:
 
     def __init__(self, runner: ScenarioRunner) -> None:
         self.runner = runner
-        self.counts: dict[str, int] = {}
+        self.tallies: Tallies | None = None
 
     @pytest.hookimpl(tryfirst=True)
     def pytest_sessionfinish(self, session: pytest.Session) -> None:
-        self.counts = self.runner.finish()
-        if (self.counts["tokens_leaked"] or self.counts["deletes_refused"]) and (
-            session.exitstatus == 0
-        ):
+        self.tallies = self.runner.finish()
+        if self.tallies.left_behind and session.exitstatus == 0:
             session.exitstatus = pytest.ExitCode.TESTS_FAILED
 
     def pytest_terminal_summary(self, terminalreporter: Any) -> None:
         from patgate.reporting.summary import custody_line
 
-        if self.counts:
-            terminalreporter.write_line(f"patgate {custody_line(self.counts)}")
+        if self.tallies is not None:
+            terminalreporter.write_line(f"patgate {custody_line(self.tallies)}")
 
 
 def _runner(config: pytest.Config) -> ScenarioRunner:

@@ -80,7 +80,7 @@ def test_a_create_is_in_the_ledger_file_before_it_is_sent(tmp_path: Path) -> Non
     assert re.fullmatch(rf"patgate-{end.run_id}-\d+", seen[0]["name"])
     events = [json.loads(line)["event"] for line in ledger.read_text().splitlines()]
     assert events == ["pending", "created", "deleted"]
-    assert (end.counts["tokens_created"], end.counts["tokens_deleted"]) == (1, 1)
+    assert (end.tallies.tokens_created, end.tallies.tokens_deleted) == (1, 1)
     assert _admin_token_ids(fake) == before
 
 
@@ -99,7 +99,7 @@ def test_a_delete_of_an_id_not_in_the_ledger_is_refused_and_never_sent() -> None
     assert "this run's ledger does not hold it" in failure.message
     assert "delete" not in sent
     assert _admin_token_ids(fake) == before
-    assert end.counts["deletes_refused"] == 1
+    assert end.tallies.deletes_refused == 1
     assert end.exit_code == 1
 
 
@@ -107,7 +107,7 @@ def test_the_embedded_fake_refuses_foreign_deletes_too() -> None:
     fake = Fake()
     before = _admin_token_ids(fake)
     _, end = run_events(scenarios(FOREIGN_DELETE), FakeTarget(fake))
-    assert end.counts["deletes_refused"] == 1
+    assert end.tallies.deletes_refused == 1
     assert _admin_token_ids(fake) == before
 
 
@@ -117,7 +117,7 @@ def test_a_refused_delete_in_a_cleanup_is_reported() -> None:
     events, end = run_events(scenarios(text), live(fake), allow_writes=True)
     (failure,) = finished(events)["delete-the-admins-token"].failures
     assert "refused to delete" in failure.message
-    assert end.counts["deletes_refused"] == 1
+    assert end.tallies.deletes_refused == 1
     assert len(fake.deployment.tokens) == 4
 
 
@@ -151,8 +151,8 @@ def test_a_create_answered_429_is_looked_for_before_it_is_sent_again() -> None:
     assert finished(events)["create-one"].outcome is Outcome.PASSED
     first, second = (i for i, op in enumerate(sent) if op == "create")
     assert "viewer" in sent[first + 1 : second], "the listing comes between the two sends"
-    assert (end.counts["tokens_created"], end.counts["tokens_leaked"]) == (1, 0)
-    assert end.counts["retries"] == 1
+    assert (end.tallies.tokens_created, end.tallies.tokens_leaked) == (1, 0)
+    assert end.tallies.retries == 1
     assert _admin_token_ids(fake) == before
 
 
@@ -175,8 +175,8 @@ def test_a_create_whose_answer_is_lost_is_found_by_listing_and_deleted() -> None
     assert "ReadTimeout" in failure.message
     assert "a listing shows it was created" in failure.message
     assert sent.count("create") == 1, "a create is never resent blindly"
-    assert (end.counts["tokens_created"], end.counts["tokens_deleted"]) == (1, 1)
-    assert end.counts["tokens_leaked"] == 0
+    assert (end.tallies.tokens_created, end.tallies.tokens_deleted) == (1, 1)
+    assert end.tallies.tokens_leaked == 0
     assert _admin_token_ids(fake) == before
 
 
@@ -190,7 +190,7 @@ def test_a_lost_create_that_never_happened_is_settled_by_the_last_listing() -> N
     events, end = run_events(scenarios(CREATE_ONE), target, allow_writes=True, read_timeout=0.01)
     (failure,) = finished(events)["create-one"].failures
     assert "no token of that name is listed yet" in failure.message
-    assert end.counts["tokens_created"] == end.counts["tokens_leaked"] == 0
+    assert end.tallies.tokens_created == end.tallies.tokens_leaked == 0
     assert end.exit_code == 1
 
 
@@ -203,8 +203,8 @@ def test_a_token_still_listed_after_its_delete_is_counted_as_leaked() -> None:
     fake = Fake(deployment=_DeleteIsANoOp())
     chosen = [s for s in builtin() if s.id == "pat-create"]
     _, end = run_events(chosen, live(fake), allow_writes=True)
-    assert end.counts["tokens_created"] == 2
-    assert end.counts["tokens_leaked"] == 2
+    assert end.tallies.tokens_created == 2
+    assert end.tallies.tokens_leaked == 2
     assert end.exit_code == 1
 
 
@@ -228,7 +228,7 @@ def test_the_cap_probe_is_skipped_when_the_user_holds_5_tokens() -> None:
         == "the admin already holds 5 tokens, and patgate deletes only what it created"
     )
     assert _admin_token_ids(fake) == before
-    assert end.counts["tokens_created"] == 0
+    assert end.tallies.tokens_created == 0
 
 
 def test_a_writing_scenario_without_room_under_the_cap_is_skipped_not_failed() -> None:
@@ -253,8 +253,8 @@ def test_the_cap_probe_creates_up_to_the_cap_and_leaves_the_users_tokens(held: i
     cap = [s for s in builtin() if s.id == "pat-cap"]
     events, end = run_events(cap, live(fake), allow_writes=True)
     assert finished(events)["pat-cap"].outcome is Outcome.PASSED
-    assert end.counts["tokens_created"] == (5 - held) + 1  # and one more after a delete
-    assert end.counts["tokens_deleted"] == end.counts["tokens_created"]
+    assert end.tallies.tokens_created == (5 - held) + 1  # and one more after a delete
+    assert end.tallies.tokens_deleted == end.tallies.tokens_created
     assert _admin_token_ids(fake) == before
 
 
@@ -304,5 +304,5 @@ def test_a_token_made_through_the_management_ui_path_is_in_the_ledger_too() -> N
     fake = Fake()
     approval = [s for s in builtin() if s.id == "pat-approval"]
     _, end = run_events(approval, FakeTarget(fake))
-    assert (end.counts["tokens_created"], end.counts["tokens_deleted"]) == (1, 1)
+    assert (end.tallies.tokens_created, end.tallies.tokens_deleted) == (1, 1)
     assert len(fake.deployment.tokens) == 4

@@ -40,8 +40,8 @@ def test_the_unmodified_fake_passes_every_scenario_and_rule() -> None:
     assert {r.outcome for r in end.rules} == {Outcome.PASSED}
     assert end.exit_code == 0
     assert end.counts["passed"] == len(builtin())
-    assert end.counts["tokens_created"] == end.counts["tokens_deleted"] > 0
-    assert end.counts["tokens_leaked"] == end.counts["deletes_refused"] == 0
+    assert end.tallies.tokens_created == end.tallies.tokens_deleted > 0
+    assert end.tallies.tokens_leaked == end.tallies.deletes_refused == 0
 
 
 def test_a_live_target_skips_control_writes_and_long_waits_with_reasons() -> None:

@@ -90,7 +90,7 @@ def test_a_signal_in_the_middle_of_a_scenario_leaves_no_token_behind() -> None:
     assert "token-ok" not in finished(events), "a scenario never started gets no event"
     assert end.interrupted == "SIGTERM"
     assert end.exit_code == 143
-    assert (end.counts["tokens_created"], end.counts["tokens_leaked"]) == (1, 0)
+    assert (end.tallies.tokens_created, end.tallies.tokens_leaked) == (1, 0)
     assert len(fake.deployment.tokens) == 4
 
 
@@ -114,7 +114,7 @@ def test_an_interrupt_in_a_reporter_reaches_the_run() -> None:
         Outcome.SKIPPED,
         Outcome.SKIPPED,
     ]
-    assert end.counts["tokens_leaked"] == 0
+    assert end.tallies.tokens_leaked == 0
     assert len(fake.deployment.tokens) == 4
 
 

@@ -112,7 +112,7 @@ def test_a_run_honours_retry_after_and_reports_the_retries() -> None:
     chosen = [s for s in builtin() if s.id == "token-ok"]
     events, end = run_events(chosen, target)
     assert finished(events)["token-ok"].outcome is Outcome.PASSED
-    assert end.counts["retries"] == 2
+    assert end.tallies.retries == 2
 
 
 def test_past_the_budget_the_answer_stands_and_fails_the_step() -> None:
@@ -123,5 +123,5 @@ def test_past_the_budget_the_answer_stands_and_fails_the_step() -> None:
     events, end = run_events(chosen, target, retry_budget=0.0)
     (failure, *_) = finished(events)["token-ok"].failures
     assert "429" in failure.actual
-    assert end.counts["retries"] == 0
+    assert end.tallies.retries == 0
     assert end.exit_code == 1

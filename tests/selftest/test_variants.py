@@ -129,4 +129,4 @@ def test_a_deployment_differing_only_where_the_spec_is_silent_passes_every_gate(
     assert failed == set()
     assert {rule.outcome for rule in end.rules if rule.level == "gate"} == {Outcome.PASSED}
     assert end.exit_code == 0
-    assert end.counts["tokens_leaked"] == 0
+    assert end.tallies.tokens_leaked == 0

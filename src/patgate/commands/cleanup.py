@@ -89,7 +89,7 @@ def _clean(args: argparse.Namespace, config: TargetConfig, path: Path, redactor:
     from patgate.runner.documents import Documents
     from patgate.runner.exchange import Exchange
     from patgate.runner.interruption import SignalGuard, interrupt_exit_code, interrupt_name
-    from patgate.runner.ledger import Ledger
+    from patgate.runner.ledger import Ledger, LedgerState
     from patgate.runner.retries import RetryPolicy
     from patgate.runner.target import LiveTarget
 
@@ -137,9 +137,14 @@ def _clean(args: argparse.Namespace, config: TargetConfig, path: Path, redactor:
                 custodian.finish()
                 after = ledger.entries()
                 deleted = sum(
-                    before[e.name] in ("pending", "created") and e.state == "deleted" for e in after
+                    before[e.name] in (LedgerState.PENDING, LedgerState.CREATED)
+                    and e.state is LedgerState.DELETED
+                    for e in after
                 )
-                absent = sum(before[e.name] == "pending" and e.state == "absent" for e in after)
+                absent = sum(
+                    before[e.name] is LedgerState.PENDING and e.state is LedgerState.ABSENT
+                    for e in after
+                )
                 still = [e for e in after if e.outstanding]
                 left += len(still)
                 print(

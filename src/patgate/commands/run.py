@@ -251,7 +251,7 @@ def _run(args: argparse.Namespace, config: TargetConfig | None, redactor: Redact
             reporter.close()
     if finished is None:
         return 1
-    left = finished.counts.get("tokens_leaked", 0)
+    left = finished.tallies.tokens_leaked if finished.tallies is not None else 0
     if left and ledger is not None:
         print(
             f"patgate run: {left} token(s) may be left behind; "

@@ -10,6 +10,7 @@ from __future__ import annotations
 import re
 import xml.etree.ElementTree as ET
 
+from patgate.levels import Level
 from patgate.reporting.artifact import ArtifactReporter
 from patgate.reporting.summary import count_outcomes, describe_failure, failure_headline
 from patgate.reporting.text import printable
@@ -78,8 +79,8 @@ def _testcase(scenario: ScenarioFinished) -> ET.Element:
         if len(headlines) > 1:
             message += f" (and {len(headlines) - 1} more)"
         levels = {failure.level for failure in scenario.failures}
-        kind = "gate" if "gate" in levels or not levels else "advisory"
-        element = ET.SubElement(case, "failure", {"message": _text(message), "type": kind})
+        kind = Level.GATE if Level.GATE in levels or not levels else Level.ADVISORY
+        element = ET.SubElement(case, "failure", {"message": _text(message), "type": kind.value})
         element.text = _text(details or scenario.reason)
     elif scenario.outcome is Outcome.SKIPPED:
         skipped = ET.SubElement(case, "skipped", {"message": _text(scenario.reason)})

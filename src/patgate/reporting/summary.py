@@ -8,7 +8,8 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 
-from patgate.runner.events import Failure, Outcome, RunFinished, ScenarioFinished
+from patgate.levels import Level
+from patgate.runner.events import Failure, Outcome, RunFinished, ScenarioFinished, Tallies
 
 __all__ = [
     "OUTCOME_ORDER",
@@ -40,8 +41,9 @@ def count_outcomes(finished: RunFinished) -> dict[str, int]:
     """
     source: Mapping[str, int] = finished.counts or _tally(finished.scenarios)
     counts = {outcome.value: int(source.get(outcome.value, 0)) for outcome in _SUMMARY_ORDER}
-    for key in sorted(set(source) - set(counts)):
-        counts[key] = int(source[key])
+    tallies = dict(finished.tallies.as_counts()) if finished.tallies is not None else {}
+    for key in sorted((set(source) | set(tallies)) - set(counts)):
+        counts[key] = int(tallies.get(key, source.get(key, 0)))
     return counts
 
 
@@ -63,19 +65,19 @@ def summary_line(counts: Mapping[str, int], duration: float) -> str:
     return f"{', '.join(parts) or 'no scenarios'} in {duration:.2f}s"
 
 
-def custody_line(counts: Mapping[str, int]) -> str:
+def custody_line(tallies: Tallies | None) -> str:
     """``tokens: 3 created, 3 deleted, 0 leaked`` (then refused deletes and retries when
     there were any), or ``""`` when the run reported no ledger."""
-    if "tokens_created" not in counts:
+    if tallies is None:
         return ""
     line = (
-        f"tokens: {counts['tokens_created']} created, {counts.get('tokens_deleted', 0)} deleted,"
-        f" {counts.get('tokens_leaked', 0)} leaked"
+        f"tokens: {tallies.tokens_created} created, {tallies.tokens_deleted} deleted,"
+        f" {tallies.tokens_leaked} leaked"
     )
-    if counts.get("deletes_refused"):
-        line += f", {counts['deletes_refused']} deletes refused"
-    if counts.get("retries"):
-        line += f"; {counts['retries']} requests resent after 429/503"
+    if tallies.deletes_refused:
+        line += f", {tallies.deletes_refused} deletes refused"
+    if tallies.retries:
+        line += f"; {tallies.retries} requests resent after 429/503"
     return line
 
 
@@ -88,17 +90,16 @@ def exit_meaning(finished: RunFinished) -> str:
         return "exit 0: every gate rule passed"
     if code == 1:
         gate_failed = any(
-            rule.level == "gate" and rule.outcome is Outcome.FAILED for rule in finished.rules
+            rule.level is Level.GATE and rule.outcome is Outcome.FAILED for rule in finished.rules
         ) or any(
-            failure.level == "gate"
+            failure.level is Level.GATE
             for scenario in finished.scenarios
             if scenario.outcome is Outcome.FAILED
             for failure in scenario.failures
         )
         if gate_failed or not finished.scenarios:
             return "exit 1: a gate rule failed"
-        counts = finished.counts
-        if counts.get("tokens_leaked") or counts.get("deletes_refused"):
+        if finished.tallies is not None and finished.tallies.left_behind:
             return "exit 1: the run left tokens behind or refused a delete (see tokens:)"
         return "exit 1: an advisory rule failed and --strict makes that fail the run"
     meanings = {

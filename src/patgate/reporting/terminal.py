@@ -126,9 +126,9 @@ class TerminalReporter:
             tone = _COLORS[Outcome.PASSED]
         lines = ["", *self._rule_table(finished.rules), ""]
         lines.append(self._paint(summary_line(counts, finished.duration), "1;" + tone))
-        custody = custody_line(counts)
+        custody = custody_line(finished.tallies)
         if custody:
-            leaked = counts.get("tokens_leaked") or counts.get("deletes_refused")
+            leaked = finished.tallies is not None and finished.tallies.left_behind
             lines.append(self._paint(custody, _COLORS[Outcome.FAILED]) if leaked else custody)
         lines.append(exit_meaning(finished))
         return "\n".join(lines)

@@ -19,7 +19,7 @@ from patgate.checks import delete_succeeded
 from patgate.redaction import Secret
 from patgate.runner.documents import Documents
 from patgate.runner.exchange import RequestFailed
-from patgate.runner.ledger import Ledger, LedgerEntry
+from patgate.runner.ledger import Ledger, LedgerEntry, LedgerState
 from patgate.runner.model import Observed
 from patgate.runner.retries import RETRY_STATUSES, RetryPolicy
 from patgate.scenario.paths import PathError, PathMissing, resolve_path
@@ -208,7 +208,7 @@ class Custodian:
         (``None``); in a step it is (deleting twice is a question a scenario may ask).
         """
         entry = self.ledger.check_delete(token_id)
-        if cleanup and entry.state != "created":
+        if cleanup and entry.state is not LedgerState.CREATED:
             return None
         observed = self._delete_document(token_id, send)
         if delete_succeeded(observed):
@@ -236,7 +236,7 @@ class Custodian:
         for entry in self.ledger.outstanding():
             if chosen is not None and entry.name not in chosen:
                 continue
-            if entry.state == "pending":
+            if entry.state is LedgerState.PENDING:
                 known, found = self._find(entry.name)
                 if found is None:
                     if known and final:
@@ -273,7 +273,7 @@ class Custodian:
         is not listed, the last listing waits ``settle`` seconds before it calls it absent.
         """
         self.sweep()
-        if settle > 0 and any(e.state == "pending" for e in self.ledger.outstanding()):
+        if settle > 0 and any(e.state is LedgerState.PENDING for e in self.ledger.outstanding()):
             self._sleep(settle)
         self.sweep(final=True)
         stale = self._still_listed()
@@ -287,7 +287,9 @@ class Custodian:
 
     def _still_listed(self) -> list[LedgerEntry]:
         """Entries the ledger calls deleted whose token is still listed by its creator."""
-        deleted = [e for e in self.ledger.entries() if e.state == "deleted" and e.token_id]
+        deleted = [
+            e for e in self.ledger.entries() if e.state is LedgerState.DELETED and e.token_id
+        ]
         by_bearer: dict[str, list[LedgerEntry]] = {}
         for entry in deleted:
             bearer, creator = self._bearer(entry)

@@ -15,6 +15,7 @@ from __future__ import annotations
 import time
 from collections.abc import Callable, Generator, Sequence
 
+from patgate.levels import Level
 from patgate.redaction import Redactor
 from patgate.runner.context import RunContext, RunOptions
 from patgate.runner.events import (
@@ -25,6 +26,7 @@ from patgate.runner.events import (
     RunStarted,
     ScenarioFinished,
     ScenarioStarted,
+    Tallies,
 )
 from patgate.runner.exchange import RequestFailed
 from patgate.runner.execution import ScenarioExecution
@@ -104,7 +106,7 @@ class ScenarioRunner:
         self, scenario: Scenario, error: RequestFailed, duration: float
     ) -> ScenarioFinished:
         rule = scenario.rules[0]
-        level = self.catalogue[rule].level if rule in self.catalogue else "gate"
+        level = self.catalogue[rule].level if rule in self.catalogue else Level.GATE
         failure = Failure(
             rule,
             level,
@@ -121,8 +123,8 @@ class ScenarioRunner:
             source=scenario.location,
         )
 
-    def finish(self) -> dict[str, int]:
-        """Delete what the run left behind (once) and return its tallies (RUN_TALLIES).
+    def finish(self) -> Tallies:
+        """Delete what the run left behind (once) and return its tallies.
 
         An interrupt that lands here is noted in :attr:`interrupted` and the cleanup starts
         over: the signal guard lets only the first signal through.
@@ -139,16 +141,16 @@ class ScenarioRunner:
                 custodian.finish()
         return self.tallies()
 
-    def tallies(self) -> dict[str, int]:
+    def tallies(self) -> Tallies:
         """Tokens created, deleted and leaked, deletes refused and retries, so far."""
         counts = self.context.ledger.counts()
-        return {
-            "tokens_created": counts["created"],
-            "tokens_deleted": counts["deleted"],
-            "tokens_leaked": counts["leaked"],
-            "deletes_refused": counts["refused"],
-            "retries": self.context.retry.retries,
-        }
+        return Tallies(
+            tokens_created=counts["created"],
+            tokens_deleted=counts["deleted"],
+            tokens_leaked=counts["leaked"],
+            deletes_refused=counts["refused"],
+            retries=self.context.retry.retries,
+        )
 
     def close(self) -> None:
         """Finish (delete what is left), then close the run's HTTP client."""
@@ -227,7 +229,6 @@ def run(
         counts: dict[str, int] = {}
         for result in finished:
             counts[result.outcome.value] = counts.get(result.outcome.value, 0) + 1
-        counts.update(tallies)
         yield RunFinished(
             run_id=runner.run_id,
             rules=rules,
@@ -237,6 +238,7 @@ def run(
             ),
             duration=time.perf_counter() - started,
             counts=counts,
+            tallies=tallies,
             interrupted=interrupted,
         )
     finally:

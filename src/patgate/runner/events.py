@@ -6,10 +6,12 @@ Every value in an event is already redacted: a reporter may print any field as i
 from __future__ import annotations
 
 import enum
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 
+from patgate.levels import Level
+
 __all__ = [
-    "RUN_TALLIES",
     "Event",
     "Failure",
     "Outcome",
@@ -18,19 +20,35 @@ __all__ = [
     "RunStarted",
     "ScenarioFinished",
     "ScenarioStarted",
+    "Tallies",
 ]
 
 
-RUN_TALLIES: tuple[str, ...] = (
-    "tokens_created",
-    "tokens_deleted",
-    "tokens_leaked",
-    "deletes_refused",
-    "retries",
-)
-"""Keys :class:`RunFinished` ``counts`` carries beside the outcomes: what the run's ledger
-created, deleted and left behind, the deletes it refused (ids it did not create), and the
-requests it resent after a 429 or 503."""
+@dataclass(frozen=True)
+class Tallies:
+    """What the run's ledger created, deleted and left behind, the deletes it refused (ids
+    it did not create), and the requests it resent after a 429 or 503."""
+
+    tokens_created: int = 0
+    tokens_deleted: int = 0
+    tokens_leaked: int = 0
+    deletes_refused: int = 0
+    retries: int = 0
+
+    @property
+    def left_behind(self) -> bool:
+        """A token may be left on the target, or a delete was refused: the run fails."""
+        return bool(self.tokens_leaked or self.deletes_refused)
+
+    def as_counts(self) -> Mapping[str, int]:
+        """The tallies by name, as the JSON report's ``counts`` carries them."""
+        return {
+            "tokens_created": self.tokens_created,
+            "tokens_deleted": self.tokens_deleted,
+            "tokens_leaked": self.tokens_leaked,
+            "deletes_refused": self.deletes_refused,
+            "retries": self.retries,
+        }
 
 
 class Outcome(str, enum.Enum):
@@ -48,11 +66,15 @@ class Failure:
     """One failed check: which rule, at which step, what was expected and what came back."""
 
     rule: str
-    level: str
+    level: Level
     step: str
     message: str
     expected: str = ""
     actual: str = ""
+
+    def __post_init__(self) -> None:
+        # A level given as its text ("gate") is taken as the enum member.
+        object.__setattr__(self, "level", Level(self.level))
 
 
 @dataclass(frozen=True)
@@ -87,10 +109,13 @@ class ScenarioFinished:
 class RuleResult:
     rule_id: str
     title: str
-    level: str
+    level: Level
     outcome: Outcome
     scenarios: tuple[str, ...]
     reason: str = ""
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "level", Level(self.level))
 
 
 @dataclass(frozen=True)
@@ -101,8 +126,9 @@ class RunFinished:
     exit_code: int
     duration: float
     counts: dict[str, int] = field(default_factory=dict)
-    """Outcome value -> number of scenarios; then the run's own tallies (see
-    :data:`RUN_TALLIES`): tokens created, deleted and leaked, deletes refused, retries."""
+    """Outcome value -> number of scenarios."""
+    tallies: Tallies | None = None
+    """The ledger's tallies; ``None`` when the run kept no ledger (a report built by hand)."""
     interrupted: str = ""
     """``SIGINT`` or ``SIGTERM`` when a signal stopped the run before its last scenario."""
 

@@ -15,6 +15,7 @@ from typing import Any
 
 from patgate.checks import CheckCall, run_check
 from patgate.errors import CheckFailure
+from patgate.levels import Level
 from patgate.runner.context import RunContext
 from patgate.runner.custodian import CreateRefused
 from patgate.runner.events import Failure
@@ -240,7 +241,7 @@ class ScenarioExecution:
                 self.captures.setdefault(capture.name, []).append(value)
             else:
                 self.captures[capture.name] = value
-        return not any(f.level == "gate" for f in self.failures[before:])
+        return not any(f.level is Level.GATE for f in self.failures[before:])
 
     def _learn(self, result: StepResult, label: str) -> None:
         """Remember the full values a create (or a control action) revealed."""
@@ -267,7 +268,7 @@ class ScenarioExecution:
             text = self.context.redact(text)
             return text if len(text) <= _SHOWN else text[: _SHOWN - 3] + "..."
 
-        level = self.catalogue[rule].level if rule in self.catalogue else "gate"
+        level = self.catalogue[rule].level if rule in self.catalogue else Level.GATE
         self.failures.append(
             Failure(rule, level, clean(step), clean(message), clean(expected), clean(actual))
         )

@@ -16,6 +16,7 @@ the process, and no file is written.
 
 from __future__ import annotations
 
+import enum
 import json
 import os
 import threading
@@ -26,10 +27,28 @@ from typing import Any
 
 from patgate.errors import PatgateError, UsageError
 
-__all__ = ["NAME_PREFIX", "ForeignDeleteRefused", "Ledger", "LedgerEntry"]
+__all__ = ["NAME_PREFIX", "ForeignDeleteRefused", "Ledger", "LedgerEntry", "LedgerState"]
 
 NAME_PREFIX = "patgate-"
-_OPEN = ("pending", "created")
+
+
+class LedgerState(str, enum.Enum):
+    """Where one create stands; the value is the event the ledger file records."""
+
+    PENDING = "pending"
+    """The create was sent (or is about to be); no id yet."""
+    CREATED = "created"
+    DELETED = "deleted"
+    REFUSED = "refused"
+    """The deployment said no: nothing exists."""
+    ABSENT = "absent"
+    """A create that may have happened, and a listing showed it did not."""
+
+    def __str__(self) -> str:
+        return self.value
+
+
+_OPEN = (LedgerState.PENDING, LedgerState.CREATED)
 """States that still need cleaning up."""
 
 
@@ -43,9 +62,7 @@ class LedgerEntry:
 
     name: str
     run_id: str
-    state: str
-    """``pending`` (create sent, no id yet), ``created``, ``deleted``, ``refused`` (the
-    deployment said no) or ``absent`` (a create that timed out and was not listed)."""
+    state: LedgerState
     token_id: str | None = None
     bearer_key: str | None = None
     """The target key (``admin_token``) whose token made the create, when it was one."""
@@ -110,7 +127,9 @@ class Ledger:
             if bearer_key:
                 record["as"] = bearer_key
             self._append(record)
-            self._entries[name] = LedgerEntry(name, self.run_id, "pending", None, bearer_key)
+            self._entries[name] = LedgerEntry(
+                name, self.run_id, LedgerState.PENDING, None, bearer_key
+            )
 
     def confirm(self, name: str, token_id: str) -> None:
         """Record the id the deployment gave a create (from its answer, or a listing)."""
@@ -118,25 +137,25 @@ class Ledger:
             entry = self._entries.get(name)
             if entry is None:
                 raise ForeignDeleteRefused(f"{name!r} was never written to the ledger")
-            if entry.token_id == token_id and entry.state != "pending":
+            if entry.token_id == token_id and entry.state is not LedgerState.PENDING:
                 return
             self._append({"event": "created", "name": name, "id": token_id})
-            entry.state, entry.token_id = "created", token_id
+            entry.state, entry.token_id = LedgerState.CREATED, token_id
             self._by_id[token_id] = entry
 
     def abandon(self, name: str) -> None:
         """A create the deployment refused: nothing exists to clean up."""
-        self._close_pending(name, "refused")
+        self._close_pending(name, LedgerState.REFUSED)
 
     def absent(self, name: str) -> None:
         """A create that may have happened, and a listing shows it did not."""
-        self._close_pending(name, "absent")
+        self._close_pending(name, LedgerState.ABSENT)
 
-    def _close_pending(self, name: str, state: str) -> None:
+    def _close_pending(self, name: str, state: LedgerState) -> None:
         with self._lock:
             entry = self._entries.get(name)
-            if entry is not None and entry.state == "pending":
-                self._append({"event": state, "name": name})
+            if entry is not None and entry.state is LedgerState.PENDING:
+                self._append({"event": state.value, "name": name})
                 entry.state = state
 
     def check_delete(self, token_id: str) -> LedgerEntry:
@@ -156,17 +175,17 @@ class Ledger:
         """The token is gone (deleted by this run, or found missing)."""
         with self._lock:
             entry = self._by_id.get(token_id)
-            if entry is not None and entry.state == "created":
+            if entry is not None and entry.state is LedgerState.CREATED:
                 self._append({"event": "deleted", "name": entry.name, "id": token_id})
-                entry.state = "deleted"
+                entry.state = LedgerState.DELETED
 
     def reopen(self, name: str) -> None:
         """A token recorded as deleted is still listed: it is outstanding again."""
         with self._lock:
             entry = self._entries.get(name)
-            if entry is not None and entry.state == "deleted" and entry.token_id:
+            if entry is not None and entry.state is LedgerState.DELETED and entry.token_id:
                 self._append({"event": "created", "name": name, "id": entry.token_id})
-                entry.state = "created"
+                entry.state = LedgerState.CREATED
 
     # -- reading -------------------------------------------------------------------------
 
@@ -193,7 +212,7 @@ class Ledger:
         made = [e for e in entries if e.token_id is not None]
         return {
             "created": len(made),
-            "deleted": sum(e.state == "deleted" for e in made),
+            "deleted": sum(e.state is LedgerState.DELETED for e in made),
             "leaked": sum(e.outstanding for e in entries),
             "refused": refused,
         }
@@ -222,11 +241,11 @@ class Ledger:
         return list(runs.values())
 
     def _replay(self, event: str, name: str, record: dict[str, Any]) -> None:
-        entry = self._entries.setdefault(name, LedgerEntry(name, self.run_id, "pending"))
-        if event == "pending":
+        entry = self._entries.setdefault(name, LedgerEntry(name, self.run_id, LedgerState.PENDING))
+        if event == LedgerState.PENDING:
             entry.bearer_key = record.get("as") or entry.bearer_key
-        elif event == "created" and isinstance(record.get("id"), str):
-            entry.state, entry.token_id = "created", record["id"]
+        elif event == LedgerState.CREATED and isinstance(record.get("id"), str):
+            entry.state, entry.token_id = LedgerState.CREATED, record["id"]
             self._by_id[record["id"]] = entry
-        elif event in ("deleted", "refused", "absent"):
-            entry.state = event
+        elif event in (LedgerState.DELETED, LedgerState.REFUSED, LedgerState.ABSENT):
+            entry.state = LedgerState(event)

@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
-from collections.abc import Collection, Mapping, Sequence
+from collections.abc import Collection, Sequence
 
-from patgate.runner.events import Failure, Outcome, RuleResult, ScenarioFinished
+from patgate.levels import Level
+from patgate.runner.events import Failure, Outcome, RuleResult, ScenarioFinished, Tallies
 from patgate.scenario.catalogue import Catalogue, Rule
 
 __all__ = ["exit_code", "rule_results", "run_exit_code", "scenario_outcome"]
@@ -12,7 +13,7 @@ __all__ = ["exit_code", "rule_results", "run_exit_code", "scenario_outcome"]
 
 def scenario_outcome(failures: Sequence[Failure]) -> Outcome:
     """Failed when a gate rule failed, warning when only advisory ones did, else passed."""
-    if any(failure.level == "gate" for failure in failures):
+    if any(failure.level is Level.GATE for failure in failures):
         return Outcome.FAILED
     return Outcome.WARNING if failures else Outcome.PASSED
 
@@ -77,19 +78,18 @@ def exit_code(rules: Sequence[RuleResult], *, strict: bool = False) -> int:
 
 def run_exit_code(
     rules: Sequence[RuleResult],
-    tallies: Mapping[str, int],
+    tallies: Tallies,
     *,
     strict: bool = False,
     interrupted: str = "",
 ) -> int:
     """The run's exit code: 130 / 143 when a signal stopped it, else :func:`exit_code`, made
-    1 when the run left a token behind or refused a delete (``tokens_leaked``,
-    ``deletes_refused`` in ``tallies``)."""
+    1 when the run left a token behind or refused a delete."""
     if interrupted:
         from patgate.runner.interruption import interrupt_exit_code
 
         return interrupt_exit_code(interrupted)
     code = exit_code(rules, strict=strict)
-    if tallies.get("tokens_leaked", 0) or tallies.get("deletes_refused", 0):
+    if tallies.left_behind:
         return max(code, 1)
     return code

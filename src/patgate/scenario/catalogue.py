@@ -8,11 +8,10 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from patgate.errors import UsageError
+from patgate.levels import Level
 from patgate.resources import specs_dir
 
-__all__ = ["Catalogue", "Rule", "load_catalogue"]
-
-LEVELS = ("gate", "advisory")
+__all__ = ["Catalogue", "Level", "Rule", "load_catalogue"]
 
 
 @dataclass(frozen=True)
@@ -21,14 +20,18 @@ class Rule:
 
     id: str
     title: str
-    level: str
+    level: Level
     sections: tuple[str, ...]
     summary: str
+
+    def __post_init__(self) -> None:
+        # A level given as its text ("gate") is taken as the enum member.
+        object.__setattr__(self, "level", Level(self.level))
 
     @property
     def is_gate(self) -> bool:
         """Whether a failure of this rule fails the run."""
-        return self.level == "gate"
+        return self.level is Level.GATE
 
 
 @dataclass(frozen=True)
@@ -65,7 +68,7 @@ def load_catalogue(path: Path | None = None) -> Catalogue:
             Rule(
                 id=str(entry["id"]),
                 title=str(entry["title"]),
-                level=str(entry["level"]),
+                level=_level(entry["level"], path, entry["id"]),
                 sections=tuple(str(s) for s in entry.get("sections", ())),
                 summary=str(entry.get("summary", "")).strip(),
             )
@@ -73,7 +76,11 @@ def load_catalogue(path: Path | None = None) -> Catalogue:
         )
     except (OSError, yaml.YAMLError, KeyError, TypeError) as error:
         raise UsageError(f"{path}: not a rule catalogue ({error})") from None
-    for rule in rules:
-        if rule.level not in LEVELS:
-            raise UsageError(f"{path}: rule {rule.id} has level {rule.level!r}")
     return Catalogue(rules)
+
+
+def _level(value: object, path: Path, rule_id: object) -> Level:
+    try:
+        return Level(value)
+    except ValueError:
+        raise UsageError(f"{path}: rule {rule_id} has level {value!r}") from None

@@ -1,0 +1,86 @@
+"""The one way to open a runner session: ``patgate run``, ``cleanup``, ``fuzz`` and the
+pytest items all call :func:`open_session`.
+
+A session is a :class:`~patgate.runner.engine.ScenarioRunner`: one target (the embedded fake
+when no key names a live one), one HTTP client, one run id, one ledger and its custodian,
+one redactor. Closing it deletes whatever the run created and left behind.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from patgate.redaction import Redactor
+    from patgate.runner.context import RunOptions
+    from patgate.runner.engine import ScenarioRunner
+    from patgate.runner.target import Target, TargetConfig
+    from patgate.scenario.catalogue import Catalogue
+
+__all__ = ["DEFAULT_LEDGER", "ledger_path", "open_session", "target_for", "target_redactor"]
+
+DEFAULT_LEDGER = Path(".patgate") / "ledger.jsonl"
+"""Where a live run's ledger goes unless ``--ledger`` or ``PATGATE_LEDGER`` says otherwise."""
+
+
+def ledger_path(
+    given: Path | str | None,
+    environ: Mapping[str, str],
+    *,
+    live: bool,
+    base: Path | None = None,
+) -> Path | None:
+    """The ledger file: ``given``, else ``PATGATE_LEDGER``, else :data:`DEFAULT_LEDGER` on a
+    live target; ``None`` (memory) on the embedded fake unless one was given. A relative
+    path is taken from ``base`` when one is given (pytest's invocation folder)."""
+    chosen: Path | None
+    if given:
+        chosen = Path(given)
+    elif environ.get("PATGATE_LEDGER"):
+        chosen = Path(environ["PATGATE_LEDGER"])
+    else:
+        chosen = DEFAULT_LEDGER if live else None
+    if chosen is not None and base is not None:
+        chosen = base / chosen
+    return chosen
+
+
+def target_for(config: TargetConfig | None) -> Target:
+    """The embedded fake when ``config`` is ``None``, else the live target it describes."""
+    if config is None:
+        from patgate.runner.fake_target import FakeTarget
+
+        return FakeTarget()
+    from patgate.runner.target import LiveTarget
+
+    return LiveTarget(config)
+
+
+def target_redactor(config: TargetConfig | None) -> Redactor:
+    """A redactor that knows the target's secrets (and learns the run's as it goes)."""
+    from patgate.redaction import Redactor
+    from patgate.runner.target import DEFAULT_PAT_PREFIX
+
+    redactor = Redactor(config.pat_prefix if config is not None else DEFAULT_PAT_PREFIX)
+    if config is not None:
+        redactor.register_all(config.secrets())
+    return redactor
+
+
+def open_session(
+    target: Target | TargetConfig | None,
+    options: RunOptions,
+    *,
+    catalogue: Catalogue | None = None,
+    redactor: Redactor | None = None,
+) -> ScenarioRunner:
+    """A runner session on ``target`` (a target, the config of a live one, or ``None`` for
+    the embedded fake). Use it as a context manager, or call ``close()``."""
+    from patgate.runner.engine import ScenarioRunner
+    from patgate.runner.target import TargetConfig
+
+    if target is None or isinstance(target, TargetConfig):
+        target = target_for(target)
+    return ScenarioRunner(target, options, catalogue=catalogue, redactor=redactor)
