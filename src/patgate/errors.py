@@ -8,6 +8,20 @@
     ├── TargetUnreachable (ConnectionError)     the deployment does not answer; exit code 3
     ├── CheckFailure (AssertionError)           a conformance check saw the wrong thing; exit 1
     ├── UnmatchedRequest (AssertionError)       a strict fake saw a URL it does not serve
+    ├── RequestFailed (ConnectionError)         one request of a run got no answer (the step
+    │                                           fails; ``sent`` says whether it may have arrived)
+    ├── CustodyError                            the run refuses to send it: nothing is sent
+    │   ├── CreateRefused                       a create the ledger cannot track (its name)
+    │   ├── ForeignDeleteRefused (PermissionError)  a delete of an id the run did not create
+    │   └── WriteRefused (PermissionError)      a write a live run may not send (judged on
+    │                                           the request as it would be sent)
+    ├── ExpressionError (ValueError)            scenario/expressions.py: cannot parse or evaluate
+    ├── PathError (ValueError)                  scenario/paths.py: a path that cannot be read
+    ├── PathMissing (LookupError)               scenario/paths.py: nothing at that path
+    ├── WaitTooLong                             runner/steps.py: a live wait over --max-wait
+    │                                           (the scenario is skipped)
+    ├── HttpRefusal                             wire/statuses.py: a request the wire layer
+    │                                           refuses before any domain call
     └── DomainError                             a documented rule refused a request (the fake)
         ├── InvalidRequest (ValueError)         malformed input (OAuth ``invalid_request``)
         ├── UnsupportedGrantType (ValueError)   grant_type is not ``client_credentials``
@@ -26,12 +40,16 @@ from __future__ import annotations
 
 __all__ = [
     "CheckFailure",
+    "CreateRefused",
+    "CustodyError",
     "DomainError",
     "Forbidden",
+    "ForeignDeleteRefused",
     "InvalidClient",
     "InvalidRequest",
     "NotFound",
     "PatgateError",
+    "RequestFailed",
     "ScenarioError",
     "TargetUnreachable",
     "TokenLimitReached",
@@ -39,6 +57,7 @@ __all__ = [
     "UnmatchedRequest",
     "UnsupportedGrantType",
     "UsageError",
+    "WriteRefused",
 ]
 
 
@@ -100,6 +119,36 @@ class UnmatchedRequest(PatgateError, AssertionError):
 
     It is an ``AssertionError`` so that pytest shows it as the test's failure.
     """
+
+
+class RequestFailed(PatgateError, ConnectionError):
+    """A request got no answer (timeout, reset, refused after the target had answered).
+
+    ``sent`` is ``False`` when the request surely never reached the deployment (it could not
+    connect), ``True`` when it may have: a create that failed so is ambiguous.
+    """
+
+    def __init__(self, message: str, *, sent: bool = True) -> None:
+        super().__init__(message)
+        self.sent = sent
+
+
+class CustodyError(PatgateError):
+    """The run's ledger refuses a create or a delete; nothing was sent."""
+
+
+class CreateRefused(CustodyError):
+    """patgate will not send (or record) this create: its name is not one the ledger can
+    track, was used already, or was never written down."""
+
+
+class ForeignDeleteRefused(CustodyError, PermissionError):
+    """The runner was asked to delete something this run's ledger does not hold."""
+
+
+class WriteRefused(CustodyError, PermissionError):
+    """A request that writes, judged once every value is substituted, which this run may not
+    send: a live target without ``--allow-writes``, or a write the ledger cannot track."""
 
 
 class DomainError(PatgateError):

@@ -217,21 +217,22 @@ def _runner(config: pytest.Config) -> ScenarioRunner:
         return existing
     import signal
 
-    from patgate.runner import FakeTarget, LiveTarget, RunOptions, ScenarioRunner
+    from patgate.runner import RunOptions
     from patgate.runner.interruption import SignalGuard
-    from patgate.runner.target import Target, resolve_target_config
+    from patgate.runner.session import ledger_path, open_session, target_for
+    from patgate.runner.target import resolve_target_config
 
     world = config.getoption("patgate_world", default=None)
     here = config.invocation_params.dir
-    target_config = resolve_target_config(here / world if world else None, os.environ)
-    target: Target = FakeTarget() if target_config is None else LiveTarget(target_config)
+    target = target_for(resolve_target_config(here / world if world else None, os.environ))
+    given = config.getoption("patgate_ledger", default=None)
     options = RunOptions(
         allow_writes=bool(config.getoption("patgate_allow_writes", default=False)),
         max_wait=float(config.getoption("patgate_max_wait", default=0.0)),
         strict=bool(config.getoption("patgate_strict_advisory", default=False)),
-        ledger_path=_ledger_path(config, live=target.live),
+        ledger_path=ledger_path(given, os.environ, live=target.live, base=here),
     )
-    runner = ScenarioRunner(target, options)
+    runner = open_session(target, options)
     config.stash[_RUNNER_KEY] = runner
     # Cleanups run last registered first: the runner closes before the guard goes.
     guard = SignalGuard((signal.SIGTERM,)).install()
@@ -241,10 +242,3 @@ def _runner(config: pytest.Config) -> ScenarioRunner:
     config.pluginmanager.register(custody, "patgate-scenario-custody")
     config.add_cleanup(lambda: config.pluginmanager.unregister(custody))
     return runner
-
-
-def _ledger_path(config: pytest.Config, *, live: bool) -> Path | None:
-    given = config.getoption("patgate_ledger", default=None) or os.environ.get("PATGATE_LEDGER")
-    if given:
-        return config.invocation_params.dir / given
-    return config.invocation_params.dir / ".patgate" / "ledger.jsonl" if live else None

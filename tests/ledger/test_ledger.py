@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from patgate.errors import UsageError
-from patgate.runner.ledger import ForeignDeleteRefused, Ledger
+from patgate.errors import ForeignDeleteRefused, UsageError
+from patgate.runner.ledger import Ledger
 
 
 def _lines(path: Path) -> list[dict[str, str]]:

@@ -63,6 +63,7 @@ def test_keys_come_in_a_fixed_order_and_output_is_deterministic(
         "exit_code",
         "duration",
         "counts",
+        "gate_rules",
         "rules",
         "scenarios",
     ]

@@ -9,8 +9,8 @@ from pathlib import Path
 import pytest
 
 from patgate.cli import main
-from patgate.commands.run import ledger_path
 from patgate.errors import UsageError
+from patgate.runner.session import ledger_path
 
 
 def _closed_port() -> int:

@@ -11,6 +11,7 @@ from pathlib import Path
 import httpx
 import pytest
 
+from patgate.errors import ScenarioError
 from patgate.fake.deployment import Deployment
 from patgate.fake.model import PatRecord, Principal
 from patgate.harness import Fake
@@ -122,17 +123,10 @@ def test_a_refused_delete_in_a_cleanup_is_reported() -> None:
 
 
 def test_a_create_must_carry_a_name_of_the_run() -> None:
+    # An authoring mistake: refused when the scenario loads, before anything is sent.
     text = CREATE_ONE.replace('"${new_name}"', "my-token")
-    sent: list[str] = []
-
-    def count(request: httpx.Request, inner: Handler) -> httpx.Response:
-        sent.append(_operation(request))
-        return inner(request)
-
-    events, _ = run_events(scenarios(text), _through(Fake(), count), allow_writes=True)
-    (failure,) = finished(events)["create-one"].failures
-    assert "named ${new_name}" in failure.message
-    assert "create" not in sent
+    with pytest.raises(ScenarioError, match=r"name starts with \$\{new_name\}.*'my-token'"):
+        scenarios(text)
 
 
 def test_a_create_answered_429_is_looked_for_before_it_is_sent_again() -> None:

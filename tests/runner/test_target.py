@@ -22,6 +22,16 @@ def test_no_source_means_the_embedded_fake() -> None:
     assert resolve_target_config(None, {"HOME": "/root", "PATGATE_SCENARIOS": "x"}, {}) is None
 
 
+def test_an_unknown_key_of_the_world_file_is_refused_with_the_nearest_one(tmp_path: Path) -> None:
+    with pytest.raises(UsageError, match="unknown key 'favourite_colour'"):
+        resolve_target_config(
+            _world(tmp_path, {"base_url": "https://x.example", "favourite_colour": "b"}), {}, {}
+        )
+    misspelt = _world(tmp_path, {"base_url": "https://x.example", "member_tokn": "t"})
+    with pytest.raises(UsageError, match="did you mean 'member_token'"):
+        resolve_target_config(misspelt, {}, {})
+
+
 def test_flags_beat_variables_which_beat_the_world_file(tmp_path: Path) -> None:
     world = _world(
         tmp_path,
@@ -29,7 +39,6 @@ def test_flags_beat_variables_which_beat_the_world_file(tmp_path: Path) -> None:
             "base_url": "https://file.example",
             "auth_url": "https://auth.file.example",
             "admin_token": "from-file",
-            "favourite_colour": "blue",
         },
     )
     environ = {"PATGATE_AUTH_URL": "https://auth.env.example", "PATGATE_ADMIN_TOKEN": "from-env"}

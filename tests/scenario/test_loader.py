@@ -358,7 +358,7 @@ def test_cleanup_may_refer_to_any_captured_value(tmp_path: Path) -> None:
 def test_waits_are_inferred_and_a_declared_writes_false_is_trusted(tmp_path: Path) -> None:
     text = (
         HEADER + "writes: false\nsteps:\n  - wait: 3\n  - graphql: delete_token\n"
-        "    args: {id: unknown}\n    expect: [{error: true}]\n"
+        "    args: {id: '${missing_id}'}\n    expect: [{error: true}]\n"
     )
     (scenario,) = load_file(_write(tmp_path, text)).scenarios
     assert (scenario.waits, scenario.writes, scenario.control) == (True, False, False)

@@ -141,3 +141,25 @@ def test_the_scan_finds_each_way_a_rule_is_cited(tmp_path: Path) -> None:
         encoding="utf-8",
     )
     assert _cited_rule_ids(module) == {"PAT-CAP", "PAT-TYPO", "TOKEN-OK"}
+
+
+def test_needs_are_what_the_scenarios_covering_each_rule_need() -> None:
+    # A rule needs writes (waits, control) when every scenario covering it does: a run
+    # without them still checks the rule through the others.
+    from patgate.resources import scenarios_dir
+    from patgate.scenario import load_scenarios
+
+    scenarios = load_scenarios([scenarios_dir()])
+    wrong = []
+    for rule in catalogue():
+        covering = [s for s in scenarios if rule["id"] in s.rules]
+        if not covering:
+            continue
+        derived = {
+            "writes": all(s.writes for s in covering),
+            "waits": all(s.waits for s in covering),
+            "control": all(s.control for s in covering),
+        }
+        if rule["needs"] != derived:
+            wrong.append(f"{rule['id']}: rules.yaml says {rule['needs']}, scenarios {derived}")
+    assert wrong == []

@@ -17,24 +17,15 @@ from __future__ import annotations
 import argparse
 import os
 import sys
-from collections.abc import Mapping
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
-from patgate.commands.run import (
-    DEFAULT_LEDGER,
-    configure_network,
-    configure_target,
-    internal_error,
-    ledger_path,
-    scrub,
-    target_redactor,
-)
-from patgate.errors import PatgateError, UsageError
+from patgate.commands.session import configure_network, configure_target, guarded, resolve_config
+from patgate.errors import UsageError
+from patgate.runner.session import DEFAULT_LEDGER
 
 if TYPE_CHECKING:
     from patgate.redaction import Redactor
-    from patgate.runner.model import Observed
     from patgate.runner.target import TargetConfig
 
 __all__ = ["configure", "main"]
@@ -62,36 +53,24 @@ def configure(parser: argparse.ArgumentParser) -> None:
 
 def main(args: argparse.Namespace) -> int:
     """Finish every open entry of the ledger; 0 when none is left open."""
-    from patgate.runner import resolve_target_config
-    from patgate.scenario.model import TARGET_KEYS
+    from patgate.runner.session import ledger_path, target_redactor
 
-    flags = {key: getattr(args, key, None) for key in TARGET_KEYS}
-    config = resolve_target_config(args.world, os.environ, flags)
+    config = resolve_config(args)
     if config is None:
         raise UsageError(
             "cleanup needs the target the run used: --world PATH, PATGATE_* variables or flags"
         )
-    path = ledger_path(args.ledger, dict(os.environ), live=True)
+    path = ledger_path(args.ledger, os.environ, live=True)
     assert path is not None
     redactor = target_redactor(config)
-    try:
-        return _clean(args, config, path, redactor)
-    except PatgateError as error:
-        raise scrub(error, redactor) from None
-    except KeyboardInterrupt:
-        raise
-    except Exception as error:  # a bug
-        return internal_error("cleanup", error, redactor)
+    return guarded("cleanup", redactor, lambda: _clean(args, config, path, redactor))
 
 
 def _clean(args: argparse.Namespace, config: TargetConfig, path: Path, redactor: Redactor) -> int:
-    from patgate.runner.custodian import Custodian
-    from patgate.runner.documents import Documents
-    from patgate.runner.exchange import Exchange
+    from patgate.runner.context import RunOptions
     from patgate.runner.interruption import SignalGuard, interrupt_exit_code, interrupt_name
     from patgate.runner.ledger import Ledger, LedgerState
-    from patgate.runner.retries import RetryPolicy
-    from patgate.runner.target import LiveTarget
+    from patgate.runner.session import open_session
 
     if not path.exists():
         print(f"patgate cleanup: no ledger at {path}; nothing to do")
@@ -106,40 +85,24 @@ def _clean(args: argparse.Namespace, config: TargetConfig, path: Path, redactor:
     if not open_runs:
         print(f"patgate cleanup: nothing left open in {path} ({len(runs)} run(s))")
         return 0
-    retry = RetryPolicy(budget=args.retry_budget, max_wait=args.max_retry_wait)
-    exchange = Exchange(
-        LiveTarget(config),
+    options = RunOptions(
         connect_timeout=args.connect_timeout,
         read_timeout=args.read_timeout,
-        retry=retry,
-        observe=None,
+        retry_budget=args.retry_budget,
+        max_retry_wait=args.max_retry_wait,
     )
-    documents = Documents(config.documents)
-    url = config.text("graphql_url") or ""
-
-    def send(query: str, variables: Mapping[str, Any] | None, bearer: str | None) -> Observed:
-        payload: dict[str, Any] = {"query": query}
-        if variables:
-            payload["variables"] = dict(variables)
-        headers = {"Authorization": f"Bearer {bearer}"} if bearer else {}
-        return exchange.send(
-            "POST", url, kind="graphql", headers=headers, json=payload, repeat=True
-        )
-
+    # The session's own ledger stays in memory and empty: cleanup creates nothing.
+    session = open_session(config, options, redactor=redactor)
     left = 0
     try:
         with SignalGuard():
             for ledger in open_runs:
                 before = {e.name: e.state for e in ledger.entries()}
-                custodian = Custodian(
-                    ledger, documents, send, bearer_of_key=config.text, retry=retry
-                )
-                custodian.finish()
+                session.context.custodian_for(ledger).finish()
                 after = ledger.entries()
+                opened = (LedgerState.PENDING, LedgerState.CREATED)
                 deleted = sum(
-                    before[e.name] in (LedgerState.PENDING, LedgerState.CREATED)
-                    and e.state is LedgerState.DELETED
-                    for e in after
+                    before[e.name] in opened and e.state is LedgerState.DELETED for e in after
                 )
                 absent = sum(
                     before[e.name] is LedgerState.PENDING and e.state is LedgerState.ABSENT
@@ -160,5 +123,5 @@ def _clean(args: argparse.Namespace, config: TargetConfig, path: Path, redactor:
         print("patgate cleanup: interrupted; run it again to finish", file=sys.stderr)
         return interrupt_exit_code(interrupt_name(stop))
     finally:
-        exchange.close()
+        session.close()
     return 1 if left else 0

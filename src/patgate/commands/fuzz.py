@@ -5,7 +5,9 @@ in-process. A live target is fuzzed read-only (the token endpoint, the hubs list
 GraphQL queries) unless ``--allow-writes`` adds the mutations and the PAT lifecycle. Needs
 the ``fuzz`` extra (``pip install 'patgate[fuzz]'``). Exit codes: 0 when no answer was a
 5xx, broke ``specs/openapi.yaml`` or the GraphQL contract, 1 when one did, 2 for a usage
-error, 3 when the target cannot be reached.
+error, 3 when the target cannot be reached. Every token a live fuzz run creates is written
+to the ledger first (``PATGATE_LEDGER``, default ``.patgate/ledger.jsonl``) and deleted before
+it ends; ``patgate cleanup`` finishes a run that was killed.
 """
 
 from __future__ import annotations
@@ -13,9 +15,14 @@ from __future__ import annotations
 import argparse
 import os
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from patgate.commands.arguments import add_timeouts, whole_number
+from patgate.commands.session import configure_target, guarded, resolve_config
 from patgate.errors import UsageError
+
+if TYPE_CHECKING:
+    from patgate.runner.target import TargetConfig
 
 __all__ = ["configure", "main"]
 
@@ -24,23 +31,11 @@ _EXTRA_HINT = "pip install 'patgate[fuzz]'"
 
 def configure(parser: argparse.ArgumentParser) -> None:
     """Add the target options of ``patgate run`` and the fuzzing options."""
-    from patgate.target_contract import TARGET_KEYS
-
-    target = parser.add_argument_group(
-        "target",
+    configure_target(
+        parser,
         "As for `patgate run`: without any of these (or PATGATE_* variables) the embedded "
         "fake is fuzzed. Priority: flags > PATGATE_* variables > the world file.",
     )
-    target.add_argument(
-        "--world", type=Path, metavar="PATH", help="a target file (JSON or YAML) of the keys"
-    )
-    for key in TARGET_KEYS:
-        target.add_argument(
-            f"--{key.replace('_', '-')}",
-            dest=key,
-            metavar="VALUE",
-            help=f"the target's {key} (see `patgate run --help`)",
-        )
     fuzzing = parser.add_argument_group("fuzzing")
     fuzzing.add_argument(
         "--max-examples",
@@ -68,11 +63,15 @@ def configure(parser: argparse.ArgumentParser) -> None:
 
 def main(args: argparse.Namespace) -> int:
     """Fuzz the target, print the summary; 0 when nothing failed, else 1."""
-    from patgate.runner.target import resolve_target_config
-    from patgate.target_contract import TARGET_KEYS
+    from patgate.runner.session import target_redactor
 
-    flags = {key: getattr(args, key, None) for key in TARGET_KEYS}
-    config = resolve_target_config(args.world, os.environ, flags)
+    config = resolve_config(args)
+    return guarded("fuzz", target_redactor(config), lambda: _fuzz(args, config))
+
+
+def _fuzz(args: argparse.Namespace, config: TargetConfig | None) -> int:
+    from patgate.runner.session import ledger_path
+
     try:
         from patgate.fuzz.engine import FuzzOptions, fuzz_fake, fuzz_target
     except ImportError as error:
@@ -89,6 +88,7 @@ def main(args: argparse.Namespace) -> int:
         allow_writes=args.allow_writes,
         connect_timeout=args.connect_timeout,
         read_timeout=args.read_timeout,
+        ledger_path=ledger_path(None, os.environ, live=config is not None),
     )
     report = fuzz_fake(options) if config is None else fuzz_target(config, options)
     print(report.render(), flush=True)

@@ -8,9 +8,14 @@ Every token the run creates is written to a ledger first (``--ledger``, ``PATGAT
 default ``.patgate/ledger.jsonl`` on a live target, memory on the embedded fake) and deleted
 before the run ends, also after a failure, Ctrl-C or SIGTERM.
 
+The last line counts the gate rules passed, failed and not checked, and says "every gate
+rule passed" only when every gate rule in scope was checked. A run narrowed by ``--rule``,
+``--scenario`` or ``--scenarios`` reports only the rules its scenarios cover.
+
 Exit codes: 0 no gate rule failed and nothing was left behind; 1 a gate rule failed (or a
 warning, with ``--strict``), or a token was left behind or a delete refused; 2 a usage or
-configuration error; 3 the target cannot be reached; 130 / 143 interrupted by SIGINT /
+configuration error; 3 the target cannot be reached; 4 a gate rule ``--require`` names
+(``all``: every gate rule in scope) was not checked; 130 / 143 interrupted by SIGINT /
 SIGTERM (after the cleanup, with the counts printed).
 """
 
@@ -19,81 +24,20 @@ from __future__ import annotations
 import argparse
 import os
 import sys
-import traceback
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from patgate.commands.arguments import add_timeouts, seconds
-from patgate.errors import PatgateError, UsageError
+from patgate.commands.arguments import seconds
+from patgate.commands.session import configure_network, configure_target, guarded, resolve_config
+from patgate.errors import UsageError
+from patgate.runner.session import DEFAULT_LEDGER
 
 if TYPE_CHECKING:
     from patgate.redaction import Redactor
     from patgate.runner.target import TargetConfig
     from patgate.scenario import Catalogue, Scenario
 
-__all__ = [
-    "DEFAULT_LEDGER",
-    "configure",
-    "configure_network",
-    "configure_target",
-    "internal_error",
-    "ledger_path",
-    "main",
-    "scrub",
-    "target_redactor",
-]
-
-DEFAULT_LEDGER = Path(".patgate") / "ledger.jsonl"
-"""Where a live run's ledger goes unless ``--ledger`` or ``PATGATE_LEDGER`` says otherwise."""
-
-_KEY_HELP = {
-    "auth_url": "base of the authorization server ({auth_url}/oauth/token)",
-    "base_url": "base of the content API host ({base_url}/v2/content/hubs)",
-    "graphql_url": "the GraphQL endpoint (default {base_url}/graphql)",
-    "client_id": "an API key (client id)",
-    "client_secret": "its secret",
-    "organization_id": "the organization (discovered through viewer when absent)",
-    "admin_token": "a bearer token of an organization admin (a PAT works)",
-    "member_token": "a bearer token of a member who is not an admin",
-    "removed_token": "a PAT of a user who was removed from the organization",
-    "unpermitted_token": "a PAT of a member without content permission",
-    "pat_prefix": "the fixed PAT prefix (default amp_pat_)",
-}
-
-
-_TARGET_HELP = (
-    "Without any of these (or PATGATE_* variables), the run uses the embedded fake. "
-    "Priority: flags > PATGATE_* variables > the world file."
-)
-
-
-def configure_target(parser: argparse.ArgumentParser, description: str = _TARGET_HELP) -> None:
-    """The target options (``--world`` and one flag per target key), shared with cleanup."""
-    target = parser.add_argument_group("target", description)
-    target.add_argument(
-        "--world", type=Path, metavar="PATH", help="a target file (JSON or YAML) of the keys below"
-    )
-    for key, text in _KEY_HELP.items():
-        target.add_argument(f"--{key.replace('_', '-')}", dest=key, metavar="VALUE", help=text)
-
-
-def configure_network(group: argparse._ArgumentGroup) -> None:
-    """Timeouts and the retry budget, shared with cleanup."""
-    add_timeouts(group)
-    group.add_argument(
-        "--retry-budget",
-        type=seconds(zero_allowed=True),
-        default=60.0,
-        metavar="SECONDS",
-        help="total seconds of waiting after 429/503 answers over the run (default 60)",
-    )
-    group.add_argument(
-        "--max-retry-wait",
-        type=seconds(zero_allowed=True),
-        default=30.0,
-        metavar="SECONDS",
-        help="longest single Retry-After honoured; longer ones are not waited (default 30)",
-    )
+__all__ = ["configure", "main"]
 
 
 def configure(parser: argparse.ArgumentParser) -> None:
@@ -139,6 +83,13 @@ def configure(parser: argparse.ArgumentParser) -> None:
     )
     behaviour.add_argument("--strict", action="store_true", help="advisory warnings fail the run")
     behaviour.add_argument(
+        "--require",
+        action="append",
+        metavar="all|ID",
+        help="a gate rule that must be checked (repeatable; `all`: every gate rule in scope); "
+        "one that is not makes the run exit with code 4",
+    )
+    behaviour.add_argument(
         "--report",
         action="append",
         default=[],
@@ -148,67 +99,23 @@ def configure(parser: argparse.ArgumentParser) -> None:
     configure_network(behaviour)
 
 
-def ledger_path(given: Path | None, environ: dict[str, str], *, live: bool) -> Path | None:
-    """The ledger file: ``--ledger``, else ``PATGATE_LEDGER``, else the default on a live
-    target; ``None`` (memory) on the embedded fake unless one was given."""
-    if given is not None:
-        return given
-    variable = environ.get("PATGATE_LEDGER")
-    if variable:
-        return Path(variable)
-    return DEFAULT_LEDGER if live else None
-
-
-def target_redactor(config: TargetConfig | None) -> Redactor:
-    """A redactor that knows the target's secrets (and learns the run's as it goes)."""
-    from patgate.redaction import Redactor
-    from patgate.runner.target import DEFAULT_PAT_PREFIX
-
-    redactor = Redactor(config.pat_prefix if config is not None else DEFAULT_PAT_PREFIX)
-    if config is not None:
-        redactor.register_all(config.secrets())
-    return redactor
-
-
-def scrub(error: PatgateError, redactor: Redactor) -> PatgateError:
-    """``error`` with its message redacted (the CLI prints it)."""
-    error.args = (redactor.redact(str(error)),)
-    return error
-
-
-def internal_error(command: str, error: Exception, redactor: Redactor) -> int:
-    """Print a bug's traceback with every secret redacted (it may quote one); exit code 1."""
-    text = "".join(traceback.format_exception(type(error), error, error.__traceback__))
-    print(f"patgate {command}: internal error\n{redactor.redact(text)}", file=sys.stderr)
-    return 1
-
-
 def main(args: argparse.Namespace) -> int:
     """Run the scenarios and report; the exit code of the run."""
-    from patgate.runner import resolve_target_config
-    from patgate.scenario.model import TARGET_KEYS
+    from patgate.runner.session import target_redactor
 
-    flags = {key: getattr(args, key, None) for key in TARGET_KEYS}
-    config = resolve_target_config(args.world, os.environ, flags)
+    config = resolve_config(args)
     redactor = target_redactor(config)
-    try:
-        return _run(args, config, redactor)
-    except PatgateError as error:
-        raise scrub(error, redactor) from None
-    except KeyboardInterrupt:
-        raise
-    except Exception as error:  # a bug
-        return internal_error("run", error, redactor)
+    return guarded("run", redactor, lambda: _run(args, config, redactor))
 
 
 def _run(args: argparse.Namespace, config: TargetConfig | None, redactor: Redactor) -> int:
     from patgate.reporting import make_reporter
     from patgate.resources import scenarios_dir
-    from patgate.runner import FakeTarget, LiveTarget, RunOptions
-    from patgate.runner.engine import consume, run
+    from patgate.runner import RunOptions
+    from patgate.runner.engine import consume, run_session
     from patgate.runner.events import Event
     from patgate.runner.interruption import SignalGuard, interrupt_exit_code, interrupt_name
-    from patgate.runner.target import Target
+    from patgate.runner.session import ledger_path, open_session, target_for
     from patgate.scenario import load_catalogue, load_scenarios
 
     catalogue = load_catalogue()
@@ -218,19 +125,20 @@ def _run(args: argparse.Namespace, config: TargetConfig | None, redactor: Redact
     reporters += [
         make_reporter(spec, stream=sys.stdout) for spec in args.report if spec != "terminal"
     ]
-    target: Target = FakeTarget() if config is None else LiveTarget(config)
-    ledger = ledger_path(args.ledger, dict(os.environ), live=target.live)
+    target = target_for(config)
+    ledger = ledger_path(args.ledger, os.environ, live=target.live)
     options = RunOptions(
         allow_writes=args.allow_writes,
         max_wait=args.max_wait,
         strict=args.strict,
         connect_timeout=args.connect_timeout,
         read_timeout=args.read_timeout,
-        every_rule=not (args.rule or args.scenario),
+        every_rule=not (args.rule or args.scenario or args.scenarios),
         ledger_path=ledger,
         retry_budget=args.retry_budget,
         max_retry_wait=args.max_retry_wait,
         explicit=frozenset(args.scenario or ()),
+        require=_required(args.require, catalogue),
     )
 
     def handle(event: Event) -> None:
@@ -240,9 +148,8 @@ def _run(args: argparse.Namespace, config: TargetConfig | None, redactor: Redact
     guard = SignalGuard()
     try:
         with guard:
-            finished = consume(
-                run(selected, target, options, catalogue=catalogue, redactor=redactor), handle
-            )
+            session = open_session(target, options, catalogue=catalogue, redactor=redactor)
+            finished = consume(run_session(session, selected), handle)
     except KeyboardInterrupt as stop:
         # The run had finished (its counts are printed); the signal came while reporting.
         return interrupt_exit_code(interrupt_name(stop))
@@ -259,6 +166,21 @@ def _run(args: argparse.Namespace, config: TargetConfig | None, redactor: Redact
             file=sys.stderr,
         )
     return finished.exit_code
+
+
+def _required(given: list[str] | None, catalogue: Catalogue) -> tuple[str, ...]:
+    """The ``--require`` values, each ``all`` or a gate rule's id."""
+    from patgate.runner.results import REQUIRE_ALL
+
+    names = [part.strip() for value in given or () for part in value.split(",") if part.strip()]
+    for name in names:
+        if name == REQUIRE_ALL:
+            continue
+        if name not in catalogue:
+            raise UsageError(f"--require: unknown rule {name!r} (see `patgate rules`)")
+        if not catalogue[name].is_gate:
+            raise UsageError(f"--require: {name} is advisory; only gate rules can be required")
+    return tuple(dict.fromkeys(names))
 
 
 def _select(

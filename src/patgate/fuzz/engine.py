@@ -25,6 +25,7 @@ import json
 import secrets
 from collections.abc import Callable
 from dataclasses import dataclass
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 from urllib.parse import quote
 
@@ -37,14 +38,13 @@ from patgate.errors import TargetUnreachable
 from patgate.fuzz.lifecycle import delete_created, run_lifecycle
 from patgate.fuzz.recorder import Recorder
 from patgate.fuzz.report import FuzzReport
-from patgate.redaction import Redactor
 from patgate.resources import specs_dir
-from patgate.runner.documents import Documents
 from patgate.runner.model import Observed
-from patgate.runner.target import TargetConfig
 
 if TYPE_CHECKING:
     from patgate.harness import Fake
+    from patgate.runner.engine import ScenarioRunner
+    from patgate.runner.target import Target, TargetConfig
 
 __all__ = ["OPENAPI_CHECKS", "FuzzOptions", "Fuzzer", "fuzz_fake", "fuzz_target"]
 
@@ -78,6 +78,8 @@ class FuzzOptions:
     """Seconds to wait for a connection."""
     read_timeout: float = 30.0
     """Seconds to wait for an answer."""
+    ledger_path: Path | None = None
+    """Where the ledger of every token the run creates is appended (``None``: memory)."""
 
 
 @dataclass(frozen=True)
@@ -108,27 +110,28 @@ class Fuzzer:
 
     def __init__(
         self,
-        config: TargetConfig,
+        runner: ScenarioRunner,
         options: FuzzOptions,
         *,
-        live: bool,
         display: str,
         session: requests.Session | None = None,
     ) -> None:
+        self.runner = runner
+        self.context = runner.context
+        config = self.context.config
         self.config = config
         self.options = options
-        self.live = live
+        self.live = self.context.target.live
         seed = options.seed if options.seed is not None else secrets.randbelow(2**32)
         self.report = FuzzReport(display, seed, options.max_examples)
-        self.redactor = Redactor(config.pat_prefix)
-        self.redactor.register_all(config.secrets())
+        self.redactor = self.context.redactor
         self.recorder = Recorder(
             session if session is not None else requests.Session(),
             self.report,
             self.redactor,
             timeout=(options.connect_timeout, options.read_timeout),
         )
-        self.documents = Documents(config.documents)
+        self.documents = self.context.documents
         self._sc_config = schemathesis.Config()
 
     @property
@@ -256,7 +259,7 @@ class Fuzzer:
             return
         run_lifecycle(
             self.recorder,
-            self.documents,
+            self.context,
             graphql_url,
             bearer,
             label=label,
@@ -354,7 +357,7 @@ class Fuzzer:
         if fuzz_pass.graphql and fuzz_pass.headers:
             delete_created(
                 self.recorder,
-                self.documents,
+                self.context,
                 fuzz_pass.base_url,
                 fuzz_pass.headers,
                 response.content,
@@ -370,12 +373,37 @@ class Fuzzer:
         self.recorder.fail(fuzz_pass.label, names[0], f"{title}\n{message}", status, reproduce)
 
 
+def _fuzz(target: Target, options: FuzzOptions, display: str) -> FuzzReport:
+    from patgate.runner.context import RunOptions
+    from patgate.runner.session import open_session
+
+    run_options = RunOptions(
+        allow_writes=options.allow_writes,
+        connect_timeout=options.connect_timeout,
+        read_timeout=options.read_timeout,
+        ledger_path=options.ledger_path,
+    )
+    with open_session(target, run_options) as runner:
+        fuzzer = Fuzzer(runner, options, display=display)
+        report = fuzzer.run()
+        tallies = runner.finish()
+    if tallies.left_behind:
+        message = (
+            f"{tallies.tokens_leaked} token(s) may be left behind, {tallies.deletes_refused} "
+            "delete(s) refused; `patgate cleanup` finishes the ledger"
+        )
+        fuzzer.recorder.fail("PAT lifecycle", "cleanup", message, None, "")
+    return report
+
+
 def fuzz_target(
     config: TargetConfig, options: FuzzOptions, *, display: str | None = None
 ) -> FuzzReport:
     """Fuzz a live target (read-only unless ``options.allow_writes``)."""
+    from patgate.runner.target import LiveTarget
+
     shown = display or config.text("base_url") or config.text("auth_url") or "live target"
-    return Fuzzer(config, options, live=True, display=shown).run()
+    return _fuzz(LiveTarget(config), options, shown)
 
 
 def fuzz_fake(options: FuzzOptions, fake: Fake | None = None) -> FuzzReport:
@@ -384,6 +412,8 @@ def fuzz_fake(options: FuzzOptions, fake: Fake | None = None) -> FuzzReport:
     ``fake`` defaults to a strict one on :data:`EMBEDDED_ORIGIN`; a given fake is started
     for the run and stopped after it if it was not already active.
     """
+    from patgate.runner.fake_target import FakeTarget
+
     if fake is None:
         from patgate.harness import Fake
         from patgate.wire.urls import FakeUrls
@@ -392,8 +422,7 @@ def fuzz_fake(options: FuzzOptions, fake: Fake | None = None) -> FuzzReport:
     started = not fake.active
     fake.start()
     try:
-        fuzzer = Fuzzer(TargetConfig(fake.world), options, live=False, display="embedded fake")
-        return fuzzer.run()
+        return _fuzz(FakeTarget(fake), options, "embedded fake")
     finally:
         if started:
             fake.stop()

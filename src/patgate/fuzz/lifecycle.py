@@ -2,10 +2,14 @@
 
 Generated GraphQL cases almost never reach a successful create (their organization id is
 random), so this pass sends the real organization id with names drawn by Hypothesis:
-unicode, markup, control characters, empty and over-long ones. Each name is either
+unicode, markup, control characters, empty and over-long ones, each after the run's
+``patgate-<run id>-<n>`` name so that the ledger can find it again. Each name is either
 refused with a coded error and no token value anywhere in the answer, or accepted; then the
 value has the documented shape, the listing shows it only masked, and the token is deleted
 at once, so the run never holds more than one token at a time.
+
+Every create and delete goes through the session's custodian, so the ledger holds each
+token before it exists: a fuzz run killed midway leaves tokens ``patgate cleanup`` finds.
 """
 
 from __future__ import annotations
@@ -15,11 +19,16 @@ import re
 from collections.abc import Callable, Mapping
 from typing import Any
 
+from patgate.errors import PatgateError
 from patgate.fuzz.recorder import Answer, Recorder
+from patgate.runner.context import RunContext
 from patgate.runner.documents import Documents, organization_ids
 from patgate.runner.model import Observed
 
-__all__ = ["SPECIAL_NAMES", "delete_created", "name_strategy", "run_lifecycle"]
+__all__ = ["NAME_LIMIT", "SPECIAL_NAMES", "delete_created", "name_strategy", "run_lifecycle"]
+
+NAME_LIMIT = 255
+"""The fake's longest token name: generated names reach just under and just over it."""
 
 SPECIAL_NAMES = (
     "",
@@ -41,11 +50,16 @@ Runner = Callable[[Any, Callable[[Any], None]], None]
 """Runs a test function on the values of a Hypothesis strategy."""
 
 
-def name_strategy() -> Any:
-    """Token names: short unicode text, and text around the fake's 255-character limit."""
+def name_strategy(room: int = NAME_LIMIT) -> Any:
+    """Name endings: short unicode text, and text that brings a name of ``NAME_LIMIT - room``
+    characters around the fake's limit."""
     from hypothesis import strategies as st  # type: ignore[import-not-found, unused-ignore]
 
-    return st.one_of(st.text(max_size=40), st.text(min_size=250, max_size=260))
+    return st.one_of(st.text(max_size=40), st.text(min_size=room - 5, max_size=room + 5))
+
+
+def _answer_of(answer: Answer) -> Observed:
+    return Observed(answer.status, answer.body.decode("utf-8", "replace"), dict(answer.headers))
 
 
 def _json(answer: Answer) -> Any:
@@ -79,7 +93,11 @@ class _Cycle:
         label: str,
         organization_id: str,
         pat_prefix: str,
+        context: RunContext,
+        bearer: str,
     ) -> None:
+        self.context = context
+        self.bearer = bearer
         self.recorder = recorder
         self.documents = documents
         self.url = url
@@ -90,9 +108,9 @@ class _Cycle:
         self.pat_shape = re.compile(f"^{prefix}[A-Za-z0-9_-]+\\.[A-Za-z0-9_-]+$")
         self.pat_anywhere = re.compile(f"{prefix}[A-Za-z0-9_-]+\\.[A-Za-z0-9_-]+")
 
-    def post(self, document: tuple[str, dict[str, Any]]) -> tuple[Answer, Any, str]:
+    def post(self, document: tuple[str, Mapping[str, Any] | None]) -> tuple[Answer, Any, str]:
         query, variables = document
-        body = {"query": query, "variables": variables}
+        body = {"query": query, "variables": dict(variables or {})}
         answer = self.recorder.send("POST", self.url, headers=self.headers, json_body=body)
         reproduce = self.recorder.reproduction(
             "POST",
@@ -108,8 +126,28 @@ class _Cycle:
     def fail(self, check: str, message: str, answer: Answer, reproduce: str) -> None:
         self.recorder.fail(self.label, check, message, answer.status, reproduce)
 
-    def __call__(self, name: str) -> None:
-        answer, payload, line = self.post(self.documents.create_token(name, self.organization_id))
+    def __call__(self, ending: str) -> None:
+        name = _fit(self.context.new_name() + " ", ending)
+        sent: list[tuple[Answer, Any, str]] = []
+
+        def create() -> Observed:
+            sent.append(self.post(self.documents.create_token(name, self.organization_id)))
+            return _answer_of(sent[-1][0])
+
+        try:
+            self.context.custodian.create(
+                name,
+                create,
+                bearer=self.bearer,
+                bearer_key=self.context.config.key_holding(self.bearer),
+            )
+        except PatgateError as error:
+            # No answer (or one the ledger must settle): the custodian finds it at the end.
+            if not sent:
+                raise
+            self.recorder.report.notes.append(self.recorder.redactor.redact(str(error)))
+            return
+        answer, payload, line = sent[-1]
         created = _field(payload, "data", "createPersonalAccessToken")
         if not isinstance(created, dict):
             if self.pat_anywhere.search(answer.body.decode("utf-8", "replace")):
@@ -132,14 +170,28 @@ class _Cycle:
         if not shown or not isinstance(shown[0], str) or "*" not in shown[0]:
             self.fail("listing_mask", "the new token is not listed masked", listing, line)
         if isinstance(token_id, str):
-            deleted, body, line = self.post(self.documents.delete_token(token_id))
+            deleted: list[tuple[Answer, Any, str]] = []
+
+            def delete(query: str, variables: Mapping[str, Any] | None) -> Observed:
+                deleted.append(self.post((query, variables)))
+                return _answer_of(deleted[-1][0])
+
+            self.context.custodian.delete(token_id, delete, cleanup=False)
+            answer, body, line = deleted[-1]
             if _field(body, "errors") or not _field(body, "data", "deletePersonalAccessToken"):
-                self.fail("cleanup", "deleting the new token failed", deleted, line)
+                self.fail("cleanup", "deleting the new token failed", answer, line)
+
+
+def _fit(start: str, ending: str) -> str:
+    # A long ending is cut so that the whole name keeps its distance to the limit.
+    if len(ending) >= NAME_LIMIT - 5:
+        ending = ending[: max(len(ending) - len(start), 0)]
+    return start + ending
 
 
 def delete_created(
     recorder: Recorder,
-    documents: Documents,
+    context: RunContext,
     url: str,
     headers: Mapping[str, str] | None,
     body: bytes,
@@ -149,7 +201,8 @@ def delete_created(
     """Delete the token a generated create made, if it made one.
 
     Practically never needed (a generated organization id is random), but a live run must
-    not leave a token behind. The value is registered as a secret first.
+    not leave a token behind. The value is registered as a secret first; the token goes into
+    the ledger (under the name it was given) before the custodian deletes it.
     """
     try:
         created = _field(json.loads(body), "data", "createPersonalAccessToken")
@@ -164,10 +217,19 @@ def delete_created(
         message = "a generated create succeeded without selecting id; delete that token by hand"
         recorder.fail(label, "cleanup", message, 200, "")
         return
-    query, variables = documents.delete_token(token_id)
-    answer = recorder.send(
-        "POST", url, headers=headers, json_body={"query": query, "variables": variables}
-    )
+    name = created.get("name")
+    bearer = (headers or {}).get("Authorization", "").removeprefix("Bearer ") or None
+    key = context.config.key_holding(bearer)
+    context.ledger.adopt(str(name) if name else f"generated {token_id}", token_id, bearer_key=key)
+    answers: list[Answer] = []
+
+    def send(query: str, variables: Mapping[str, Any] | None) -> Observed:
+        json_body = {"query": query, "variables": dict(variables or {})}
+        answers.append(recorder.send("POST", url, headers=headers, json_body=json_body))
+        return _answer_of(answers[-1])
+
+    context.custodian.delete(token_id, send, cleanup=False)
+    answer = answers[-1]
     if not _field(_json(answer), "data", "deletePersonalAccessToken"):
         message = f"deleting a token a generated create made failed (HTTP {answer.status})"
         recorder.fail(label, "cleanup", message, answer.status, "")
@@ -175,7 +237,7 @@ def delete_created(
 
 def run_lifecycle(
     recorder: Recorder,
-    documents: Documents,
+    context: RunContext,
     graphql_url: str,
     bearer: str,
     *,
@@ -191,6 +253,7 @@ def run_lifecycle(
         answer = recorder.send("POST", graphql_url, headers=headers, json_body={"query": query})
         return Observed(answer.status, answer.body.decode("utf-8", "replace"))
 
+    documents = context.documents
     documents.discover(send)  # done already by the engine; a no-op then
     if not organization_id:
         found = organization_ids(send(documents.organizations()[0]), documents.organizations_shape)
@@ -198,7 +261,17 @@ def run_lifecycle(
     if not organization_id:
         recorder.report.tally(label).skipped = "needs organization_id"
         return
-    cycle = _Cycle(recorder, documents, graphql_url, headers, label, organization_id, pat_prefix)
+    cycle = _Cycle(
+        recorder,
+        documents,
+        graphql_url,
+        headers,
+        label,
+        organization_id,
+        pat_prefix,
+        context,
+        bearer,
+    )
     for name in SPECIAL_NAMES:
         cycle(name)
-    runner(name_strategy(), cycle)
+    runner(name_strategy(NAME_LIMIT - len(context.ledger.name_prefix) - 4), cycle)

@@ -17,9 +17,11 @@ from patgate.reporting.summary import (
     count_outcomes,
     exit_meaning,
     summary_line,
+    unchecked_lines,
 )
 from patgate.reporting.text import printable
 from patgate.runner.events import Failure, Outcome, RunFinished, RunStarted, ScenarioFinished
+from patgate.runner.results import gate_count
 
 __all__ = ["HtmlReporter", "render_page"]
 
@@ -152,6 +154,8 @@ def _verdict(finished: RunFinished) -> tuple[str, Outcome]:
     if finished.exit_code == 0:
         if counts[Outcome.WARNING.value]:
             return "passed with warnings", Outcome.WARNING
+        if not gate_count(finished.rules, finished.require).all_checked:
+            return "passed, not every gate rule checked", Outcome.SKIPPED
         return "passed", Outcome.PASSED
     if finished.exit_code == 1:
         return "failed", Outcome.FAILED
@@ -163,6 +167,9 @@ def _banner(started: RunStarted | None, finished: RunFinished) -> str:
     counts = count_outcomes(finished)
     meta = [("Target", started.target if started else ""), ("Run", finished.run_id)]
     meta.append(("Result", summary_line(counts, finished.duration)))
+    meta += [
+        ("Not checked", line.removeprefix("not checked: ")) for line in unchecked_lines(finished)
+    ]
     rows = "".join(f"<dt>{_e(name)}</dt><dd>{_e(value)}</dd>" for name, value in meta if value)
     chips = "".join(
         f'<li class="{outcome.value}">{counts[outcome.value]} {_e(_LABELS[outcome].lower())}</li>'

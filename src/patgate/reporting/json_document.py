@@ -6,8 +6,9 @@ import json
 from typing import Any
 
 from patgate.reporting.artifact import ArtifactReporter
-from patgate.reporting.summary import count_outcomes
+from patgate.reporting.summary import count_outcomes, exit_meaning
 from patgate.runner.events import Failure, RuleResult, RunFinished, RunStarted, ScenarioFinished
+from patgate.runner.results import gate_count
 
 __all__ = ["FORMAT_VERSION", "JsonReporter", "report_document"]
 
@@ -24,8 +25,20 @@ def report_document(started: RunStarted | None, finished: RunFinished) -> dict[s
         "exit_code": finished.exit_code,
         "duration": _seconds(finished.duration),
         "counts": count_outcomes(finished),
+        "gate_rules": _gates(finished),
         "rules": [_rule(rule) for rule in finished.rules],
         "scenarios": [_scenario(scenario) for scenario in finished.scenarios],
+    }
+
+
+def _gates(finished: RunFinished) -> dict[str, Any]:
+    count = gate_count(finished.rules, finished.require)
+    return {
+        "passed": count.passed,
+        "failed": count.failed,
+        "not_checked": [{"id": rule_id, "reason": why} for rule_id, why in count.unchecked],
+        "required": list(finished.require),
+        "verdict": exit_meaning(finished),
     }
 
 

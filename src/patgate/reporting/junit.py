@@ -12,7 +12,13 @@ import xml.etree.ElementTree as ET
 
 from patgate.levels import Level
 from patgate.reporting.artifact import ArtifactReporter
-from patgate.reporting.summary import count_outcomes, describe_failure, failure_headline
+from patgate.reporting.summary import (
+    count_outcomes,
+    describe_failure,
+    exit_meaning,
+    failure_headline,
+    unchecked_lines,
+)
 from patgate.reporting.text import printable
 from patgate.runner.events import Outcome, RunFinished, RunStarted, ScenarioFinished
 
@@ -49,6 +55,8 @@ def junit_tree(started: RunStarted | None, finished: RunFinished) -> ET.Element:
     run_properties = [("run_id", finished.run_id), ("exit_code", str(finished.exit_code))]
     if started is not None:
         run_properties.insert(1, ("target", started.target))
+    run_properties.append(("verdict", exit_meaning(finished)))
+    run_properties += [("not_checked", line) for line in unchecked_lines(finished)]
     for name, value in run_properties:
         ET.SubElement(properties, "property", {"name": name, "value": _text(value)})
     for scenario in finished.scenarios:

@@ -10,6 +10,7 @@ from collections.abc import Iterable, Mapping
 
 from patgate.levels import Level
 from patgate.runner.events import Failure, Outcome, RunFinished, ScenarioFinished, Tallies
+from patgate.runner.results import EXIT_UNCHECKED, gate_count
 
 __all__ = [
     "OUTCOME_ORDER",
@@ -18,7 +19,9 @@ __all__ = [
     "describe_failure",
     "exit_meaning",
     "failure_headline",
+    "gate_line",
     "summary_line",
+    "unchecked_lines",
 ]
 
 OUTCOME_ORDER: tuple[Outcome, ...] = (
@@ -81,13 +84,43 @@ def custody_line(tallies: Tallies | None) -> str:
     return line
 
 
+def gate_line(finished: RunFinished) -> str:
+    """``gate rules: 11 passed, 0 failed, 20 not checked``."""
+    count = gate_count(finished.rules, finished.require)
+    return (
+        f"gate rules: {count.passed} passed, {count.failed} failed, "
+        f"{len(count.unchecked)} not checked"
+    )
+
+
+def unchecked_lines(finished: RunFinished) -> list[str]:
+    """``not checked: PAT-CAP (writes to the deployment; ...)``, one per gate rule."""
+    count = gate_count(finished.rules, finished.require)
+    return [f"not checked: {rule_id} ({why})" for rule_id, why in count.unchecked]
+
+
 def exit_meaning(finished: RunFinished) -> str:
-    """What the run's exit code means, in words a person acts on."""
+    """What the run's exit code means, in words a person acts on, then the gate rules'
+    counts. "every gate rule passed" is said only when every gate rule in scope was checked."""
+    return f"{_meaning(finished)}; {gate_line(finished)}"
+
+
+def _meaning(finished: RunFinished) -> str:
     code = finished.exit_code
     if code == 0:
+        count = gate_count(finished.rules, finished.require)
+        if count.all_checked:
+            said = "every gate rule passed"
+        else:
+            said = (
+                f"no gate rule failed, but {len(count.unchecked)} were not checked "
+                "(--require all makes that fail the run)"
+            )
         if any(scenario.outcome is Outcome.WARNING for scenario in finished.scenarios):
-            return "exit 0: every gate rule passed; warnings do not fail the run"
-        return "exit 0: every gate rule passed"
+            return f"exit 0: {said}; warnings do not fail the run"
+        return f"exit 0: {said}"
+    if code == EXIT_UNCHECKED:
+        return f"exit {code}: a gate rule --require names was not checked"
     if code == 1:
         gate_failed = any(
             rule.level is Level.GATE and rule.outcome is Outcome.FAILED for rule in finished.rules

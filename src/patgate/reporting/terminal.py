@@ -12,6 +12,7 @@ from patgate.reporting.summary import (
     describe_failure,
     exit_meaning,
     summary_line,
+    unchecked_lines,
 )
 from patgate.reporting.text import indent_block, printable
 from patgate.runner.events import (
@@ -77,6 +78,10 @@ class TerminalReporter:
                 f"patgate run {printable(event.run_id)}: {event.scenario_count} {noun}"
                 f" against {printable(event.target)}"
             )
+            if event.keys:
+                self._write(f"target keys: {printable(', '.join(event.keys))}")
+            for key, cost in event.missing:
+                self._write(f"  missing {printable(key)}: {printable(cost)}")
         elif isinstance(event, ScenarioFinished):
             self._reported += 1
             self._write(self._scenario_lines(event))
@@ -130,6 +135,7 @@ class TerminalReporter:
         if custody:
             leaked = finished.tallies is not None and finished.tallies.left_behind
             lines.append(self._paint(custody, _COLORS[Outcome.FAILED]) if leaked else custody)
+        lines.extend(printable(line) for line in unchecked_lines(finished))
         lines.append(exit_meaning(finished))
         return "\n".join(lines)
 

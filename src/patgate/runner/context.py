@@ -50,6 +50,9 @@ class RunOptions:
     """The longest single wait a ``Retry-After`` may ask for; a longer one is not waited."""
     explicit: frozenset[str] = frozenset()
     """Scenario ids named on the command line: only these run in bulk on production."""
+    require: tuple[str, ...] = ()
+    """Gate rules that must be checked (``all``: every gate rule in scope); one that is not
+    makes the run exit with ``EXIT_UNCHECKED``."""
 
 
 class RunContext:
@@ -79,13 +82,7 @@ class RunContext:
         )
         self.documents = Documents(target.config.documents)
         self.ledger = Ledger(options.ledger_path, self.run_id)
-        self.custodian = Custodian(
-            self.ledger,
-            self.documents,
-            self.graphql,
-            bearer_of_key=self.config.text,
-            retry=self.retry,
-        )
+        self.custodian = self.custodian_for(self.ledger)
         self.revealed = RevealedTokens(prefix)
         for key in (*BEARER_KEYS, "removed_token"):
             value = target.config.text(key)
@@ -94,6 +91,13 @@ class RunContext:
         self._missing = itertools.count(1)
         self._organization: tuple[str | None, str] | None = None
         self._log_scrub = LogScrub(self.redactor).install()
+
+    def custodian_for(self, ledger: Ledger) -> Custodian:
+        """A custodian of ``ledger`` sending through this run's client (``patgate cleanup``
+        finishes each ledger it loads with one)."""
+        return Custodian(
+            ledger, self.documents, self.graphql, bearer_of_key=self.config.text, retry=self.retry
+        )
 
     def new_name(self) -> str:
         """``patgate-<run id>-<n>``: what a writing scenario names what it creates."""

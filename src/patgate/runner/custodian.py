@@ -16,16 +16,15 @@ from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
 from patgate.checks import delete_succeeded
+from patgate.errors import CreateRefused, RequestFailed
 from patgate.redaction import Secret
 from patgate.runner.documents import Documents
-from patgate.runner.exchange import RequestFailed
 from patgate.runner.ledger import Ledger, LedgerEntry, LedgerState
 from patgate.runner.model import Observed
 from patgate.runner.retries import RETRY_STATUSES, RetryPolicy
 from patgate.scenario.paths import PathError, PathMissing, resolve_path
 
 __all__ = [
-    "CreateRefused",
     "Custodian",
     "GraphqlSend",
     "created_token_id",
@@ -39,10 +38,6 @@ DocumentSend = Callable[[str, Mapping[str, Any] | None], Observed]
 """``(query, variables) -> answer``, with the caller's bearer and headers."""
 
 _FALLBACK_KEY = "admin_token"
-
-
-class CreateRefused(Exception):
-    """patgate will not send this create (its name is not one the ledger can track)."""
 
 
 def created_token_id(observed: Observed) -> str | None:

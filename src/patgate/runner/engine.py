@@ -15,6 +15,7 @@ from __future__ import annotations
 import time
 from collections.abc import Callable, Generator, Sequence
 
+from patgate.errors import RequestFailed
 from patgate.levels import Level
 from patgate.redaction import Redactor
 from patgate.runner.context import RunContext, RunOptions
@@ -28,15 +29,15 @@ from patgate.runner.events import (
     ScenarioStarted,
     Tallies,
 )
-from patgate.runner.exchange import RequestFailed
 from patgate.runner.execution import ScenarioExecution
 from patgate.runner.interruption import interrupt_name
 from patgate.runner.results import rule_results, run_exit_code, scenario_outcome
 from patgate.runner.target import Target
 from patgate.scenario.catalogue import Catalogue, load_catalogue
 from patgate.scenario.model import Scenario
+from patgate.target_contract import TARGET_KEYS
 
-__all__ = ["ScenarioRunner", "consume", "run", "skip_reason"]
+__all__ = ["ScenarioRunner", "consume", "key_costs", "run", "run_session", "skip_reason"]
 
 _MAX_SETTLE = 5.0
 """Seconds the end of a run waits, at most, for an unanswered create to show in a listing."""
@@ -197,14 +198,24 @@ def run(
     scenarios not run skipped). Use :func:`consume` to feed reporters, so that an interrupt
     landing in a reporter reaches the run too.
     """
-    started = time.perf_counter()
     runner = ScenarioRunner(target, options, catalogue=catalogue, redactor=redactor)
+    yield from run_session(runner, scenarios)
+
+
+def run_session(
+    runner: ScenarioRunner, scenarios: Sequence[Scenario]
+) -> Generator[Event, None, None]:
+    """:func:`run` on a session already open (see :func:`patgate.runner.session.open_session`);
+    the session is closed when the run ends."""
+    started = time.perf_counter()
+    target = runner.context.target
     finished: list[ScenarioFinished] = []
     interrupted = ""
     current: Scenario | None = None
     try:
         try:
-            yield RunStarted(runner.run_id, target.display, len(scenarios))
+            keys, missing = key_costs(target, scenarios, runner.catalogue)
+            yield RunStarted(runner.run_id, target.display, len(scenarios), keys, missing)
             for scenario in scenarios:
                 current = scenario
                 yield ScenarioStarted(scenario.id, scenario.title, scenario.rules)
@@ -234,12 +245,17 @@ def run(
             rules=rules,
             scenarios=tuple(finished),
             exit_code=run_exit_code(
-                rules, tallies, strict=runner.options.strict, interrupted=interrupted
+                rules,
+                tallies,
+                strict=runner.options.strict,
+                interrupted=interrupted,
+                require=runner.options.require,
             ),
             duration=time.perf_counter() - started,
             counts=counts,
             tallies=tallies,
             interrupted=interrupted,
+            require=runner.options.require,
         )
     finally:
         runner.close()
@@ -271,6 +287,40 @@ def consume(
                 events.close()
                 raise
             pending = stop
+
+
+def key_costs(
+    target: Target, scenarios: Sequence[Scenario], catalogue: Catalogue
+) -> tuple[tuple[str, ...], tuple[tuple[str, str], ...]]:
+    """The target keys found, and what each missing one costs: the scenarios that need it
+    and the gate rules only those scenarios check."""
+    config = target.config
+    found = tuple(key for key in TARGET_KEYS if config.get(key) is not None)
+    missing = []
+    for key in TARGET_KEYS:
+        if key in found:
+            continue
+        needing = [s for s in scenarios if key in s.needs]
+        if key == "organization_id" or not needing:
+            # organization_id is discovered when absent; a key nothing needs costs nothing.
+            cost = "discovered through viewer" if key == "organization_id" else "nothing"
+            missing.append((key, cost))
+            continue
+        others = [s for s in scenarios if key not in s.needs]
+        lost = sorted(
+            {
+                rule
+                for s in needing
+                for rule in s.rules
+                if rule in catalogue
+                and catalogue[rule].is_gate
+                and not any(rule in o.rules for o in others)
+            }
+        )
+        cost = f"skips {len(needing)} scenario(s)"
+        cost += f"; gate rules not checked: {', '.join(lost)}" if lost else ""
+        missing.append((key, cost))
+    return found, tuple(missing)
 
 
 def skip_reason(scenario: Scenario, context: RunContext) -> str:

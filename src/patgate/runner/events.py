@@ -83,6 +83,10 @@ class RunStarted:
     target: str
     """A display name: ``embedded fake`` or the target's base URL."""
     scenario_count: int
+    keys: tuple[str, ...] = ()
+    """The target keys found (defaults included), never their values."""
+    missing: tuple[tuple[str, str], ...] = ()
+    """``(key, what its absence costs)`` for each target key the run lacks."""
 
 
 @dataclass(frozen=True)
@@ -131,6 +135,8 @@ class RunFinished:
     """The ledger's tallies; ``None`` when the run kept no ledger (a report built by hand)."""
     interrupted: str = ""
     """``SIGINT`` or ``SIGTERM`` when a signal stopped the run before its last scenario."""
+    require: tuple[str, ...] = ()
+    """The gate rules ``--require`` named (``all``: every one in scope)."""
 
 
 Event = RunStarted | ScenarioStarted | ScenarioFinished | RunFinished

@@ -10,28 +10,16 @@ from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any
 
 from patgate import __version__
-from patgate.errors import TargetUnreachable
+from patgate.errors import RequestFailed, TargetUnreachable
 from patgate.runner.model import Observed
 from patgate.runner.retries import RetryPolicy
 
 if TYPE_CHECKING:
     from patgate.runner.target import Target
 
-__all__ = ["Exchange", "RequestFailed", "may_repeat"]
+__all__ = ["Exchange", "may_repeat"]
 
 _SAFE_METHODS = frozenset(("GET", "HEAD", "OPTIONS"))
-
-
-class RequestFailed(Exception):
-    """A request got no answer (timeout, reset, refused after the target had answered).
-
-    ``sent`` is ``False`` when the request surely never reached the deployment (it could not
-    connect), ``True`` when it may have: a create that failed so is ambiguous.
-    """
-
-    def __init__(self, message: str, *, sent: bool = True) -> None:
-        super().__init__(message)
-        self.sent = sent
 
 
 def may_repeat(method: str, kind: str) -> bool:

@@ -14,13 +14,10 @@ from collections.abc import Callable, Iterator, Mapping
 from typing import Any
 
 from patgate.checks import CheckCall, run_check
-from patgate.errors import CheckFailure
+from patgate.errors import CheckFailure, CustodyError, RequestFailed
 from patgate.levels import Level
 from patgate.runner.context import RunContext
-from patgate.runner.custodian import CreateRefused
 from patgate.runner.events import Failure
-from patgate.runner.exchange import RequestFailed
-from patgate.runner.ledger import ForeignDeleteRefused
 from patgate.runner.model import ControlResult, Observed, StepResult, WaitResult
 from patgate.runner.steps import Sending, WaitTooLong, send_step
 from patgate.scenario.catalogue import Catalogue
@@ -138,7 +135,7 @@ class ScenarioExecution:
                     return
                 self._fail(step.rule, label, f"{unset.name} was never captured")
                 raise _Abort from None
-            except (ExpressionError, RequestFailed, CreateRefused, ForeignDeleteRefused) as error:
+            except (ExpressionError, RequestFailed, CustodyError) as error:
                 self._fail(step.rule, label, str(error))
                 if cleanup:
                     continue

@@ -25,9 +25,9 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
-from patgate.errors import PatgateError, UsageError
+from patgate.errors import CreateRefused, ForeignDeleteRefused, UsageError
 
-__all__ = ["NAME_PREFIX", "ForeignDeleteRefused", "Ledger", "LedgerEntry", "LedgerState"]
+__all__ = ["NAME_PREFIX", "Ledger", "LedgerEntry", "LedgerState"]
 
 NAME_PREFIX = "patgate-"
 
@@ -50,10 +50,6 @@ class LedgerState(str, enum.Enum):
 
 _OPEN = (LedgerState.PENDING, LedgerState.CREATED)
 """States that still need cleaning up."""
-
-
-class ForeignDeleteRefused(PatgateError, PermissionError):
-    """The runner was asked to delete something this run's ledger does not hold."""
 
 
 @dataclass
@@ -131,12 +127,22 @@ class Ledger:
                 name, self.run_id, LedgerState.PENDING, None, bearer_key
             )
 
+    def adopt(self, name: str, token_id: str, *, bearer_key: str | None = None) -> str:
+        """Write down a token made outside the custodian (a generated create the fuzzer saw
+        succeed) as created, so that cleanup can find it; returns the name it is under."""
+        with self._lock:
+            taken = name in self._entries
+        recorded = f"{name} [{token_id}]" if taken else name
+        self.intend(recorded, bearer_key)
+        self.confirm(recorded, token_id)
+        return recorded
+
     def confirm(self, name: str, token_id: str) -> None:
         """Record the id the deployment gave a create (from its answer, or a listing)."""
         with self._lock:
             entry = self._entries.get(name)
             if entry is None:
-                raise ForeignDeleteRefused(f"{name!r} was never written to the ledger")
+                raise CreateRefused(f"{name!r} was never written to the ledger")
             if entry.token_id == token_id and entry.state is not LedgerState.PENDING:
                 return
             self._append({"event": "created", "name": name, "id": token_id})

@@ -1,14 +1,80 @@
-"""From scenario outcomes to rule outcomes and the run's exit code."""
+"""From scenario outcomes to rule outcomes, the gate rules' verdict and the run's exit code.
+
+Exit codes: 0 no gate rule failed; 1 a gate rule failed (or, with ``strict``, an advisory
+one), or the run left a token behind; :data:`EXIT_UNCHECKED` (4) a gate rule ``--require``
+names (``all``: every gate rule in scope) was not checked; 130 / 143 interrupted.
+"""
 
 from __future__ import annotations
 
 from collections.abc import Collection, Sequence
+from dataclasses import dataclass
 
 from patgate.levels import Level
 from patgate.runner.events import Failure, Outcome, RuleResult, ScenarioFinished, Tallies
 from patgate.scenario.catalogue import Catalogue, Rule
 
-__all__ = ["exit_code", "rule_results", "run_exit_code", "scenario_outcome"]
+__all__ = [
+    "EXIT_UNCHECKED",
+    "REQUIRE_ALL",
+    "GateCount",
+    "exit_code",
+    "gate_count",
+    "rule_results",
+    "run_exit_code",
+    "scenario_outcome",
+]
+
+EXIT_UNCHECKED = 4
+"""The exit code of a run where a gate rule ``--require`` names was not checked."""
+REQUIRE_ALL = "all"
+"""``--require all``: every gate rule in the run's scope must be checked."""
+
+
+@dataclass(frozen=True)
+class GateCount:
+    """The gate rules of a run: how many passed and failed, and which were not checked."""
+
+    passed: int
+    failed: int
+    unchecked: tuple[tuple[str, str], ...]
+    """``(rule id, why)`` of each gate rule no scenario checked."""
+
+    @property
+    def all_checked(self) -> bool:
+        """Every gate rule in scope was checked."""
+        return not self.unchecked
+
+
+def gate_count(rules: Sequence[RuleResult], require: Collection[str] = ()) -> GateCount:
+    """Count the gate rules of ``rules``; a rule ``require`` names that is not among them
+    counts as not checked (outside the run's scope)."""
+    gates = [rule for rule in rules if rule.level is Level.GATE]
+    unchecked = [
+        (rule.rule_id, rule.reason or "not checked")
+        for rule in gates
+        if rule.outcome is Outcome.SKIPPED
+    ]
+    reported = {rule.rule_id for rule in rules}
+    unchecked += [
+        (rule_id, "outside this run's scope")
+        for rule_id in require
+        if rule_id != REQUIRE_ALL and rule_id not in reported
+    ]
+    return GateCount(
+        passed=sum(rule.outcome is Outcome.PASSED for rule in gates),
+        failed=sum(rule.outcome is Outcome.FAILED for rule in gates),
+        unchecked=tuple(unchecked),
+    )
+
+
+def _required_unchecked(rules: Sequence[RuleResult], require: Collection[str]) -> bool:
+    if not require:
+        return False
+    unchecked = {rule_id for rule_id, _ in gate_count(rules, require).unchecked}
+    if REQUIRE_ALL in require:
+        return bool(unchecked)
+    return any(rule_id in unchecked for rule_id in require)
 
 
 def scenario_outcome(failures: Sequence[Failure]) -> Outcome:
@@ -47,7 +113,8 @@ def _result(
     failures: Sequence[Failure],
     completed: Collection[str],
 ) -> RuleResult:
-    ids = tuple(s.scenario_id for s in covering)
+    # Coverage lists only the scenarios that ran; a skipped one is named in the reason.
+    ids = tuple(s.scenario_id for s in covering if s.outcome is not Outcome.SKIPPED)
     if failures:
         outcome = Outcome.FAILED if rule.is_gate else Outcome.WARNING
         return RuleResult(rule.id, rule.title, rule.level, outcome, ids)
@@ -82,9 +149,11 @@ def run_exit_code(
     *,
     strict: bool = False,
     interrupted: str = "",
+    require: Collection[str] = (),
 ) -> int:
     """The run's exit code: 130 / 143 when a signal stopped it, else :func:`exit_code`, made
-    1 when the run left a token behind or refused a delete."""
+    1 when the run left a token behind or refused a delete, else :data:`EXIT_UNCHECKED`
+    when a gate rule ``require`` names was not checked."""
     if interrupted:
         from patgate.runner.interruption import interrupt_exit_code
 
@@ -92,4 +161,6 @@ def run_exit_code(
     code = exit_code(rules, strict=strict)
     if tallies.left_behind:
         return max(code, 1)
+    if code == 0 and _required_unchecked(rules, require):
+        return EXIT_UNCHECKED
     return code

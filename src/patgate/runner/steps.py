@@ -15,11 +15,13 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from patgate.errors import PatgateError, WriteRefused
 from patgate.runner.control import perform_control
 from patgate.runner.model import Observed, StepResult, WaitResult
 from patgate.scenario.expressions import ExpressionError, evaluate, substitute
 from patgate.scenario.model import GraphqlCall, HttpCall, HubsCall, TokenCall, WaitCall
 from patgate.scenario.step_kinds import STEP_KINDS
+from patgate.scenario.writes import graphql_writes, method_writes
 
 if TYPE_CHECKING:
     from patgate.runner.execution import ScenarioExecution
@@ -45,7 +47,7 @@ StepExecutor = Callable[["ScenarioExecution", Any, Sending], StepResult | None]
 delete of what is already gone)."""
 
 
-class WaitTooLong(Exception):
+class WaitTooLong(PatgateError):
     """A live run would have to wait longer than ``--max-wait``: the scenario is skipped."""
 
     def __init__(self, reason: str) -> None:
@@ -84,12 +86,39 @@ def _hubs(execution: ScenarioExecution, request: HubsCall, sending: Sending) -> 
     )
 
 
+def refuse_write(
+    execution: ScenarioExecution, method: str, url: str, document: str | None = None
+) -> None:
+    """Raise :class:`WriteRefused` when the request, as it will be sent, writes and this run
+    may not: on a live target, a GraphQL mutation or any method but GET, HEAD and OPTIONS
+    is refused, except a POST to the token endpoint under ``--allow-writes``."""
+    context = execution.context
+    if not context.target.live:
+        return
+    if document is not None:
+        writes, what = graphql_writes(document), "a GraphQL mutation"
+    else:
+        writes, what = method_writes(method), f"an HTTP {method}"
+    if not writes:
+        return
+    token_endpoint = f"{context.config.text('auth_url') or ''}/oauth/token"
+    if document is None and method == "POST" and url.split("?")[0] == token_endpoint:
+        if context.options.allow_writes:
+            return
+        raise WriteRefused(f"refused to send {what}: a read-only run (no --allow-writes)")
+    raise WriteRefused(
+        f"refused to send {what} to a live target: the ledger cannot track what it writes"
+    )
+
+
 @STEP_KINDS.executes("http")
 def _http(execution: ScenarioExecution, request: HttpCall, sending: Sending) -> Observed:
     lookup = sending.lookup
+    url = str(substitute(request.url, lookup))
+    refuse_write(execution, request.method, url)
     return execution.context.exchange.send(
         request.method,
-        str(substitute(request.url, lookup)),
+        url,
         kind="http",
         headers=sending.headers,
         content=substitute(request.body, lookup) if request.body is not None else None,
@@ -110,6 +139,7 @@ def _graphql(
     headers = sending.headers
     if request.operation is None:
         payload: dict[str, Any] = {"query": substitute(request.query, lookup)}
+        refuse_write(execution, "POST", url, str(payload["query"]))
         if request.variables:
             payload["variables"] = substitute(dict(request.variables), lookup)
         if request.operation_name:

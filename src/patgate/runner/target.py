@@ -1,9 +1,10 @@
 """What the runner runs against: the target keys, where they come from, and live targets.
 
 Keys come, in rising priority, from a world file (``--world``, JSON or YAML), ``PATGATE_*``
-environment variables and command-line flags (docs/design.md, "The target contract"). Unknown
-keys are ignored. A target file may also override GraphQL operation documents under
-``documents``, and mark the deployment ``production: true`` (or ``PATGATE_PRODUCTION=1``).
+environment variables and command-line flags (docs/design.md, "The target contract"). A
+key the file does not know is an error that suggests the nearest known one. A target file
+may also override GraphQL operation documents under ``documents``, and mark the deployment
+``production: true`` (or ``PATGATE_PRODUCTION=1``).
 A URL must be ``https://``; plain ``http://`` is accepted on loopback only.
 """
 
@@ -28,6 +29,7 @@ if TYPE_CHECKING:
 __all__ = [
     "DEFAULT_PAT_PREFIX",
     "DOCUMENT_NAMES",
+    "FILE_KEYS",
     "Control",
     "LiveTarget",
     "Target",
@@ -38,6 +40,8 @@ __all__ = [
 
 DEFAULT_PAT_PREFIX = "amp_pat_"
 DOCUMENT_NAMES = ("viewer", "organizations", "create_token", "delete_token")
+FILE_KEYS: tuple[str, ...] = (*TARGET_KEYS, "documents", "production")
+"""Every top-level key a target file may hold."""
 URL_KEYS = ("auth_url", "base_url", "graphql_url")
 _LOOPBACK_NAMES = ("localhost",)
 
@@ -219,6 +223,7 @@ def resolve_target_config(
     production = False
     if world is not None:
         data = read_world_file(world)
+        _known_keys(data, str(world))
         keys.update(_keys(data, str(world)))
         documents.update(_documents(data.get("documents"), str(world)))
         production = _flag(data.get("production", False), f"{world}: production")
@@ -243,6 +248,17 @@ def resolve_target_config(
             "world file)"
         )
     return TargetConfig(keys, documents, production=production)
+
+
+def _known_keys(data: Mapping[str, Any], source: str) -> None:
+    import difflib
+
+    for key in data:
+        if key in FILE_KEYS:
+            continue
+        near = difflib.get_close_matches(str(key), FILE_KEYS, n=1, cutoff=0.6)
+        hint = f"; did you mean {near[0]!r}?" if near else f" (known keys: {', '.join(FILE_KEYS)})"
+        raise UsageError(f"{source}: unknown key {str(key)!r}{hint}")
 
 
 def _flag(value: Any, source: str) -> bool:

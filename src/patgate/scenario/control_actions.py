@@ -40,6 +40,7 @@ def _nothing(builder: StepBuilder, argument: Any, where: list[str | int], loop: 
 
 def _creates(builder: StepBuilder, argument: Any, where: list[str | int], loop: set[str]) -> None:
     builder.writes = builder.creates = True
+    builder.created_name(argument["name"], [*where, "name"])
 
 
 def _an_expression(

@@ -18,6 +18,8 @@ import re
 from collections.abc import Callable, Iterator, Mapping
 from typing import Any
 
+from patgate.errors import PatgateError
+
 __all__ = [
     "FUNCTIONS",
     "ExpressionError",
@@ -31,7 +33,7 @@ _REFERENCE = re.compile(r"\$\$\{|\$\{([A-Za-z_][A-Za-z0-9_]*)\}")
 _WHOLE = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)\}")
 
 
-class ExpressionError(ValueError):
+class ExpressionError(PatgateError, ValueError):
     """An expression or template that cannot be parsed or evaluated."""
 
 

@@ -14,16 +14,18 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from patgate.errors import PatgateError
+
 __all__ = ["Path", "PathError", "PathMissing", "parse_path", "resolve_path"]
 
 _NAME = re.compile(r"[^.\[\]]+")
 
 
-class PathError(ValueError):
+class PathError(PatgateError, ValueError):
     """A path that cannot be read."""
 
 
-class PathMissing(LookupError):
+class PathMissing(PatgateError, LookupError):
     """The body has nothing at that path."""
 
     def __init__(self, path: str, where: str) -> None:

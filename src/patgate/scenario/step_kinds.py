@@ -30,11 +30,12 @@ from patgate.scenario.model import (
     WaitCall,
 )
 from patgate.scenario.registry import Entry, Registry
+from patgate.scenario.writes import graphql_writes, method_writes
 
 if TYPE_CHECKING:
     from patgate.scenario.steps import StepBuilder
 
-__all__ = ["SAFE_METHODS", "STEP_KINDS", "StepBuild"]
+__all__ = ["STEP_KINDS", "TOKEN_ENDPOINT", "StepBuild"]
 
 StepBuild = Callable[["StepBuilder", Any, Mapping[str, Any], list[str | int], set[str]], Request]
 """``(builder, value, raw_step, where, loop_names) -> Request``."""
@@ -42,16 +43,10 @@ StepBuild = Callable[["StepBuilder", Any, Mapping[str, Any], list[str | int], se
 STEP_KINDS: Registry[StepBuild, Any] = Registry("step kind")
 """Step kind (the key a step holds) -> entry; executors send the request."""
 
-SAFE_METHODS = ("GET", "HEAD", "OPTIONS")
-"""The HTTP methods that are not writes."""
-
 # Exactly the token endpoint (a query string allowed): "/oauth/token/../x" would reach
 # another path once the client removes the dot segments.
-_TOKEN_ENDPOINT = re.compile(r"\$\{auth_url\}/oauth/token(?:\?[^#]*)?")
-# The keyword anywhere, not only at a line's start: GraphQL lets an operation follow another
-# on one line, or a comma (insignificant, like a space). A field or a comment that happens to
-# say "mutation" only makes the scenario run on the embedded fake alone.
-_MUTATION = re.compile(r"(?<![_0-9A-Za-z])mutation(?![_0-9A-Za-z])")
+TOKEN_ENDPOINT = re.compile(r"\$\{auth_url\}/oauth/token(?:\?[^#]*)?")
+"""An ``http`` URL that is the token endpoint: a POST there creates nothing to clean up."""
 
 
 def _token(
@@ -73,7 +68,7 @@ def _graphql(
 ) -> Request:
     builder.target_keys.add("graphql_url")
     if isinstance(value, dict):
-        if _MUTATION.search(value["query"]):
+        if graphql_writes(value["query"]):
             builder.writes = builder.creates = True
             builder.untracked_writes = True
         return GraphqlCall(
@@ -94,6 +89,10 @@ def _graphql(
     if value in ("create_token", "delete_token"):
         builder.writes = True
         builder.creates = builder.creates or value == "create_token"
+    if value == "create_token":
+        builder.created_name(args["name"], [*args_where, "name"])
+    if value == "delete_token":
+        builder.deleted_id(args["id"], [*args_where, "id"])
     if value == "create_token" and "organization_id" not in args:
         builder.target_keys.add("organization_id")
     return GraphqlCall(operation=value, args=dict(args))
@@ -102,10 +101,10 @@ def _graphql(
 def _http(
     builder: StepBuilder, value: Any, raw: Mapping[str, Any], where: list[str | int], loop: set[str]
 ) -> Request:
-    if value["method"] not in SAFE_METHODS:
+    if method_writes(value["method"]):
         builder.writes = True
         # Only the token endpoint is a POST that leaves nothing behind to clean up.
-        if not _TOKEN_ENDPOINT.fullmatch(value["url"]):
+        if not TOKEN_ENDPOINT.fullmatch(value["url"]):
             builder.untracked_writes = builder.creates = True
     return HttpCall(
         method=value["method"],

@@ -115,6 +115,26 @@ class StepBuilder:
                 self.appends.add(capture.name)
         return step
 
+    def created_name(self, value: Any, where: list[str | int]) -> None:
+        """A token the scenario creates is named ``${new_name}`` (a suffix may follow), so
+        that the ledger can find it again; anything else is an authoring mistake."""
+        if not (isinstance(value, str) and value.startswith("${new_name}")):
+            raise self.error(
+                f"a created token's name starts with ${{new_name}} (so that the run's ledger "
+                f"can find it again), got {value!r}",
+                where,
+            )
+
+    def deleted_id(self, value: Any, where: list[str | int]) -> None:
+        """A delete names a value the run knows (a captured id, ``${missing_id}``): a literal
+        id is a token the run did not create, which it never deletes."""
+        if not (isinstance(value, str) and _TEMPLATE.search(value)):
+            raise self.error(
+                "a delete names the id of a token the run created (a captured ${id}) or "
+                f"${{missing_id}}; a literal id would be refused, got {value!r}",
+                where,
+            )
+
     def _assume(self, raw: Mapping[str, Any], where: list[str | int]) -> tuple[str | None, str]:
         spec = raw.get("assume")
         if spec is None:

@@ -16,6 +16,7 @@ from patgate.errors import (
     InvalidClient,
     InvalidRequest,
     NotFound,
+    PatgateError,
     TokenLimitReached,
     Unauthenticated,
     UnsupportedGrantType,
@@ -50,7 +51,7 @@ def status_of(error: DomainError) -> int:
     return _FALLBACK_STATUS
 
 
-class HttpRefusal(Exception):
+class HttpRefusal(PatgateError):
     """A request the wire layer refuses before any domain call: bad method, body, headers.
 
     ``code`` is machine-readable (``invalid_request``, ``METHOD_NOT_ALLOWED``, ...); the
