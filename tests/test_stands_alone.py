@@ -8,7 +8,8 @@ if those citations resolve, so this module scans every tracked text file for:
 - a document outside the repository (the shared folder one level up, or the upper-case
   design, facts and security notes it was once written from);
 - ``docs/<page>.md, "Section"`` and ``page.md#anchor`` whose section does not exist;
-- ``FACTS <heading>`` and ``SECURITY <letter>.<item>`` whose heading or item does not exist;
+- ``FACTS <heading>``, ``SECURITY <letter>.<item>`` and ``(security <letter><item>)`` whose
+  heading or item does not exist;
 - security item numbers used by the catalogue tests (row ids such as ``A3-...``, test
   names such as ``test_A13_...``, ``item 25``) that ``docs/security.md`` lacks.
 
@@ -43,6 +44,8 @@ SECURITY_ITEM = re.compile(r"\b([A-K])\.(\d{1,2})\b")
 ROW_ID = re.compile(r"[\"']([A-K])(\d{1,2})-[\w-]+[\"']")
 TEST_NAME = re.compile(r"\btest_([A-K])(\d{1,2})_")
 ITEM_WORD = re.compile(r"\b[Ii]tems? (\d{1,2})\b")
+SECURITY_ASIDE = re.compile(r"\(security\s+([^)]*)\)")
+ASIDE_ITEM = re.compile(r"\b([A-K])(\d{1,2})\b")
 HEADING = re.compile(r"^#{1,6}[ \t]+(.+?)[ \t]*#*[ \t]*$", re.MULTILINE)
 CATALOGUE_SECTION = re.compile(r"^## ([A-K])\. ", re.MULTILINE)
 CATALOGUE_ITEM = re.compile(r"^(\d{1,2})\. ", re.MULTILINE)
@@ -213,6 +216,10 @@ def missing_security_items(tree: Tree) -> Iterator[str]:
                 yield from check(path, text, match.start(), letter, int(number))
             if first is None:
                 yield from check(path, text, match.start(), letter, None)
+        for aside in SECURITY_ASIDE.finditer(text):
+            for match in ASIDE_ITEM.finditer(aside.group(1)):
+                letter, number = match.groups()
+                yield from check(path, text, aside.start(), letter, int(number))
         if not (path.startswith("tests/") and _cites_catalogue(path, text)):
             continue
         for pattern in (SECURITY_ITEM, ROW_ID, TEST_NAME):
@@ -340,6 +347,7 @@ def test_twin_the_clean_copy_has_no_problem(copy: Path) -> None:
         ("src/a.py", "# (SECURITY G.99)\n", "no item 99 in G"),
         ("src/a.py", "# (SECURITY F.47-53)\n", "no item 53 in F"),
         ("src/a.py", "# (SECURITY Z.1)\n", "has no section Z"),
+        ("docs/extra.md", "A choice (security D32,\n  D99).\n", "no item 99 in D"),
         ("tests/security/t.py", 'row("G3-misfiled", 3)\n', "no item 3 in G"),
         ("tests/security/t.py", "def test_H66_lost(): ...\n", "no item 66 in H"),
         ("tests/security/t.py", '"""Covers item 85."""\n', "no item 85"),
