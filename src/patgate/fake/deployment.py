@@ -14,6 +14,7 @@ lock is held for that short time only.
 
 from __future__ import annotations
 
+import re
 import secrets
 import threading
 from collections.abc import Iterable
@@ -50,6 +51,7 @@ __all__ = ["MAX_TOKENS_PER_USER", "MAX_TOKEN_NAME_LENGTH", "Deployment"]
 MAX_TOKENS_PER_USER = 5
 MAX_TOKEN_NAME_LENGTH = 255
 MAX_PAGE_SIZE = 100
+_CONTROL_CHARACTER = re.compile("[\x00-\x1f\x7f]")
 
 
 class Deployment:
@@ -360,7 +362,7 @@ class Deployment:
                 f"name must be at most {MAX_TOKEN_NAME_LENGTH} characters",
                 rule_id="PAT-CREATE-FIELDS",
             )
-        if any(ord(ch) < 32 or ord(ch) == 127 for ch in name):
+        if _CONTROL_CHARACTER.search(name):
             raise InvalidRequest(
                 "name must not contain control characters", rule_id="PAT-CREATE-FIELDS"
             )
