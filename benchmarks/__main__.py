@@ -44,7 +44,15 @@ QUICK = Plan(rounds=8, fresh_rounds=8, plugin_rounds=4, suite_rounds=1, loopback
 
 
 def _benchmarks(plan: Plan) -> dict[str, Callable[[], Result]]:
-    from benchmarks import fresh_test, hubs_get, loopback, pat_cycle, plugin_import
+    from benchmarks import (
+        fresh_test,
+        hubs_get,
+        loopback,
+        memory,
+        pat_cycle,
+        per_test,
+        plugin_import,
+    )
 
     return {
         "pat_cycle": lambda: pat_cycle.run(plan.rounds, plan.cycle_batch),
@@ -54,6 +62,8 @@ def _benchmarks(plan: Plan) -> dict[str, Callable[[], Result]]:
         "loopback": lambda: loopback.run(plan.rounds, plan.loopback_batch, bearer="client"),
         "loopback_pat": lambda: loopback.run(plan.rounds, plan.loopback_batch, bearer="pat"),
         "plugin_import": lambda: plugin_import.run(plan.plugin_rounds),
+        "per_test": lambda: per_test.run(plan.suite_rounds + 2),
+        "memory": lambda: memory.run(plan.suite_rounds),
     }
 
 

@@ -18,7 +18,7 @@ from typing import Any
 
 import httpx
 
-from patgate.transports.routing import Route, RoutingTable
+from patgate.transports.routing import ClassPatches, Interception, Route, RoutingTable
 from patgate.wire.messages import WireHandler, WireRequest, WireResponse
 from patgate.wire.urls import FakeUrls
 
@@ -71,45 +71,24 @@ class FakeTransport(httpx.BaseTransport, httpx.AsyncBaseTransport):
         return from_wire(response, request)
 
 
-_PATCHED: tuple[tuple[type, str], ...] = (
-    (httpx.Client, "_transport_for_url"),
-    (httpx.AsyncClient, "_transport_for_url"),
-)
+_patches = ClassPatches()
 
 
-def _guarded_pools() -> tuple[type, ...]:
+def _install() -> None:
+    for client in (httpx.Client, httpx.AsyncClient):
+        _patches.patch(client, "_transport_for_url", _routing)
+
+
+def _guard_network() -> None:
+    """Refuse network connections while a strict fake is active. This imports httpcore, which
+    httpx itself imports only when a client is made: only strict fakes pay for it."""
     import httpcore
 
-    return (httpcore.ConnectionPool, httpcore.AsyncConnectionPool)
+    for pool in (httpcore.ConnectionPool, httpcore.AsyncConnectionPool):
+        _patches.patch(pool, "create_connection", _guard)
 
 
-class _Patches:
-    """The class attributes interception replaces, and what they were."""
-
-    def __init__(self) -> None:
-        self._saved: list[tuple[type, str, Any, Any]] = []
-
-    def install(self) -> None:
-        for cls, name in _PATCHED:
-            original = cls.__dict__[name]
-            self._saved.append((cls, name, original, _routing(original)))
-        for pool in _guarded_pools():
-            original = pool.__dict__["create_connection"]
-            self._saved.append((pool, "create_connection", original, _guard(original)))
-        for cls, name, _, replacement in self._saved:
-            setattr(cls, name, replacement)
-
-    def uninstall(self) -> None:
-        while self._saved:
-            cls, name, original, replacement = self._saved.pop()
-            # Restore only what is still ours: a patch that a user's mock started after us and
-            # has not stopped yet keeps calling our replacement, which passes every URL on.
-            if cls.__dict__.get(name) is replacement:
-                setattr(cls, name, original)
-
-
-_patches = _Patches()
-_table: RoutingTable[FakeTransport] = RoutingTable(_patches.install, _patches.uninstall)
+_table: RoutingTable[FakeTransport] = RoutingTable(_install, _patches.restore_all)
 
 
 def _routing(original: Any) -> Any:
@@ -130,7 +109,7 @@ def _guard(original: Any) -> Any:
     return create_connection
 
 
-class HttpxInterception:
+class HttpxInterception(Interception[FakeTransport]):
     """While started, every httpx client (sync or async) sends the fake's URLs to ``handler``.
 
     Other URLs go to the client's usual transport (a user's mock, or the network); in
@@ -140,17 +119,5 @@ class HttpxInterception:
     """
 
     def __init__(self, handler: WireHandler, urls: FakeUrls, *, strict: bool = False) -> None:
-        self._route: Route[FakeTransport] = Route(urls, FakeTransport(handler, urls), strict)
-        self._started = False
-
-    def start(self) -> None:
-        """Begin intercepting."""
-        if not self._started:
-            _table.add(self._route)
-            self._started = True
-
-    def stop(self) -> None:
-        """Stop intercepting (safe to call twice)."""
-        if self._started:
-            self._started = False
-            _table.remove(self._route)
+        route = Route(urls, FakeTransport(handler, urls), strict)
+        super().__init__(_table, route, _guard_network)

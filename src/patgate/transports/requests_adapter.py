@@ -24,7 +24,7 @@ from requests.adapters import HTTPAdapter
 from urllib3 import HTTPResponse
 from urllib3._collections import HTTPHeaderDict
 
-from patgate.transports.routing import Route, RoutingTable
+from patgate.transports.routing import ClassPatches, Interception, Route, RoutingTable
 from patgate.wire.messages import WireHandler, WireRequest, WireResponse
 from patgate.wire.urls import FakeUrls, canonical_url
 
@@ -103,31 +103,20 @@ def _connection_methods() -> tuple[str, ...]:
     return ("get_connection",)
 
 
-class _Patches:
-    """The class attributes interception replaces, and what they were."""
-
-    def __init__(self) -> None:
-        self._saved: list[tuple[type, str, Any, Any]] = []
-
-    def install(self) -> None:
-        original = requests.Session.__dict__["get_adapter"]
-        self._saved.append((requests.Session, "get_adapter", original, _routing(original)))
-        for name in _connection_methods():
-            connect = HTTPAdapter.__dict__[name]
-            self._saved.append((HTTPAdapter, name, connect, _guard(connect)))
-        for cls, name, _, replacement in self._saved:
-            setattr(cls, name, replacement)
-
-    def uninstall(self) -> None:
-        while self._saved:
-            cls, name, original, replacement = self._saved.pop()
-            # Restore only what is still ours (see the httpx adapter).
-            if cls.__dict__.get(name) is replacement:
-                setattr(cls, name, original)
+_patches = ClassPatches()
 
 
-_patches = _Patches()
-_table: RoutingTable[FakeAdapter] = RoutingTable(_patches.install, _patches.uninstall)
+def _install() -> None:
+    _patches.patch(requests.Session, "get_adapter", _routing)
+
+
+def _guard_network() -> None:
+    """Refuse network connections while a strict fake is active."""
+    for name in _connection_methods():
+        _patches.patch(HTTPAdapter, name, _guard)
+
+
+_table: RoutingTable[FakeAdapter] = RoutingTable(_install, _patches.restore_all)
 
 
 def _routing(original: Any) -> Any:
@@ -148,7 +137,7 @@ def _guard(original: Any) -> Any:
     return get_connection
 
 
-class RequestsInterception:
+class RequestsInterception(Interception[FakeAdapter]):
     """While started, every requests session sends the fake's URLs to ``handler``.
 
     Other URLs go to the session's usual adapter (a user's mock, or the network); in
@@ -158,17 +147,5 @@ class RequestsInterception:
     """
 
     def __init__(self, handler: WireHandler, urls: FakeUrls, *, strict: bool = False) -> None:
-        self._route: Route[FakeAdapter] = Route(urls, FakeAdapter(handler, urls), strict)
-        self._started = False
-
-    def start(self) -> None:
-        """Begin intercepting."""
-        if not self._started:
-            _table.add(self._route)
-            self._started = True
-
-    def stop(self) -> None:
-        """Stop intercepting (safe to call twice)."""
-        if self._started:
-            self._started = False
-            _table.remove(self._route)
+        route = Route(urls, FakeAdapter(handler, urls), strict)
+        super().__init__(_table, route, _guard_network)

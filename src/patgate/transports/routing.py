@@ -19,12 +19,12 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Generic, TypeVar
+from typing import Any, Generic, TypeVar
 
 from patgate.errors import UnmatchedRequest, UsageError
 from patgate.wire.urls import FakeUrls, canonical_url
 
-__all__ = ["Route", "RoutingTable", "overlap"]
+__all__ = ["ClassPatches", "Interception", "Route", "RoutingTable", "overlap"]
 
 T = TypeVar("T")
 
@@ -118,3 +118,59 @@ class RoutingTable(Generic[T]):
             f"patgate (strict): {what} would reach the network (no fake serves it and no mock "
             f"answered it); the fake serves:\n{self._strict[0].urls.describe()}"
         )
+
+
+class ClassPatches:
+    """Class attributes replaced while fakes are active, and what they were."""
+
+    def __init__(self) -> None:
+        self._saved: list[tuple[type, str, Any, Any]] = []
+
+    def patch(self, cls: type, name: str, wrap: Callable[[Any], Any]) -> None:
+        """Replace ``cls.name`` with ``wrap(original)``, unless already done."""
+        if self.patched(cls, name):
+            return
+        original = cls.__dict__[name]
+        replacement = wrap(original)
+        self._saved.append((cls, name, original, replacement))
+        setattr(cls, name, replacement)
+
+    def patched(self, cls: type, name: str) -> bool:
+        """Whether ``cls.name`` is one of ours."""
+        return any(c is cls and n == name for c, n, _, _ in self._saved)
+
+    def restore_all(self) -> None:
+        """Put every original back, newest first."""
+        while self._saved:
+            cls, name, original, replacement = self._saved.pop()
+            # Restore only what is still ours: a patch that a user's mock started after us and
+            # has not stopped yet keeps calling our replacement, which passes every URL on.
+            if cls.__dict__.get(name) is replacement:
+                setattr(cls, name, original)
+
+
+class Interception(Generic[T]):
+    """One fake's route in a library's table while started; a strict route also guards the
+    network (``guard_network``)."""
+
+    def __init__(
+        self, table: RoutingTable[T], route: Route[T], guard_network: Callable[[], None]
+    ) -> None:
+        self._table = table
+        self._route = route
+        self._guard_network = guard_network
+        self._started = False
+
+    def start(self) -> None:
+        """Begin intercepting."""
+        if not self._started:
+            self._table.add(self._route)
+            self._started = True
+            if self._route.strict:
+                self._guard_network()
+
+    def stop(self) -> None:
+        """Stop intercepting (safe to call twice)."""
+        if self._started:
+            self._started = False
+            self._table.remove(self._route)
