@@ -14,7 +14,8 @@ from __future__ import annotations
 import subprocess
 import sys
 
-from benchmarks.timing import Result, stats
+from benchmarks.registry import Benchmark, Plan
+from benchmarks.timing import Goal, Result, compare
 
 __all__ = ["run"]
 
@@ -67,25 +68,44 @@ def _growth_mb(side: str, count: int) -> float:
     return float(done.stdout.strip())
 
 
-def run(rounds: int, count: int = REQUESTS) -> Result:
-    """``rounds`` fresh interpreters per side, alternating httpx, requests and respx."""
+def run(plan: Plan) -> list[Result]:
+    """Fresh interpreters per side, alternating httpx, requests and respx."""
+    rounds = plan.rounds_for(3, 1)
+    count = plan.pick(REQUESTS, 5_000)
     samples: dict[str, list[float]] = {"httpx": [], "requests": [], "respx": []}
     for _ in range(rounds):
         for side, values in samples.items():
             values.append(_growth_mb(side, count))
-    via_httpx, via_requests, respx = (stats(samples[s]) for s in ("httpx", "requests", "respx"))
-    worst = max(via_httpx.high, via_requests.high)
-    return Result(
-        name="memory",
-        title=f"RSS growth over {count:,} hubs GETs in one test",
-        unit="MB",
-        a_label="patgate fake, httpx",
-        a=via_httpx,
-        b_label="bare respx route, canned (records every call)",
-        b=respx,
-        ratio=round(respx.median / max(via_httpx.median, 0.01), 1),
-        ratio_label="respx / fake",
-        goal=f"fake growth < {GOAL_MB:g} MB (httpx and requests, every sample)",
-        met=worst < GOAL_MB,
-        details={"requests": via_requests.__dict__, "requests_count": count},
-    )
+    goal = Goal("patgate", "<=", GOAL_MB, "growth", "MB")
+    return [
+        compare(
+            name="memory",
+            title=f"RSS growth over {count:,} hubs GETs in one test, httpx",
+            unit="MB",
+            a_label="patgate fake, httpx",
+            a=samples["httpx"],
+            b_label="bare respx route, canned (records every call)",
+            b=samples["respx"],
+            ratio_label="respx / fake",
+            reference_over_patgate=True,
+            goal=goal,
+            details={"requests": count},
+        ),
+        compare(
+            name="memory_requests",
+            title=f"RSS growth over {count:,} hubs GETs in one test, requests",
+            unit="MB",
+            a_label="patgate fake, requests",
+            a=samples["requests"],
+            b_label="",
+            b=None,
+            ratio_label="",
+            goal=goal,
+            details={"requests": count},
+        ),
+    ]
+
+
+BENCHMARKS = [
+    Benchmark("memory", run, order=58, description="RSS growth over 20,000 requests in a test")
+]

@@ -19,6 +19,7 @@ from typing import Any
 import httpx
 
 from patgate.transports.routing import ClassPatches, Interception, Route, RoutingTable
+from patgate.wire.fault_answers import DroppedConnection
 from patgate.wire.messages import WireHandler, WireRequest, WireResponse
 from patgate.wire.urls import FakeUrls
 
@@ -61,7 +62,13 @@ class FakeTransport(httpx.BaseTransport, httpx.AsyncBaseTransport):
         return self._respond(request)
 
     def _respond(self, request: httpx.Request) -> httpx.Response:
-        response = self._handler(to_wire(request))
+        try:
+            response = self._handler(to_wire(request))
+        except DroppedConnection:
+            # What httpx raises when a server closes the connection without answering.
+            raise httpx.RemoteProtocolError(
+                "Server disconnected without sending a response.", request=request
+            ) from None
         if response is None:
             raise httpx.ConnectError(
                 f"the patgate fake does not serve {request.url.scheme}://{request.url.netloc.decode()}"

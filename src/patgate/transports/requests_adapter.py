@@ -25,6 +25,7 @@ from urllib3 import HTTPResponse
 from urllib3._collections import HTTPHeaderDict
 
 from patgate.transports.routing import ClassPatches, Interception, Route, RoutingTable
+from patgate.wire.fault_answers import DroppedConnection
 from patgate.wire.messages import WireHandler, WireRequest, WireResponse
 from patgate.wire.urls import FakeUrls, canonical_url
 
@@ -90,7 +91,14 @@ class FakeAdapter(HTTPAdapter):
         self, request: requests.PreparedRequest, *args: Any, **kwargs: Any
     ) -> requests.Response:
         """Answer ``request`` from the fake."""
-        response = self._handler(to_wire(request))
+        try:
+            response = self._handler(to_wire(request))
+        except DroppedConnection:
+            # What requests raises when a server closes the connection without answering.
+            raise requests.exceptions.ConnectionError(
+                "Connection aborted: the server closed the connection without a response",
+                request=request,
+            ) from None
         if response is None:
             raise self._urls.unmatched(request.method or "GET", request.url or "")
         return self.build_response(request, from_wire(response, request.method))
