@@ -92,6 +92,7 @@ CHECKS_MAY_IMPORT = (
     "patgate.scenario.paths",
     "patgate.scenario.check_kinds",
     "patgate.runner.model",
+    "patgate.token_grammar",
 )
 
 

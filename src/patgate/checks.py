@@ -24,6 +24,7 @@ from patgate.errors import CheckFailure
 from patgate.runner.model import NOT_JSON, Observed
 from patgate.scenario.check_kinds import CHECKS
 from patgate.scenario.paths import PathMissing, parse_path, resolve_path
+from patgate.token_grammar import DEFAULT_PAT_PREFIX, pat_shape
 
 __all__ = ["CheckCall", "CheckFunction", "delete_succeeded", "run_check"]
 
@@ -38,7 +39,7 @@ class CheckCall:
     options: Mapping[str, Any] = field(default_factory=dict)
     label: str = ""
     """The expectation as the scenario writes it, for messages (never a secret's value)."""
-    pat_prefix: str = "amp_pat_"
+    pat_prefix: str = DEFAULT_PAT_PREFIX
 
 
 CheckFunction = Callable[[Observed, CheckCall], None]
@@ -356,7 +357,7 @@ def check_date(observed: Observed, call: CheckCall) -> None:
 @CHECKS.executes("pat")
 def check_pat(observed: Observed, call: CheckCall) -> None:
     """A full PAT: the prefix, a segment, a dot and a second segment."""
-    shape = re.compile(re.escape(call.pat_prefix) + r"[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+")
+    shape = pat_shape(call.pat_prefix)
     for value in _values(observed, call.argument):
         if not (isinstance(value, str) and shape.fullmatch(value)):
             raise _fail(

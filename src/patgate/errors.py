@@ -22,6 +22,8 @@
     │                                           (the scenario is skipped)
     ├── HttpRefusal                             wire/statuses.py: a request the wire layer
     │                                           refuses before any domain call
+    ├── DroppedConnection                       wire/fault_answers.py: a fault rule closes the
+    │                                           connection without answering
     └── DomainError                             a documented rule refused a request (the fake)
         ├── InvalidRequest (ValueError)         malformed input (OAuth ``invalid_request``)
         ├── UnsupportedGrantType (ValueError)   grant_type is not ``client_credentials``

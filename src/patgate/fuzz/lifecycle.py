@@ -15,7 +15,6 @@ token before it exists: a fuzz run killed midway leaves tokens ``patgate cleanup
 from __future__ import annotations
 
 import json
-import re
 from collections.abc import Callable, Mapping
 from typing import Any
 
@@ -24,6 +23,7 @@ from patgate.fuzz.recorder import Answer, Recorder
 from patgate.runner.context import RunContext
 from patgate.runner.documents import Documents, organization_ids
 from patgate.runner.model import Observed
+from patgate.token_grammar import pat_shape
 
 __all__ = ["NAME_LIMIT", "SPECIAL_NAMES", "delete_created", "name_strategy", "run_lifecycle"]
 
@@ -104,9 +104,7 @@ class _Cycle:
         self.headers = headers
         self.label = label
         self.organization_id = organization_id
-        prefix = re.escape(pat_prefix)
-        self.pat_shape = re.compile(f"^{prefix}[A-Za-z0-9_-]+\\.[A-Za-z0-9_-]+$")
-        self.pat_anywhere = re.compile(f"{prefix}[A-Za-z0-9_-]+\\.[A-Za-z0-9_-]+")
+        self.pat_shape = pat_shape(pat_prefix)
 
     def post(self, document: tuple[str, Mapping[str, Any] | None]) -> tuple[Answer, Any, str]:
         query, variables = document
@@ -150,7 +148,7 @@ class _Cycle:
         answer, payload, line = sent[-1]
         created = _field(payload, "data", "createPersonalAccessToken")
         if not isinstance(created, dict):
-            if self.pat_anywhere.search(answer.body.decode("utf-8", "replace")):
+            if self.pat_shape.search(answer.body.decode("utf-8", "replace")):
                 self.fail("refusal_leaks_token", "a refused create holds a token", answer, line)
             codes = [_field(e, "extensions", "code") for e in _items(payload, "errors")]
             if not codes or not all(isinstance(code, str) for code in codes):
@@ -158,7 +156,7 @@ class _Cycle:
             return
         value, token_id = created.get("token"), created.get("id")
         if isinstance(value, str):
-            if not self.pat_shape.match(value):
+            if not self.pat_shape.fullmatch(value):
                 self.fail("pat_format", "the created value has not the PAT shape", answer, line)
             # From now on the value is a secret: no later answer may hold it.
             self.recorder.redactor.register(value)

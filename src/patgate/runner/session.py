@@ -61,7 +61,7 @@ def target_for(config: TargetConfig | None) -> Target:
 def target_redactor(config: TargetConfig | None) -> Redactor:
     """A redactor that knows the target's secrets (and learns the run's as it goes)."""
     from patgate.redaction import Redactor
-    from patgate.runner.target import DEFAULT_PAT_PREFIX
+    from patgate.token_grammar import DEFAULT_PAT_PREFIX
 
     redactor = Redactor(config.pat_prefix if config is not None else DEFAULT_PAT_PREFIX)
     if config is not None:

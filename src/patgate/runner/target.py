@@ -20,6 +20,7 @@ from urllib.parse import urlsplit
 from patgate.errors import UsageError
 from patgate.redaction import Secret
 from patgate.target_contract import SECRET_KEYS, TARGET_KEYS
+from patgate.token_grammar import DEFAULT_PAT_PREFIX
 
 if TYPE_CHECKING:
     import httpx
@@ -38,7 +39,6 @@ __all__ = [
     "resolve_target_config",
 ]
 
-DEFAULT_PAT_PREFIX = "amp_pat_"
 DOCUMENT_NAMES = ("viewer", "organizations", "create_token", "delete_token")
 FILE_KEYS: tuple[str, ...] = (*TARGET_KEYS, "documents", "production")
 """Every top-level key a target file may hold."""
