@@ -33,6 +33,17 @@ FORBIDDEN: dict[str, tuple[str, ...]] = {
         "patgate.commands",
         "patgate.pytest_plugin",
     ),
+    # The management page sits beside the wire app, which mounts it.
+    "ui": (
+        "patgate.transports",
+        "patgate.harness",
+        "patgate.runner",
+        "patgate.reporting",
+        "patgate.scenario",
+        "patgate.cli",
+        "patgate.commands",
+        "patgate.pytest_plugin",
+    ),
     "transports": (
         "patgate.runner",
         "patgate.reporting",
