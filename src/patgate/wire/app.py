@@ -14,6 +14,7 @@ from urllib.parse import urlsplit
 from patgate.fake.deployment import Deployment
 from patgate.wire.content_api import HubsEndpoint, errors_body
 from patgate.wire.endpoint import Endpoint
+from patgate.wire.fault_answers import fault_answer, fault_for
 from patgate.wire.graph_endpoint import GraphEndpoint
 from patgate.wire.messages import WireRequest, WireResponse, json_response
 from patgate.wire.request_log import RequestLog
@@ -76,6 +77,13 @@ class WireApp:
         refusal = _limits(request)
         if refusal is not None:
             return endpoint.refuse(refusal)
+        fault = fault_for(self.deployment, self.urls, request, key)
+        if fault is not None:
+            return fault_answer(
+                fault,
+                endpoint.refuse,
+                lambda: endpoint.answer(request, urlsplit(request.url).query),
+            )
         return endpoint.answer(request, urlsplit(request.url).query)
 
     def _management_ui(self) -> ManagementUi:
