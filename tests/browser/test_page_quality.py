@@ -44,6 +44,8 @@ def _approvals(person: Person) -> None:
 
 
 def _inspector(person: Person) -> None:
+    person.fake.deployment.faults.add("graphql", operation="Viewer", status=429, retry_after=30)
+    person.fake.deployment.faults.add("hubs", latency=0.2, count=3)
     person.open("/inspector")
 
 

@@ -295,3 +295,14 @@ def test_the_latest_requests_leave_out_the_pages_own(fake: Fake, browser: Browse
     assert "/v2/content/hubs" in table
     assert "/ui" not in table
     assert fake.world["admin_token"] not in table
+
+
+def test_the_inspector_lists_the_active_faults(fake: Fake, browser: Browser) -> None:
+    assert "No faults are active." in browser.get("/inspector").text
+    fake.deployment.faults.add("hubs", status=503, retry_after=5, count=2)
+    fake.deployment.faults.set_rate_limit(True)
+    _hubs(fake, fake.world["admin_token"])
+    page = browser.get("/inspector").text
+    assert "status 503, Retry-After 5" in page
+    assert "1 more" in page
+    assert "rate limit (60 requests per minute per key) is on" in page

@@ -12,6 +12,7 @@ from dataclasses import dataclass
 
 from patgate.errors import Forbidden, NotFound
 from patgate.fake.deployment import Deployment
+from patgate.fake.faults import FaultRule
 from patgate.fake.model import CreatedToken, Organization, PatRecord, Principal, Role, User
 from patgate.wire.request_log import LoggedRequest, RequestLog
 
@@ -178,6 +179,10 @@ class UiOperations:
         entries = [e for e in self.request_log.entries() if not e.url.startswith(hidden_prefix)]
         return entries[: -limit - 1 : -1]
 
-    def active_faults(self) -> Sequence[str]:
-        """A description of each fault the fake is answering with."""
-        return ()
+    def active_faults(self) -> list[FaultRule]:
+        """The fault rules the fake answers with, oldest first."""
+        return self.deployment.faults.rules()
+
+    def rate_limit(self) -> bool:
+        """Whether the published GraphQL rate limit is switched on."""
+        return self.deployment.faults.rate_limit

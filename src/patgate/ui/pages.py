@@ -11,6 +11,7 @@ from datetime import datetime
 from urllib.parse import quote
 
 from patgate.fake.clock import format_timestamp
+from patgate.fake.faults import FaultRule
 from patgate.fake.model import PatRecord, Role
 from patgate.ui.markup import Document, View, escape, hidden, notice, post_form, role_name
 from patgate.ui.operations import Membership, PendingRequest
@@ -343,6 +344,30 @@ def requests_table(view: View, entries: Sequence[LoggedRequest]) -> str:
     )
 
 
+def _fault_row(rule: FaultRule) -> str:
+    scope = [f"operation {rule.operation}"] if rule.operation else []
+    scope += [f"user {rule.principal}"] if rule.principal else []
+    if rule.drop:
+        answer = "drops the connection"
+    elif rule.status is not None:
+        answer = f"status {rule.status}"
+        answer += f", Retry-After {rule.retry_after}" if rule.retry_after is not None else ""
+    else:
+        answer = "the real answer"
+    answer += f", after {rule.latency:g} s" if rule.latency else ""
+    fires = "every time" if rule.count is None else f"{rule.count} more"
+    fires += f" ({rule.probability:.0%} chance)" if rule.probability < 1 else ""
+    return (
+        "<tr>"
+        + _cell("Endpoint", escape(rule.endpoint))
+        + _cell("Only for", escape(", ".join(scope) or "any caller"))
+        + _cell("Answer", escape(answer))
+        + _cell("Fires", escape(fires))
+        + _cell("Fired", escape(rule.hits))
+        + "</tr>"
+    )
+
+
 _PRESETS = ((300, "5 minutes"), (3600, "1 hour"), (86400, "1 day"), (400 * 86400, "400 days"))
 
 
@@ -351,7 +376,8 @@ def inspector(
     memberships: Sequence[Membership],
     now: str,
     entries: Sequence[LoggedRequest],
-    faults: Sequence[str],
+    faults: Sequence[FaultRule],
+    rate_limit: bool,
     message: str = "",
 ) -> Document:
     """Users and roles, the clock, the latest requests and the active faults."""
@@ -377,9 +403,14 @@ def inspector(
         for s, label in _PRESETS
     )
     fault_list = (
-        "<ul>" + "".join(f"<li>{escape(f)}</li>" for f in faults) + "</ul>"
-        if faults
-        else '<p class="empty">No faults are active.</p>'
+        '<p class="cap">The GraphQL rate limit (60 requests per minute per key) is on.</p>'
+        if rate_limit
+        else ""
+    ) + _table(
+        "Active faults",
+        ("Endpoint", "Only for", "Answer", "Fires", "Fired"),
+        [_fault_row(rule) for rule in faults],
+        "No faults are active.",
     )
     main = (
         (notice(message) if message else "")

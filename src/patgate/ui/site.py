@@ -306,6 +306,7 @@ def _inspector(call: _Call) -> Document:
         format_timestamp(operations.deployment.clock.now()),
         operations.latest_requests(LATEST_REQUESTS, hidden_prefix=call.ui.ui_url),
         operations.active_faults(),
+        operations.rate_limit(),
         call.message(),
     )
 
