@@ -111,10 +111,19 @@ def run_axe(page: Page, source: str) -> list[dict[str, Any]]:
 
 
 def screenshot(page: Page, name: str) -> Path:
-    """Save a full-page screenshot as ``<name>.png`` in the screenshot folder."""
+    """Save the whole page as ``<name>.png`` in the screenshot folder, cropped to its content.
+
+    The window is made short for the shot, so the picture ends where the page does.
+    """
     SCREENSHOTS.mkdir(parents=True, exist_ok=True)
     path = SCREENSHOTS / f"{name}.png"
-    page.screenshot(path=str(path), full_page=True)
+    size = page.viewport_size
+    assert size is not None
+    page.set_viewport_size({"width": size["width"], "height": 200})
+    try:
+        page.screenshot(path=str(path), full_page=True)
+    finally:
+        page.set_viewport_size(size)
     return path
 
 
