@@ -60,16 +60,19 @@ def axe_source() -> str:
 
 @pytest.fixture
 def people(browser: Browser, patgate_server: Fake) -> Iterator[PeopleFactory]:
-    """Makes a :class:`Person` per call; every console error fails the test at its end."""
+    """Makes a :class:`Person` per call; a console error, or a request that leaves the fake's
+    origin, fails the test at its end."""
     made: list[Person] = []
 
-    def person(viewport: dict[str, int] | None = None) -> Person:
-        new = Person(browser, patgate_server, viewport or WIDE)
+    def person(viewport: dict[str, int] | None = None, *, javascript: bool = True) -> Person:
+        new = Person(browser, patgate_server, viewport or WIDE, javascript=javascript)
         made.append(new)
         return new
 
     yield person
     errors = [error for p in made for error in p.console_errors]
+    foreign = [url for p in made for url in p.foreign_requests]
     for p in made:
         p.close()
     assert errors == [], f"console errors in the page: {errors}"
+    assert foreign == [], f"the page reached outside the fake: {foreign}"

@@ -38,15 +38,26 @@ NARROW = {"width": 400, "height": 860}
 class Person:
     """One person at one browser: their own cookies, and every console error they met."""
 
-    def __init__(self, browser: Browser, fake: Fake, viewport: dict[str, int]) -> None:
+    def __init__(
+        self, browser: Browser, fake: Fake, viewport: dict[str, int], *, javascript: bool = True
+    ) -> None:
         self.fake = fake
         # bypass_csp lets the test inject axe-core; the page's own policy forbids inline code.
-        self.context = browser.new_context(viewport=viewport, bypass_csp=True)
+        self.context = browser.new_context(
+            viewport=viewport, bypass_csp=True, java_script_enabled=javascript
+        )
         self.context.set_default_timeout(15_000)
         self.page: Page = self.context.new_page()
         self.console_errors: list[str] = []
+        self.foreign_requests: list[str] = []
+        """Requests to anywhere but the fake: the page must work offline."""
         self.page.on("console", self._on_console)
         self.page.on("pageerror", lambda error: self.console_errors.append(str(error)))
+        self.page.on("request", self._on_request)
+
+    def _on_request(self, request: Any) -> None:
+        if not request.url.startswith(self.fake.urls.base_url + "/"):
+            self.foreign_requests.append(request.url)
 
     def _on_console(self, message: Any) -> None:
         if message.type == "error":

@@ -23,6 +23,13 @@ def _names(fake: Fake) -> tuple[str, str]:
     return admin, member
 
 
+def _as(people: PeopleFactory, name: str) -> Person:
+    """A new person at a browser, acting as the user called ``name``."""
+    person = people()
+    person.act_as(name)
+    return person
+
+
 def _create(person: Person, name: str) -> str:
     """Create (or request) a token in the page; returns the value of the one-time reveal."""
     page = person.page
@@ -42,16 +49,14 @@ def test_a_member_requests_the_admin_approves_and_the_token_works(
     people: PeopleFactory, patgate_server: Fake
 ) -> None:
     admin_name, member_name = _names(patgate_server)
-    member = people()
-    member.act_as(member_name)
+    member = _as(people, member_name)
     value = _create(member, "deploy bot")
     assert member.page.get_by_role("heading", level=1).inner_text() == "Token requested"
     member.page.get_by_role("link", name="Done, back to my tokens").click()
     assert "Pending approval" in _row(member, "deploy bot")
     assert hubs_status(patgate_server, value) == 401  # listed, not usable yet
 
-    admin = people()
-    admin.act_as(admin_name)
+    admin = _as(people, admin_name)
     admin.page.get_by_role("link", name="Approvals").click()
     row = admin.page.get_by_role("row").filter(has_text="deploy bot")
     assert member_name in row.inner_text()
@@ -68,12 +73,10 @@ def test_a_rejected_request_disappears_and_never_works(
     people: PeopleFactory, patgate_server: Fake
 ) -> None:
     admin_name, member_name = _names(patgate_server)
-    member = people()
-    member.act_as(member_name)
+    member = _as(people, member_name)
     value = _create(member, "unwanted")
 
-    admin = people()
-    admin.act_as(admin_name)
+    admin = _as(people, admin_name)
     admin.open("/approvals")
     admin.page.get_by_role("button", name="Reject unwanted").click()
     assert "rejected" in admin.page.get_by_role("status").inner_text()
@@ -85,8 +88,7 @@ def test_a_rejected_request_disappears_and_never_works(
 
 def test_a_member_cannot_open_approvals(people: PeopleFactory, patgate_server: Fake) -> None:
     _admin, member_name = _names(patgate_server)
-    member = people()
-    member.act_as(member_name)
+    member = _as(people, member_name)
     assert member.page.get_by_role("link", name="Approvals").count() == 0
     response = member.page.goto(member.ui_url + "/approvals")
     assert response is not None
@@ -129,8 +131,7 @@ def test_delete_asks_first_and_then_the_token_stops_working(
     people: PeopleFactory, patgate_server: Fake
 ) -> None:
     admin_name, _member = _names(patgate_server)
-    admin = people()
-    admin.act_as(admin_name)
+    admin = _as(people, admin_name)
     value = _create(admin, "short lived")
     admin.open("/tokens")
     page = admin.page
@@ -218,3 +219,21 @@ def test_the_inspector_moves_the_clock_and_lists_the_latest_requests(
     # The table refreshes by itself: the API call made after the page loaded shows up.
     tester.page.locator("#requests").get_by_text("/v2/content/hubs").wait_for()
     assert "Bearer" in tester.page.locator("#requests").inner_text()
+
+
+def test_without_javascript_a_member_requests_and_an_admin_approves(
+    people: PeopleFactory, patgate_server: Fake
+) -> None:
+    admin_name, member_name = _names(patgate_server)
+    member = people(javascript=False)
+    member.act_as(member_name)
+    value = _create(member, "plain html")
+    # Without the script there is no copy button; the value is still there to select.
+    assert member.page.get_by_role("button", name="Copy").count() == 0
+
+    admin = people(javascript=False)
+    admin.act_as(admin_name)
+    admin.open("/approvals")
+    admin.page.get_by_role("button", name="Approve plain html").click()
+    assert "approved" in admin.page.get_by_role("status").inner_text()
+    assert hubs_status(patgate_server, value) == 200
