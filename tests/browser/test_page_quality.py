@@ -17,12 +17,34 @@ def _admin(fake: Fake) -> str:
     return fake.deployment.users[fake.default_world.admin_id].name
 
 
+def _first_visit(person: Person) -> None:
+    person.context.clear_cookies()
+    person.open("/")
+
+
 def _who(person: Person) -> None:
     person.open("/")
 
 
 def _tokens(person: Person) -> None:
     person.open("/tokens")
+
+
+def _member_tokens(person: Person) -> None:
+    fake = person.fake
+    fake.request_token_via_ui(fake.default_world.member_id, "waiting for approval")
+    person.act_as(fake.deployment.users[fake.default_world.member_id].name)
+    person.open("/tokens")
+
+
+def _cap_reached(person: Person) -> None:
+    fake = person.fake
+    for n in range(2, 6):
+        fake.request_token_via_ui(fake.default_world.admin_id, f"token {n}")
+    person.open("/tokens")
+    person.page.get_by_label("Token name").fill("one too many")
+    person.page.get_by_role("button", name="Create token").click()
+    person.forget_refusal(409)
 
 
 def _reveal(person: Person) -> None:
@@ -55,8 +77,11 @@ def _refused(person: Person) -> None:
 
 
 PAGES: dict[str, Callable[[Person], None]] = {
+    "first-visit": _first_visit,
     "who-you-are": _who,
     "tokens": _tokens,
+    "tokens-member": _member_tokens,
+    "tokens-cap-reached": _cap_reached,
     "reveal": _reveal,
     "confirm-delete": _confirm_delete,
     "approvals": _approvals,

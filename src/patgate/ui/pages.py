@@ -103,7 +103,7 @@ def pick_user(view: View, users: Sequence[Membership], message: str = "") -> Doc
         (notice(message) if message else "")
         + "<h1>Who you are</h1>"
         + intro
-        + "<h2>Act as another user</h2>"
+        + f"<h2>{'Pick a user' if identity is None else 'Act as another user'}</h2>"
         + _table("Users", ("Name", "Email", "Organization", "Role", "Action"), rows, "No users.")
     )
     return Document("Who you are", main, section="who")
@@ -232,7 +232,9 @@ def confirm_delete(view: View, record: PatRecord) -> Document:
         f'<p>Token <code class="masked">{escape(record.masked)}</code>. Anything that uses it '
         "stops working at once. This cannot be undone.</p>"
         '<div class="actions">'
-        + post_form(view, "/tokens/delete", [hidden("id", record.id)], "Delete token", css="danger")
+        + post_form(
+            view, "/tokens/delete", [hidden("id", record.id)], "Delete token", css="danger solid"
+        )
         + f'<a class="button quiet" href="{escape(view.base)}/tokens">Cancel</a></div>'
     )
     return Document("Delete token", main, section="tokens")
