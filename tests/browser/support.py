@@ -67,13 +67,16 @@ class Person:
         """Drop the console's report of one page answered with ``status`` (a test wanted it).
 
         Chromium logs every 4xx page as "Failed to load resource"; a test that asks for a
-        refusal on purpose takes back exactly one such line, and no other error.
+        refusal on purpose takes back exactly one such line, and no other error. The report
+        arrives on its own time, so this waits for it (up to 10 s).
         """
         line = f"the server responded with a status of {status}"
-        for index, error in enumerate(self.console_errors):
-            if line in error:
-                del self.console_errors[index]
-                return
+        for _ in range(200):
+            for index, error in enumerate(self.console_errors):
+                if line in error:
+                    del self.console_errors[index]
+                    return
+            self.page.wait_for_timeout(50)
         raise AssertionError(f"no console report of a {status} page: {self.console_errors}")
 
     @property
