@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import re
 import threading
+from collections import deque
 from collections.abc import Iterator
 from dataclasses import dataclass
 from urllib.parse import unquote_plus, urlsplit, urlunsplit
@@ -16,7 +17,10 @@ from patgate.redaction import REDACTED
 from patgate.token_grammar import DEFAULT_PAT_PREFIX, JWT_SHAPE, pat_start
 from patgate.wire.messages import WireRequest, WireResponse
 
-__all__ = ["REDACTED", "LoggedRequest", "RequestLog"]
+__all__ = ["DEFAULT_LIMIT", "REDACTED", "LoggedRequest", "RequestLog"]
+
+DEFAULT_LIMIT = 10_000
+"""How many entries a log keeps: the newest; older ones are dropped, so memory stays bounded."""
 
 _SENSITIVE_NAMES = frozenset(
     {"access_token", "client_secret", "token", "secret", "password", "refresh_token"}
@@ -52,10 +56,11 @@ class LoggedRequest:
 
 
 class RequestLog:
-    """The requests one fake answered, oldest first. Safe to share between threads."""
+    """The newest ``limit`` requests one fake answered, oldest first. Safe to share between
+    threads."""
 
-    def __init__(self, pat_prefix: str = DEFAULT_PAT_PREFIX) -> None:
-        self._entries: list[LoggedRequest] = []
+    def __init__(self, pat_prefix: str = DEFAULT_PAT_PREFIX, limit: int = DEFAULT_LIMIT) -> None:
+        self._entries: deque[LoggedRequest] = deque(maxlen=limit)
         self._lock = threading.Lock()
         self._secret_shape = re.compile(f"{JWT_SHAPE.pattern}|{pat_start(pat_prefix).pattern}")
 
