@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from datetime import datetime
 
 from patgate.errors import Forbidden, NotFound
 from patgate.fake.deployment import Deployment
@@ -167,6 +168,10 @@ class UiOperations:
     def set_role(self, user_id: str, organization_id: str, role: Role) -> None:
         """Change a user's role, or restore a removed user with it."""
         self.deployment.set_role(user_id, organization_id, role)
+
+    def now(self) -> datetime:
+        """The fake's current instant."""
+        return self.deployment.clock.now()
 
     def advance_clock(self, seconds: float) -> None:
         """Move the fake's time forward."""

@@ -303,7 +303,7 @@ def _inspector(call: _Call) -> Document:
     return pages.inspector(
         call.view,
         operations.memberships(),
-        format_timestamp(operations.deployment.clock.now()),
+        format_timestamp(operations.now()),
         operations.latest_requests(LATEST_REQUESTS, hidden_prefix=call.ui.ui_url),
         operations.active_faults(),
         operations.rate_limit(),
