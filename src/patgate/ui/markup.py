@@ -8,21 +8,26 @@ the script are served by the page itself, so it works offline.
 from __future__ import annotations
 
 import html
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
+from datetime import datetime
 
+from patgate.fake.clock import format_timestamp
 from patgate.fake.model import Role
 from patgate.ui.operations import Identity
 
 __all__ = [
     "Document",
     "View",
+    "cell",
     "escape",
     "hidden",
     "notice",
     "post_form",
     "render_document",
     "role_name",
+    "table",
+    "when",
 ]
 
 
@@ -95,6 +100,30 @@ def notice(text: str, *, kind: str = "success") -> str:
     return (
         f'<div id="notice" class="notice {escape(kind)}" role="{role}" tabindex="-1" '
         f"data-focus>{escape(text)}</div>"
+    )
+
+
+def when(moment: datetime | None) -> str:
+    """A timestamp as the API writes it, in a ``<time>`` element; "never" for none."""
+    if moment is None:
+        return '<span class="muted">never</span>'
+    text = format_timestamp(moment)
+    return f'<time datetime="{escape(text)}">{escape(text)}</time>'
+
+
+def cell(label: str, content: str) -> str:
+    """A table cell; ``label`` heads it when narrow screens stack the row."""
+    return f'<td data-label="{escape(label)}">{content}</td>'
+
+
+def table(caption: str, headings: Sequence[str], rows: Sequence[str], empty: str) -> str:
+    """A table of finished ``rows``, or the sentence ``empty`` when there are none."""
+    if not rows:
+        return f'<p class="empty">{escape(empty)}</p>'
+    head = "".join(f'<th scope="col">{escape(h)}</th>' for h in headings)
+    return (
+        f'<table><caption class="visually-hidden">{escape(caption)}</caption>'
+        f"<thead><tr>{head}</tr></thead><tbody>{''.join(rows)}</tbody></table>"
     )
 
 

@@ -19,7 +19,7 @@ from urllib.parse import quote, urlsplit
 from patgate.errors import DomainError, InvalidRequest
 from patgate.fake.clock import format_timestamp
 from patgate.fake.model import Role
-from patgate.ui import pages
+from patgate.ui import inspector_page, pages
 from patgate.ui.markup import Document, View, render_document
 from patgate.ui.operations import Identity, UiOperations
 from patgate.ui.session import CSRF_COOKIE, USER_COOKIE, CsrfGuard, Session
@@ -300,7 +300,7 @@ def _decide(call: _Call) -> Document:
 
 def _inspector(call: _Call) -> Document:
     operations = call.ui.operations
-    return pages.inspector(
+    return inspector_page.inspector(
         call.view,
         operations.memberships(),
         format_timestamp(operations.now()),
@@ -313,7 +313,7 @@ def _inspector(call: _Call) -> Document:
 
 def _requests(call: _Call) -> WireResponse:
     entries = call.ui.operations.latest_requests(LATEST_REQUESTS, hidden_prefix=call.ui.ui_url)
-    body = pages.requests_table(call.view, entries).encode("utf-8")
+    body = inspector_page.requests_table(call.view, entries).encode("utf-8")
     headers = (("Content-Type", "text/html; charset=utf-8"), *_SECURITY_HEADERS)
     return WireResponse(200, headers, body)
 
