@@ -28,7 +28,9 @@ def test_no_code_compares_a_level_or_a_ledger_state_as_text() -> None:
     offenders = [
         hit
         for path in sorted(PACKAGE.rglob("*.py"))
-        if path not in HOMES and "fake" not in path.parts
+        # The fake and its management page have their own token states (a token "pending"
+        # approval), which are not the ledger's.
+        if path not in HOMES and not {"fake", "ui"} & set(path.parts)
         for hit in _compared_strings(path)
     ]
     assert offenders == []
