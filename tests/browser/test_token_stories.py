@@ -200,9 +200,14 @@ def test_removing_a_user_in_the_inspector_makes_their_pat_answer_403(
     assert "Not a member" in page.get_by_role("row").filter(has_text=member_name).inner_text()
     assert hubs_status(patgate_server, member_token) == 403
 
-    page.get_by_label(f"Role of {member_name}").select_option("member")
-    page.get_by_role("button", name=f"Restore of {member_name}").click()
+    page.get_by_role("button", name=f"Restore {member_name}").click()
+    assert "back in the organization" in page.get_by_role("status").inner_text()
+    assert "Member" in page.get_by_role("row").filter(has_text=member_name).inner_text()
     assert hubs_status(patgate_server, member_token) == 200
+
+    page.get_by_label(f"Role of {member_name}").select_option("restricted")
+    page.get_by_role("button", name=f"Set role of {member_name}").click()
+    assert hubs_status(patgate_server, member_token) == 403  # no content permission now
 
 
 def test_the_inspector_moves_the_clock_and_lists_the_latest_requests(

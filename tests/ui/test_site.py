@@ -156,7 +156,7 @@ def test_a_form_field_made_for_another_browser_is_refused(fake: Fake, browser: B
             "/inspector/users",
             {"user": "x", "organization": "y", "action": "explode"},
             400,
-            "action must be remove or role",
+            "action must be remove, restore or role",
         ),
         (
             "/inspector/users",
