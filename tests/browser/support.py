@@ -100,6 +100,17 @@ class Person:
         self.context.close()
 
 
+def expect(target: Any) -> Any:
+    """Playwright's retrying assertion on ``target`` (a locator or a page).
+
+    Imported when a test runs, so that collecting these tests needs no Playwright: without
+    it they skip (or fail in CI) through the ``browser`` fixture.
+    """
+    from playwright.sync_api import expect as playwright_expect
+
+    return playwright_expect(target)
+
+
 def hubs_status(fake: Fake, token: str) -> int:
     """The status of the hubs listing called with ``token`` over the socket."""
     response = httpx.get(
