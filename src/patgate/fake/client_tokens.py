@@ -5,13 +5,12 @@ from __future__ import annotations
 import secrets
 import uuid
 from dataclasses import dataclass
-
-import jwt
+from typing import Any
 
 from patgate.errors import Unauthenticated
 from patgate.fake.clock import Clock
 
-__all__ = ["ClientTokenIssuer", "IssuedClientToken"]
+__all__ = ["ClientTokenClaims", "ClientTokenIssuer", "IssuedClientToken", "VerifiedClientToken"]
 
 _ALGORITHM = "HS256"
 _ISSUER = "patgate-fake-auth"
@@ -40,7 +39,9 @@ class ClientTokenClaims:
 
 
 @dataclass(frozen=True)
-class _Verified:
+class VerifiedClientToken:
+    """A client token whose signature checked out: its claims and its validity window."""
+
     claims: ClientTokenClaims
     expires_at: int
     not_before: int
@@ -71,7 +72,7 @@ class ClientTokenIssuer:
         self.session_expires_in = session_expires_in
         self.leeway = leeway
         # Only tokens whose signature checked out are kept; a tampered one never is.
-        self._verified: dict[str, _Verified] = {}
+        self._verified: dict[str, VerifiedClientToken] = {}
 
     def issue(self, client_id: str, user_id: str, organization_id: str) -> IssuedClientToken:
         """A signed token for ``client_id``, acting as ``user_id`` in ``organization_id``."""
@@ -87,8 +88,26 @@ class ClientTokenIssuer:
             "exp": issued_at + self.expires_in,
             "jti": str(uuid.uuid4()),
         }
+        import jwt  # lazily: PyJWT (with cryptography) is a test's largest one-time import
+
         token = jwt.encode(claims, self._key, algorithm=_ALGORITHM, headers={"typ": "at+jwt"})
         return IssuedClientToken(token, self.expires_in, self.session_expires_in)
+
+    def sign_claims(
+        self,
+        claims: dict[str, Any],
+        *,
+        headers: dict[str, Any] | None = None,
+        algorithm: str = _ALGORITHM,
+    ) -> str:
+        """``claims`` signed with this issuer's key, as given (no claim added or checked).
+
+        For tests that forge a token differing from a real one in one part only (a claim, a
+        header, the algorithm), so that only that part can be why it is refused.
+        """
+        import jwt
+
+        return jwt.encode(claims, self._key, algorithm=algorithm, headers=headers)
 
     @staticmethod
     def looks_like_jwt(token: str) -> bool:
@@ -103,7 +122,7 @@ class ClientTokenIssuer:
         """
         verified = self._verified.get(token)
         if verified is None:
-            verified = self._verify_signature(token)
+            verified = self.verify_signature(token)
             if len(self._verified) >= _VERIFIED_CACHE_SIZE:
                 self._verified.clear()
             self._verified[token] = verified
@@ -114,7 +133,13 @@ class ClientTokenIssuer:
             raise Unauthenticated("the access token is not valid yet", rule_id="AUTH-INVALID-TOKEN")
         return verified.claims
 
-    def _verify_signature(self, token: str) -> _Verified:
+    def verify_signature(self, token: str) -> VerifiedClientToken:
+        """The claims of ``token`` if this issuer signed it; :class:`Unauthenticated` if not.
+
+        Expiry is not judged here (see :meth:`verify`). The fault seam's step for signatures.
+        """
+        import jwt
+
         invalid = Unauthenticated("the access token is not valid", rule_id="AUTH-INVALID-TOKEN")
         try:
             decoded = jwt.decode_complete(
@@ -142,7 +167,7 @@ class ClientTokenIssuer:
             or not isinstance(claims["exp"], int)
         ):
             raise invalid
-        return _Verified(
+        return VerifiedClientToken(
             ClientTokenClaims(str(claims["sub"]), user_id, org_id),
             expires_at=int(claims["exp"]),
             not_before=int(claims.get("nbf", claims["iat"])),
