@@ -14,7 +14,7 @@ from patgate.harness import Fake
 from patgate.wire.messages import WireHandler, WireRequest, WireResponse
 from patgate.wire.urls import FakeUrls
 
-ORIGIN = "http://fake.patgate.invalid"
+ORIGIN = "https://fake.patgate.invalid"
 
 Fault = Callable[[WireRequest, WireResponse], WireResponse]
 

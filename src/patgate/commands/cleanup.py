@@ -20,6 +20,7 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from patgate.commands.arguments import network_policy
 from patgate.commands.session import configure_network, configure_target, guarded, resolve_config
 from patgate.errors import UsageError
 from patgate.runner.session import DEFAULT_LEDGER
@@ -90,6 +91,7 @@ def _clean(args: argparse.Namespace, config: TargetConfig, path: Path, redactor:
         read_timeout=args.read_timeout,
         retry_budget=args.retry_budget,
         max_retry_wait=args.max_retry_wait,
+        network=network_policy(args),
     )
     # The session's own ledger stays in memory and empty: cleanup creates nothing.
     session = open_session(config, options, redactor=redactor)

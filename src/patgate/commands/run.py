@@ -27,7 +27,7 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from patgate.commands.arguments import seconds
+from patgate.commands.arguments import network_policy, seconds
 from patgate.commands.session import configure_network, configure_target, guarded, resolve_config
 from patgate.errors import UsageError
 from patgate.runner.session import DEFAULT_LEDGER
@@ -139,6 +139,7 @@ def _run(args: argparse.Namespace, config: TargetConfig | None, redactor: Redact
         max_retry_wait=args.max_retry_wait,
         explicit=frozenset(args.scenario or ()),
         require=_required(args.require, catalogue),
+        network=network_policy(args),
     )
 
     def handle(event: Event) -> None:

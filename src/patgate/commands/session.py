@@ -17,7 +17,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, TypeVar
 
-from patgate.commands.arguments import add_timeouts, seconds
+from patgate.commands.arguments import add_network_bounds, add_timeouts, seconds
 from patgate.errors import PatgateError
 from patgate.target_contract import TARGET_KEYS
 
@@ -72,8 +72,9 @@ def configure_target(parser: argparse.ArgumentParser, description: str = TARGET_
 
 
 def configure_network(group: argparse._ArgumentGroup) -> None:
-    """Timeouts and the retry budget."""
+    """Timeouts, the retry budget and where requests may go."""
     add_timeouts(group)
+    add_network_bounds(group)
     group.add_argument(
         "--retry-budget",
         type=seconds(zero_allowed=True),

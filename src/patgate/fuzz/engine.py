@@ -60,7 +60,7 @@ A 5xx is judged by :func:`~patgate.fuzz.verdicts.answer_verdicts` for every endp
 """
 GRAPHQL_CHECKS = ("response_schema_conformance",)
 """Nulls in non-null fields and malformed JSON; the envelope is judged by our verdicts."""
-EMBEDDED_ORIGIN = "http://fake.patgate.invalid"
+EMBEDDED_ORIGIN = "https://fake.patgate.invalid"
 """Where the embedded fake answers: a name that never resolves, so nothing leaves the host."""
 
 

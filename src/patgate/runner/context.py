@@ -7,14 +7,14 @@ import itertools
 import secrets
 import uuid
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from patgate.redaction import LogScrub, Redactor
 from patgate.runner.custodian import Custodian
 from patgate.runner.documents import Documents, organization_ids
-from patgate.runner.exchange import Exchange
+from patgate.runner.exchange import Exchange, NetworkPolicy
 from patgate.runner.leaks import RevealedTokens
 from patgate.runner.ledger import Ledger
 from patgate.runner.model import Observed
@@ -53,6 +53,8 @@ class RunOptions:
     require: tuple[str, ...] = ()
     """Gate rules that must be checked (``all``: every gate rule in scope); one that is not
     makes the run exit with ``EXIT_UNCHECKED``."""
+    network: NetworkPolicy = field(default_factory=NetworkPolicy)
+    """Where requests may go and how much of an answer is read."""
 
 
 class RunContext:
@@ -72,6 +74,8 @@ class RunContext:
         prefix = target.config.pat_prefix
         self.redactor = redactor if redactor is not None else Redactor(prefix)
         self.redactor.register_all(target.config.secrets())
+        config = self.config
+        self.redactor.register_basic(config.text("client_id"), config.text("client_secret"))
         self.retry = RetryPolicy(budget=options.retry_budget, max_wait=options.max_retry_wait)
         self.exchange = Exchange(
             target,
@@ -79,6 +83,7 @@ class RunContext:
             read_timeout=options.read_timeout,
             retry=self.retry,
             observe=self._observe,
+            network=options.network,
         )
         self.documents = Documents(target.config.documents)
         self.ledger = Ledger(options.ledger_path, self.run_id)

@@ -66,6 +66,7 @@ def target_redactor(config: TargetConfig | None) -> Redactor:
     redactor = Redactor(config.pat_prefix if config is not None else DEFAULT_PAT_PREFIX)
     if config is not None:
         redactor.register_all(config.secrets())
+        redactor.register_basic(config.text("client_id"), config.text("client_secret"))
     return redactor
 
 
