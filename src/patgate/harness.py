@@ -98,10 +98,10 @@ class Fake:
             self.deployment, chosen.get("seed", 0)
         )
         """The default world's ids and credentials (``admin_id``, ``member_token``, ...)."""
-        app: WireHandler = WireApp(self.deployment, self.urls)
-        self._app = wrap_app(app) if wrap_app is not None else app
         self.request_log: RequestLog = RequestLog(self.deployment.pat_format.prefix)
         """Every request the fake answered: method, redacted URL, status."""
+        app: WireHandler = WireApp(self.deployment, self.urls, self.request_log)
+        self._app = wrap_app(app) if wrap_app is not None else app
         self._interceptions: list[_Interception] = []
 
     # -- serving ---------------------------------------------------------------------------
@@ -129,6 +129,7 @@ class Fake:
             "removed_token": w.removed_token,
             "unpermitted_token": w.unpermitted_token,
             "pat_prefix": self.deployment.pat_format.prefix,
+            "ui_url": self.urls.ui_url,
         }
 
     def httpx_transport(self) -> httpx.BaseTransport:

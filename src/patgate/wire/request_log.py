@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import re
 import threading
-from collections import deque
 from collections.abc import Iterator
 from dataclasses import dataclass
 from urllib.parse import unquote_plus, urlsplit, urlunsplit
@@ -17,10 +16,7 @@ from patgate.redaction import REDACTED
 from patgate.token_grammar import DEFAULT_PAT_PREFIX, JWT_SHAPE, pat_start
 from patgate.wire.messages import WireRequest, WireResponse
 
-__all__ = ["DEFAULT_LIMIT", "REDACTED", "LoggedRequest", "RequestLog"]
-
-DEFAULT_LIMIT = 10_000
-"""How many entries a log keeps: the newest; older ones are dropped, so memory stays bounded."""
+__all__ = ["REDACTED", "LoggedRequest", "RequestLog"]
 
 _SENSITIVE_NAMES = frozenset(
     {"access_token", "client_secret", "token", "secret", "password", "refresh_token"}
@@ -56,11 +52,10 @@ class LoggedRequest:
 
 
 class RequestLog:
-    """The newest ``limit`` requests one fake answered, oldest first. Safe to share between
-    threads."""
+    """The requests one fake answered, oldest first. Safe to share between threads."""
 
-    def __init__(self, pat_prefix: str = DEFAULT_PAT_PREFIX, limit: int = DEFAULT_LIMIT) -> None:
-        self._entries: deque[LoggedRequest] = deque(maxlen=limit)
+    def __init__(self, pat_prefix: str = DEFAULT_PAT_PREFIX) -> None:
+        self._entries: list[LoggedRequest] = []
         self._lock = threading.Lock()
         self._secret_shape = re.compile(f"{JWT_SHAPE.pattern}|{pat_start(pat_prefix).pattern}")
 
