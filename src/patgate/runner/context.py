@@ -17,7 +17,7 @@ from patgate.runner.custodian import Custodian
 from patgate.runner.documents import Documents, organization_ids
 from patgate.runner.exchange import Exchange, NetworkPolicy
 from patgate.runner.leaks import RevealedTokens
-from patgate.runner.ledger import Ledger
+from patgate.runner.ledger import Ledger, TargetIdentity
 from patgate.runner.retries import RetryPolicy
 from patgate.runner.target import Target
 
@@ -83,7 +83,9 @@ class RunContext:
             network=options.network,
         )
         self.documents = Documents(target.config.documents)
-        self.ledger = Ledger(options.ledger_path, self.run_id)
+        self.ledger = Ledger(
+            options.ledger_path, self.run_id, target=TargetIdentity.of(target.config)
+        )
         self.custodian = Custodian(
             self.ledger,
             self.documents,

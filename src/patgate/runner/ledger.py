@@ -7,8 +7,11 @@ settles it: found (``created``) or not there (``absent``). The file is JSON line
 and fsynced after every entry, so a run killed at any point leaves a ledger that
 ``patgate cleanup`` can finish. A delete of an id the ledger does not hold is refused.
 
-Entries never hold a secret: a name, an id, and the target key (``admin_token``) whose
-token made the create, so cleanup knows which of the target's tokens deletes it.
+Entries never hold a secret: a name, an id, the target key (``admin_token``) whose token
+made the create, so cleanup knows which of the target's tokens deletes it, and the target's
+identity (:class:`TargetIdentity`: its origins and organization), so cleanup never deletes
+on another deployment. Before a delete, the token listed under the id must carry the
+recorded name; otherwise the entry is closed as ``mismatch`` and nothing is deleted.
 
 Without a path the ledger lives in memory only: against the embedded fake nothing outlives
 the process, and no file is written.
@@ -22,11 +25,16 @@ import threading
 from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from patgate.errors import PatgateError, UsageError
+from patgate.runner.exchange import origin_of
+from patgate.target_contract import TARGET_KEYS
 
-__all__ = ["NAME_PREFIX", "ForeignDeleteRefused", "Ledger", "LedgerEntry"]
+if TYPE_CHECKING:
+    from patgate.runner.target import TargetConfig
+
+__all__ = ["NAME_PREFIX", "ForeignDeleteRefused", "Ledger", "LedgerEntry", "TargetIdentity"]
 
 NAME_PREFIX = "patgate-"
 _OPEN = ("pending", "created")
@@ -37,6 +45,49 @@ class ForeignDeleteRefused(PatgateError, PermissionError):
     """The runner was asked to delete something this run's ledger does not hold."""
 
 
+@dataclass(frozen=True)
+class TargetIdentity:
+    """Which deployment a token was made on: its origins and its organization."""
+
+    origins: tuple[str, ...]
+    """``scheme://host:port`` of each URL key of the target file, sorted."""
+    organization: str | None = None
+
+    @classmethod
+    def of(cls, config: TargetConfig) -> TargetIdentity:
+        """The identity of the deployment ``config`` describes."""
+        urls = [config.text(key) for key in TARGET_KEYS if key.endswith("_url")]
+        origins = sorted({origin for origin in map(origin_of, filter(None, urls)) if origin})
+        return cls(tuple(origins), config.text("organization_id"))
+
+    def record(self) -> dict[str, Any]:
+        """The identity as written in the ledger."""
+        return {"origins": list(self.origins), "organization": self.organization}
+
+    @classmethod
+    def from_record(cls, value: Any) -> TargetIdentity | None:
+        """The identity written by :meth:`record`, or ``None`` for anything else."""
+        if not isinstance(value, dict) or not isinstance(value.get("origins"), list):
+            return None
+        origins = tuple(str(origin) for origin in value["origins"])
+        organization = value.get("organization")
+        return cls(origins, organization if isinstance(organization, str) else None)
+
+    def same_deployment(self, other: TargetIdentity) -> bool:
+        """Whether ``other`` names this deployment: a shared origin, and the same
+        organization when both know theirs."""
+        if not set(self.origins) & set(other.origins):
+            return False
+        return not (self.organization and other.organization) or (
+            self.organization == other.organization
+        )
+
+    def describe(self) -> str:
+        """``https://host:443 (organization org-1)``."""
+        where = ", ".join(self.origins) or "no origin"
+        return f"{where} (organization {self.organization})" if self.organization else where
+
+
 @dataclass
 class LedgerEntry:
     """One thing a run set out to create."""
@@ -45,10 +96,13 @@ class LedgerEntry:
     run_id: str
     state: str
     """``pending`` (create sent, no id yet), ``created``, ``deleted``, ``refused`` (the
-    deployment said no) or ``absent`` (a create that timed out and was not listed)."""
+    deployment said no), ``absent`` (a create that timed out and was not listed) or
+    ``mismatch`` (the id now names a token this run did not make: not deleted)."""
     token_id: str | None = None
     bearer_key: str | None = None
     """The target key (``admin_token``) whose token made the create, when it was one."""
+    target: TargetIdentity | None = None
+    """The deployment the create was sent to (``None`` in ledgers older than the field)."""
 
     @property
     def outstanding(self) -> bool:
@@ -59,12 +113,16 @@ class LedgerEntry:
 class Ledger:
     """One run's ledger, appended to ``path`` (shared by runs; entries carry the run id).
 
-    ``path=None`` keeps it in memory (the embedded fake).
+    ``path=None`` keeps it in memory (the embedded fake). ``target``: the deployment this
+    run creates on, written with each create.
     """
 
-    def __init__(self, path: Path | str | None, run_id: str) -> None:
+    def __init__(
+        self, path: Path | str | None, run_id: str, *, target: TargetIdentity | None = None
+    ) -> None:
         self.path = Path(path) if path is not None else None
         self.run_id = run_id
+        self.target = target
         self._lock = threading.Lock()
         self._entries: dict[str, LedgerEntry] = {}
         self._by_id: dict[str, LedgerEntry] = {}
@@ -109,8 +167,12 @@ class Ledger:
             record: dict[str, Any] = {"event": "pending", "name": name}
             if bearer_key:
                 record["as"] = bearer_key
+            if self.target is not None:
+                record["target"] = self.target.record()
             self._append(record)
-            self._entries[name] = LedgerEntry(name, self.run_id, "pending", None, bearer_key)
+            self._entries[name] = LedgerEntry(
+                name, self.run_id, "pending", None, bearer_key, self.target
+            )
 
     def confirm(self, name: str, token_id: str) -> None:
         """Record the id the deployment gave a create (from its answer, or a listing)."""
@@ -138,6 +200,15 @@ class Ledger:
             if entry is not None and entry.state == "pending":
                 self._append({"event": state, "name": name})
                 entry.state = state
+
+    def mismatch(self, name: str, reason: str) -> None:
+        """The id no longer names this run's token (or the entry is of another target):
+        closed without a delete, ``reason`` written down."""
+        with self._lock:
+            entry = self._entries.get(name)
+            if entry is not None and entry.outstanding:
+                self._append({"event": "mismatch", "name": name, "reason": reason})
+                entry.state = "mismatch"
 
     def check_delete(self, token_id: str) -> LedgerEntry:
         """The entry for ``token_id`` (in any state); :class:`ForeignDeleteRefused`, counted
@@ -225,8 +296,9 @@ class Ledger:
         entry = self._entries.setdefault(name, LedgerEntry(name, self.run_id, "pending"))
         if event == "pending":
             entry.bearer_key = record.get("as") or entry.bearer_key
+            entry.target = TargetIdentity.from_record(record.get("target")) or entry.target
         elif event == "created" and isinstance(record.get("id"), str):
             entry.state, entry.token_id = "created", record["id"]
             self._by_id[record["id"]] = entry
-        elif event in ("deleted", "refused", "absent"):
+        elif event in ("deleted", "refused", "absent", "mismatch"):
             entry.state = event

@@ -181,13 +181,27 @@ class LiveTarget:
 
 
 def read_world_file(path: Path) -> dict[str, Any]:
-    """The mapping in a world file (JSON, or YAML); :class:`UsageError` names what is wrong."""
+    """The mapping in a world file (JSON, or YAML); :class:`UsageError` names what is wrong,
+    with the line. The file is held to the loading limits of :mod:`patgate.scenario.bounds`
+    (size, nesting, alias expansion) before it is parsed."""
+    from patgate.scenario.bounds import (
+        LimitExceeded,
+        check_json_text,
+        check_size,
+        check_yaml_text,
+    )
+
+    json_file = path.suffix.lower() == ".json"
     try:
+        check_size(path.stat().st_size)
         text = path.read_text(encoding="utf-8")
+        (check_json_text if json_file else check_yaml_text)(text)
+    except LimitExceeded as error:
+        raise UsageError(f"{path}:{error.line or 1}: {error}") from None
     except (OSError, UnicodeDecodeError) as error:
         raise UsageError(f"cannot read the world file {path}: {error}") from None
     data: Any
-    if path.suffix.lower() == ".json":
+    if json_file:
         try:
             data = json.loads(text)
         except ValueError as error:
