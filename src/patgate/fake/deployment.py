@@ -25,6 +25,7 @@ from patgate.errors import (
 )
 from patgate.fake.client_tokens import ClientTokenIssuer, IssuedClientToken
 from patgate.fake.clock import Clock
+from patgate.fake.content import ContentStore
 from patgate.fake.identifiers import IdFactory, global_id
 from patgate.fake.model import (
     ApiClient,
@@ -74,6 +75,7 @@ class Deployment:
         self.hubs: list[Hub] = []
         self.tokens: dict[str, PatRecord] = {}
         self._tokens_by_segment: dict[str, PatRecord] = {}
+        self.content = ContentStore()
 
     # -- set-up and control (what a test does out of band) ---------------------------------
 

@@ -13,7 +13,7 @@ from typing import Any
 
 from patgate.fake.graph_executor import execute_graph_request
 from patgate.wire.credentials import bearer_challenge, bearer_token
-from patgate.wire.endpoint import Endpoint, Refusal, media_type
+from patgate.wire.endpoint import Call, Endpoint, Refusal, media_type
 from patgate.wire.forms import parameter_names
 from patgate.wire.messages import Headers, WireRequest, WireResponse, json_response
 from patgate.wire.statuses import HttpRefusal
@@ -64,11 +64,11 @@ class GraphEndpoint(Endpoint):
 
     methods = ("POST",)
 
-    def respond(self, request: WireRequest, query: str) -> WireResponse:
+    def respond(self, request: WireRequest, call: Call) -> WireResponse:
         """Content type, then bearer, then body, then the executor: the first refusal wins."""
         if media_type(request) != JSON_TYPE:
             raise HttpRefusal(415, f"the body must be {JSON_TYPE}", code="UNSUPPORTED_MEDIA_TYPE")
-        token = bearer_token(request, token_in_query="access_token" in parameter_names(query))
+        token = bearer_token(request, token_in_query="access_token" in parameter_names(call.query))
         principal = self.deployment.authenticate(token)
         document, variables, operation_name = _graph_request(_json_object(request.body))
         outcome = execute_graph_request(

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from patgate.errors import InvalidRequest
 from patgate.wire.credentials import basic_credentials
-from patgate.wire.endpoint import Endpoint, Refusal, media_type
+from patgate.wire.endpoint import Call, Endpoint, Refusal, media_type
 from patgate.wire.forms import parameter_names, parse_form
 from patgate.wire.messages import Headers, WireRequest, WireResponse, json_response
 
@@ -34,11 +34,11 @@ class TokenEndpoint(Endpoint):
 
     methods = ("POST",)
 
-    def respond(self, request: WireRequest, query: str) -> WireResponse:
+    def respond(self, request: WireRequest, call: Call) -> WireResponse:
         """A token for valid client credentials, sent as a form or HTTP Basic."""
         if media_type(request) != FORM_TYPE:
             raise InvalidRequest(f"the body must be {FORM_TYPE}")
-        if "client_secret" in parameter_names(query):
+        if "client_secret" in parameter_names(call.query):
             raise InvalidRequest("client credentials must not be sent in the URL")
         form = parse_form(request.body)
         client_id = form.get("client_id")
