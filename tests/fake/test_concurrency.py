@@ -68,13 +68,7 @@ class RacyDeployment(Deployment):
         super().__init__()
         self.pat_format = _SlowMint(self.pat_format.prefix)
 
-    @property  # type: ignore[override]
-    def _lock(self) -> contextlib.AbstractContextManager[None]:
-        return contextlib.nullcontext()
-
-    @_lock.setter
-    def _lock(self, _value: object) -> None:
-        pass
+    lock_factory = contextlib.nullcontext
 
 
 def test_the_race_test_catches_a_deployment_without_the_lock() -> None:
@@ -136,11 +130,11 @@ class _DemotedDuringTheCheck(Deployment):
             self.demoter.join(timeout=0.5)
         return role
 
-    def _create(
+    def mint_token(
         self, user: User, organization_id: str, name: str, status: PatStatus
     ) -> CreatedToken:
         self.roles_at_insert.append(self.users[user.id].memberships.get(organization_id))
-        return super()._create(user, organization_id, name, status)
+        return super().mint_token(user, organization_id, name, status)
 
 
 def test_a_demotion_during_a_create_never_lets_a_member_create() -> None:

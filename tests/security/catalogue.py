@@ -184,9 +184,8 @@ class Kit:
         claims = {**self._claims(), **changes}
         for name in [name for name, value in changes.items() if value is None]:
             del claims[name]
-        key = self.fake.deployment.client_tokens._key  # white-box: the fake's signing key
         headers = {"typ": "at+jwt", **(header or {})}
-        return jwt.encode(claims, key, algorithm="HS256", headers=headers)
+        return self.fake.deployment.client_tokens.sign_claims(claims, headers=headers)
 
     def _make_alg_none(self) -> str:
         return f"{_segment({'alg': 'none', 'typ': 'at+jwt'})}.{_segment(self._claims())}."
@@ -206,11 +205,11 @@ class Kit:
         return jwt.encode(self._claims(), secrets.token_bytes(32), "HS256", {"typ": "at+jwt"})
 
     def _make_hs512(self) -> str:
-        key = self.fake.deployment.client_tokens._key
+        issuer = self.fake.deployment.client_tokens
         with warnings.catch_warnings():
             # The point is the server's own 32-byte key under another algorithm.
             warnings.simplefilter("ignore", jwt.warnings.InsecureKeyLengthWarning)
-            return jwt.encode(self._claims(), key, "HS512", {"typ": "at+jwt"})
+            return issuer.sign_claims(self._claims(), headers={"typ": "at+jwt"}, algorithm="HS512")
 
     def _make_rs256_attacker(self) -> str:
         return jwt.encode(self._claims(), _attacker_key(), "RS256", {"typ": "at+jwt"})

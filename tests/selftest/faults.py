@@ -1,5 +1,10 @@
 """Faults injected into the fake from the test side: a Deployment subclass, or an app wrapper
-that alters answers on the way out. Nothing here ships in the package."""
+that alters answers on the way out. Nothing here ships in the package.
+
+Every subclass overrides only the domain's public fault seam (see ``patgate.fake.deployment``):
+operations and the documented steps ``mint_token``, ``forget_token``, ``pat_secret_matches``,
+``user`` and ``ClientTokenIssuer.verify_signature``; no private member of the domain is used.
+"""
 
 from __future__ import annotations
 
@@ -17,9 +22,22 @@ from patgate.errors import (
     TokenLimitReached,
     Unauthenticated,
 )
-from patgate.fake.client_tokens import ClientTokenIssuer
+from patgate.fake.client_tokens import (
+    ClientTokenClaims,
+    ClientTokenIssuer,
+    IssuedClientToken,
+    VerifiedClientToken,
+)
 from patgate.fake.deployment import Deployment
-from patgate.fake.model import PatStatus, Principal, Role
+from patgate.fake.model import (
+    CreatedToken,
+    HubPage,
+    PatRecord,
+    PatStatus,
+    Principal,
+    Role,
+    User,
+)
 from patgate.fake.pat_format import MintedPat, PatFormat
 from patgate.harness import Fake
 from patgate.wire.messages import WireHandler, WireRequest, WireResponse
@@ -94,7 +112,9 @@ def _bad_credentials_401(request: WireRequest, response: WireResponse, body: Any
 
 
 class AcceptsAnySecret(Deployment):
-    def issue_client_token(self, client_id, client_secret, grant_type):  # type: ignore[no-untyped-def]
+    def issue_client_token(
+        self, client_id: str | None, client_secret: str | None, grant_type: str | None
+    ) -> IssuedClientToken:
         try:
             return super().issue_client_token(client_id, client_secret, grant_type)
         except InvalidClient:
@@ -105,7 +125,9 @@ class AcceptsAnySecret(Deployment):
 
 
 class AnyGrantType(Deployment):
-    def issue_client_token(self, client_id, client_secret, grant_type):  # type: ignore[no-untyped-def]
+    def issue_client_token(
+        self, client_id: str | None, client_secret: str | None, grant_type: str | None
+    ) -> IssuedClientToken:
         return super().issue_client_token(client_id, client_secret, "client_credentials")
 
 
@@ -116,13 +138,18 @@ def _client_tokens_never_expire(fake: Fake) -> None:
 class _UncheckedSignatures(ClientTokenIssuer):
     """Reads a client token's claims without checking that this issuer signed them."""
 
-    def _verify_signature(self, token):  # type: ignore[no-untyped-def]
+    def verify_signature(self, token: str) -> VerifiedClientToken:
         import jwt
 
-        header = jwt.get_unverified_header(token)
-        claims = jwt.decode(token, options={"verify_signature": False})
-        resigned = jwt.encode(claims, self._key, algorithm="HS256", headers=header)
-        return super()._verify_signature(resigned)
+        try:
+            claims = jwt.decode(token, options={"verify_signature": False})
+            return VerifiedClientToken(
+                ClientTokenClaims(str(claims["sub"]), str(claims["uid"]), str(claims["org"])),
+                expires_at=int(claims["exp"]),
+                not_before=int(claims.get("nbf", claims["iat"])),
+            )
+        except (jwt.PyJWTError, KeyError, TypeError, ValueError):
+            return super().verify_signature(token)
 
 
 class SignatureNotChecked(Deployment):
@@ -135,36 +162,28 @@ class SignatureNotChecked(Deployment):
 
 
 class _AdminFallback(Deployment):
-    def _admin(self) -> Principal:
+    def admin_principal(self) -> Principal:
         admin = next(u for u in self.users.values() if Role.ADMIN in u.memberships.values())
         return Principal(admin.id, next(iter(admin.memberships)), via="client")
 
 
 class NoTokenNeeded(_AdminFallback):
-    def authenticate(self, bearer):  # type: ignore[no-untyped-def]
-        return self._admin() if not bearer else super().authenticate(bearer)
+    def authenticate(self, bearer: str | None) -> Principal:
+        return self.admin_principal() if not bearer else super().authenticate(bearer)
 
 
 class GarbageAccepted(_AdminFallback):
-    def authenticate(self, bearer):  # type: ignore[no-untyped-def]
+    def authenticate(self, bearer: str | None) -> Principal:
         if bearer and not bearer.startswith(self.pat_format.prefix) and bearer.count(".") != 2:
-            return self._admin()
+            return self.admin_principal()
         return super().authenticate(bearer)
 
 
 class PatSecretNotChecked(Deployment):
     """Finds a PAT by its id segment and never compares the secret segment."""
 
-    def _authenticate_pat(self, value, id_segment):  # type: ignore[no-untyped-def]
-        record = self._tokens_by_segment.get(id_segment)
-        if record is None:
-            return super()._authenticate_pat(value, id_segment)
-        original = record.secret_hash
-        record.secret_hash = self.pat_format.hash(value)
-        try:
-            return super()._authenticate_pat(value, id_segment)
-        finally:
-            record.secret_hash = original
+    def pat_secret_matches(self, value: str, record: PatRecord) -> bool:
+        return True
 
 
 class ContentRefuses(Deployment):
@@ -172,10 +191,10 @@ class ContentRefuses(Deployment):
 
     via = ""
 
-    def list_hubs(self, principal, **kwargs):  # type: ignore[no-untyped-def]
+    def list_hubs(self, principal: Principal, *, page: int = 0, size: int = 20) -> HubPage:
         if principal.via == self.via:
             raise Forbidden("not with this kind of token")
-        return super().list_hubs(principal, **kwargs)
+        return super().list_hubs(principal, page=page, size=size)
 
 
 class ContentRefusesPats(ContentRefuses):
@@ -190,7 +209,7 @@ class ContentRefusesClientTokens(ContentRefuses):
 
 
 class IgnoresTheName(Deployment):
-    def create_token(self, principal, name, organization_id):  # type: ignore[no-untyped-def]
+    def create_token(self, principal: Principal, name: str, organization_id: str) -> CreatedToken:
         return super().create_token(principal, "token", organization_id)
 
 
@@ -253,13 +272,15 @@ def _secret_start_in_listings(request: WireRequest, response: WireResponse, body
 
 
 class MembersCreate(Deployment):
-    def create_token(self, principal, name, organization_id):  # type: ignore[no-untyped-def]
+    def create_token(self, principal: Principal, name: str, organization_id: str) -> CreatedToken:
         self.role_of(principal)
-        return self._create(self._user(principal.user_id), organization_id, name, PatStatus.ACTIVE)
+        return self.mint_token(
+            self.user(principal.user_id), organization_id, name, PatStatus.ACTIVE
+        )
 
 
 class CreatesForSomeoneElse(Deployment):
-    def create_token(self, principal, name, organization_id):  # type: ignore[no-untyped-def]
+    def create_token(self, principal: Principal, name: str, organization_id: str) -> CreatedToken:
         created = super().create_token(principal, name, organization_id)
         other = next(u for u in self.users.values() if u.id != principal.user_id)
         created.record.user_id = other.id
@@ -273,10 +294,12 @@ class CapCountsDeletedTokens(Deployment):
         super().__init__()
         self.ever_made: dict[str, int] = {}
 
-    def _create(self, user, organization_id, name, status):  # type: ignore[no-untyped-def]
+    def mint_token(
+        self, user: User, organization_id: str, name: str, status: PatStatus
+    ) -> CreatedToken:
         if self.ever_made.get(user.id, 0) >= self.max_tokens_per_user:
             raise TokenLimitReached("a user holds at most 5 personal access tokens")
-        created = super()._create(user, organization_id, name, status)
+        created = super().mint_token(user, organization_id, name, status)
         self.ever_made[user.id] = self.ever_made.get(user.id, 0) + 1
         return created
 
@@ -289,13 +312,13 @@ def _cap(limit: int) -> Callable[[], Deployment]:
 
 
 class ListsEveryone(Deployment):
-    def list_tokens(self, principal):  # type: ignore[no-untyped-def]
+    def list_tokens(self, principal: Principal) -> list[PatRecord]:
         self.role_of(principal)
         return list(self.tokens.values())
 
 
 class NeverMarksUse(Deployment):
-    def authenticate(self, bearer):  # type: ignore[no-untyped-def]
+    def authenticate(self, bearer: str | None) -> Principal:
         principal = super().authenticate(bearer)
         if principal.token_id is not None:
             self.tokens[principal.token_id].last_used_date = None
@@ -303,7 +326,7 @@ class NeverMarksUse(Deployment):
 
 
 class HidesTheTokenInUse(Deployment):
-    def list_tokens(self, principal):  # type: ignore[no-untyped-def]
+    def list_tokens(self, principal: Principal) -> list[PatRecord]:
         return [t for t in super().list_tokens(principal) if t.id != principal.token_id]
 
 
@@ -311,7 +334,7 @@ class HidesTheTokenInUse(Deployment):
 
 
 class DeleteIsANoOp(Deployment):
-    def delete_token(self, principal, token_id):  # type: ignore[no-untyped-def]
+    def delete_token(self, principal: Principal, token_id: str) -> PatRecord:
         self.role_of(principal)
         record = self.tokens.get(token_id)
         if record is None or record.user_id != principal.user_id:
@@ -320,12 +343,12 @@ class DeleteIsANoOp(Deployment):
 
 
 class AnyoneDeletes(Deployment):
-    def delete_token(self, principal, token_id):  # type: ignore[no-untyped-def]
+    def delete_token(self, principal: Principal, token_id: str) -> PatRecord:
         self.role_of(principal)
         record = self.tokens.get(token_id)
         if record is None:
             raise NotFound("no such personal access token")
-        self._forget(record)
+        self.forget_token(record)
         return record
 
 
@@ -333,7 +356,7 @@ class AnyoneDeletes(Deployment):
 
 
 class RemovalIgnored(Deployment):
-    def role_of(self, principal):  # type: ignore[no-untyped-def]
+    def role_of(self, principal: Principal) -> Role:
         user = self.users.get(principal.user_id)
         if user is not None and principal.organization_id not in user.memberships:
             return Role.MEMBER
@@ -347,7 +370,7 @@ class RemovalNoticedLate(Deployment):
         super().__init__()
         self.last_roles: dict[str, Role] = {}
 
-    def role_of(self, principal):  # type: ignore[no-untyped-def]
+    def role_of(self, principal: Principal) -> Role:
         try:
             role = super().role_of(principal)
         except Forbidden:
@@ -359,21 +382,19 @@ class RemovalNoticedLate(Deployment):
 
 
 class ContentIgnoresPermission(Deployment):
-    def list_hubs(self, principal, *, page=0, size=20):  # type: ignore[no-untyped-def]
+    def list_hubs(self, principal: Principal, *, page: int = 0, size: int = 20) -> HubPage:
         self.role_of(principal)
         visible = [h for h in self.hubs if h.organization_id == principal.organization_id]
-        from patgate.fake.model import HubPage
-
         return HubPage(tuple(visible[page * size : (page + 1) * size]), page, size, len(visible))
 
 
 class NoApprovalNeeded(Deployment):
-    def request_token_via_ui(self, user_id, organization_id, name):  # type: ignore[no-untyped-def]
-        return self._create(self._user(user_id), organization_id, name, PatStatus.ACTIVE)
+    def request_token_via_ui(self, user_id: str, organization_id: str, name: str) -> CreatedToken:
+        return self.mint_token(self.user(user_id), organization_id, name, PatStatus.ACTIVE)
 
 
 class PatsExpireAfterADay(Deployment):
-    def authenticate(self, bearer):  # type: ignore[no-untyped-def]
+    def authenticate(self, bearer: str | None) -> Principal:
         principal = super().authenticate(bearer)
         if principal.token_id is not None:
             record = self.tokens[principal.token_id]

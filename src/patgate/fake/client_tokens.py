@@ -5,13 +5,14 @@ from __future__ import annotations
 import secrets
 import uuid
 from dataclasses import dataclass
+from typing import Any
 
 import jwt
 
 from patgate.errors import Unauthenticated
 from patgate.fake.clock import Clock
 
-__all__ = ["ClientTokenIssuer", "IssuedClientToken"]
+__all__ = ["ClientTokenClaims", "ClientTokenIssuer", "IssuedClientToken", "VerifiedClientToken"]
 
 _ALGORITHM = "HS256"
 _ISSUER = "patgate-fake-auth"
@@ -40,7 +41,9 @@ class ClientTokenClaims:
 
 
 @dataclass(frozen=True)
-class _Verified:
+class VerifiedClientToken:
+    """A client token whose signature checked out: its claims and its validity window."""
+
     claims: ClientTokenClaims
     expires_at: int
     not_before: int
@@ -71,7 +74,7 @@ class ClientTokenIssuer:
         self.session_expires_in = session_expires_in
         self.leeway = leeway
         # Only tokens whose signature checked out are kept; a tampered one never is.
-        self._verified: dict[str, _Verified] = {}
+        self._verified: dict[str, VerifiedClientToken] = {}
 
     def issue(self, client_id: str, user_id: str, organization_id: str) -> IssuedClientToken:
         """A signed token for ``client_id``, acting as ``user_id`` in ``organization_id``."""
@@ -90,6 +93,20 @@ class ClientTokenIssuer:
         token = jwt.encode(claims, self._key, algorithm=_ALGORITHM, headers={"typ": "at+jwt"})
         return IssuedClientToken(token, self.expires_in, self.session_expires_in)
 
+    def sign_claims(
+        self,
+        claims: dict[str, Any],
+        *,
+        headers: dict[str, Any] | None = None,
+        algorithm: str = _ALGORITHM,
+    ) -> str:
+        """``claims`` signed with this issuer's key, as given (no claim added or checked).
+
+        For tests that forge a token differing from a real one in one part only (a claim, a
+        header, the algorithm), so that only that part can be why it is refused.
+        """
+        return jwt.encode(claims, self._key, algorithm=algorithm, headers=headers)
+
     @staticmethod
     def looks_like_jwt(token: str) -> bool:
         """Whether ``token`` has a JWT's shape (three segments, a JSON header)."""
@@ -103,7 +120,7 @@ class ClientTokenIssuer:
         """
         verified = self._verified.get(token)
         if verified is None:
-            verified = self._verify_signature(token)
+            verified = self.verify_signature(token)
             if len(self._verified) >= _VERIFIED_CACHE_SIZE:
                 self._verified.clear()
             self._verified[token] = verified
@@ -114,7 +131,11 @@ class ClientTokenIssuer:
             raise Unauthenticated("the access token is not valid yet", rule_id="AUTH-INVALID-TOKEN")
         return verified.claims
 
-    def _verify_signature(self, token: str) -> _Verified:
+    def verify_signature(self, token: str) -> VerifiedClientToken:
+        """The claims of ``token`` if this issuer signed it; :class:`Unauthenticated` if not.
+
+        Expiry is not judged here (see :meth:`verify`). The fault seam's step for signatures.
+        """
         invalid = Unauthenticated("the access token is not valid", rule_id="AUTH-INVALID-TOKEN")
         try:
             decoded = jwt.decode_complete(
@@ -142,7 +163,7 @@ class ClientTokenIssuer:
             or not isinstance(claims["exp"], int)
         ):
             raise invalid
-        return _Verified(
+        return VerifiedClientToken(
             ClientTokenClaims(str(claims["sub"]), user_id, org_id),
             expires_at=int(claims["exp"]),
             not_before=int(claims.get("nbf", claims["iat"])),

@@ -5,14 +5,33 @@ or a :class:`~patgate.errors.DomainError` naming the rule that refused them. One
 lock guards all state, so check-then-act rules (the cap of 5) hold under concurrency: each
 operation checks the caller's role and acts under one hold of it, so a concurrent removal or
 demotion lands wholly before or wholly after the operation.
+
+The fault seam. A test that needs a deployment breaking one rule subclasses ``Deployment``
+and overrides public methods only: the operations themselves (``authenticate``,
+``issue_client_token``, ``list_hubs``, ``list_tokens``, ``create_token``, ``delete_token``,
+``role_of``, ``request_token_via_ui``) and the steps they are built from:
+
+- :meth:`Deployment.mint_token`: the one place a PAT is stored (name check, cap, minting);
+- :meth:`Deployment.forget_token`: the one place a PAT is removed;
+- :meth:`Deployment.pat_secret_matches`: whether a presented value is a stored PAT's secret;
+- :meth:`Deployment.user`: a user by id;
+- :attr:`Deployment.lock_factory`: the lock around every operation;
+- ``pat_format`` (:class:`~patgate.fake.pat_format.PatFormat`) and ``client_tokens``
+  (:class:`~patgate.fake.client_tokens.ClientTokenIssuer`, whose ``verify_signature`` is its
+  step) may be replaced by subclasses.
+
+Faults on the wire (a status, ``Retry-After``, latency, a dropped connection, the rate limit)
+are not subclasses: they are rules in ``faults`` (:class:`~patgate.fake.faults.Faults`), which
+the wire app consults before answering.
 """
 
 from __future__ import annotations
 
+import contextlib
 import secrets
 import threading
-from collections.abc import Iterable
-from typing import Any
+from collections.abc import Callable, Iterable
+from typing import Any, ClassVar
 
 from patgate.errors import (
     Forbidden,
@@ -26,6 +45,7 @@ from patgate.errors import (
 from patgate.fake.client_tokens import ClientTokenIssuer, IssuedClientToken
 from patgate.fake.clock import Clock
 from patgate.fake.content import ContentStore
+from patgate.fake.faults import Faults
 from patgate.fake.identifiers import IdFactory, global_id
 from patgate.fake.model import (
     ApiClient,
@@ -51,6 +71,10 @@ MAX_PAGE_SIZE = 100
 class Deployment:
     """One fake deployment: organizations, users, API clients, hubs and tokens."""
 
+    lock_factory: ClassVar[Callable[[], contextlib.AbstractContextManager[Any]]] = threading.RLock
+    """Makes the one lock that guards all state (re-entrant). Part of the fault seam: a
+    variant without it (``contextlib.nullcontext``) is what the race tests must catch."""
+
     def __init__(
         self,
         *,
@@ -68,7 +92,7 @@ class Deployment:
         )
         self.max_tokens_per_user = max_tokens_per_user
         self.ids = IdFactory(seed)
-        self._lock = threading.RLock()
+        self._lock = type(self).lock_factory()
         self.organizations: dict[str, Organization] = {}
         self.users: dict[str, User] = {}
         self.clients: dict[str, ApiClient] = {}
@@ -76,6 +100,9 @@ class Deployment:
         self.tokens: dict[str, PatRecord] = {}
         self._tokens_by_segment: dict[str, PatRecord] = {}
         self.content = ContentStore()
+        """The hubs' content resources (see :mod:`patgate.fake.content`)."""
+        self.faults = Faults(self.clock, seed)
+        """Fault rules on the wire and the rate-limit switch (see :mod:`patgate.fake.faults`)."""
 
     # -- set-up and control (what a test does out of band) ---------------------------------
 
@@ -101,7 +128,7 @@ class Deployment:
     def add_client(self, user_id: str, organization_id: str) -> tuple[str, str]:
         """Issue an API key acting as ``user_id``; returns ``(client_id, client_secret)``."""
         with self._lock:
-            self._user(user_id)
+            self.user(user_id)
             self._organization(organization_id)
             client_id = self.ids.uuid()
             secret = secrets.token_urlsafe(32)
@@ -137,12 +164,12 @@ class Deployment:
         """Add the user to the organization with ``role``, or change their role."""
         with self._lock:
             self._organization(organization_id)
-            self._user(user_id).memberships[organization_id] = Role(role)
+            self.user(user_id).memberships[organization_id] = Role(role)
 
     def remove_user(self, user_id: str, organization_id: str) -> None:
         """Remove the user from the organization; their PATs stay stored but stop working."""
         with self._lock:
-            self._user(user_id).memberships.pop(organization_id, None)
+            self.user(user_id).memberships.pop(organization_id, None)
 
     def request_token_via_ui(self, user_id: str, organization_id: str, name: str) -> CreatedToken:
         """The management UI path: an admin's token is usable at once, anyone else's pends.
@@ -151,21 +178,21 @@ class Deployment:
         but refused until :meth:`approve_token_request`.
         """
         with self._lock:
-            user = self._user(user_id)
+            user = self.user(user_id)
             role = user.memberships.get(organization_id)
             if role is None:
                 raise Forbidden(
                     "the user is not a member of that organization", rule_id="PAT-REMOVED-USER"
                 )
             status = PatStatus.ACTIVE if role is Role.ADMIN else PatStatus.PENDING
-            return self._create(user, organization_id, name, status)
+            return self.mint_token(user, organization_id, name, status)
 
     def approve_token_request(self, token_id: str, approver_id: str | None = None) -> PatRecord:
         """Make a pending token usable; ``approver_id``, when given, must be an admin."""
         with self._lock:
             record = self._pending(token_id)
             if approver_id is not None:
-                approver = self._user(approver_id)
+                approver = self.user(approver_id)
                 if approver.memberships.get(record.organization_id) is not Role.ADMIN:
                     raise Forbidden("only an organization admin approves", rule_id="PAT-APPROVAL")
             record.status = PatStatus.ACTIVE
@@ -174,7 +201,7 @@ class Deployment:
     def reject_token_request(self, token_id: str) -> None:
         """A rejected request disappears (the real outcome is not published)."""
         with self._lock:
-            self._forget(self._pending(token_id))
+            self.forget_token(self._pending(token_id))
 
     # -- the token endpoint ----------------------------------------------------------------
 
@@ -224,10 +251,34 @@ class Deployment:
             return Principal(claims.user_id, claims.organization_id, via="client")
         raise Unauthenticated("the access token is not valid", rule_id="AUTH-INVALID-TOKEN")
 
+    def identify(self, bearer: str | None) -> Principal | None:
+        """Who ``bearer`` speaks for, or ``None``; unlike :meth:`authenticate`, changes nothing.
+
+        For fault rules and the request log, which must not mark a token as used.
+        """
+        if not bearer:
+            return None
+        id_segment = self.pat_format.id_segment_of(bearer)
+        if id_segment is not None:
+            with self._lock:
+                record = self._tokens_by_segment.get(id_segment)
+                if record is None or not self.pat_secret_matches(bearer, record):
+                    return None
+                return Principal(
+                    record.user_id, record.organization_id, via="pat", token_id=record.id
+                )
+        if ClientTokenIssuer.looks_like_jwt(bearer):
+            try:
+                claims = self.client_tokens.verify(bearer)
+            except Unauthenticated:
+                return None
+            return Principal(claims.user_id, claims.organization_id, via="client")
+        return None
+
     def _authenticate_pat(self, value: str, id_segment: str) -> Principal:
         with self._lock:
             record = self._tokens_by_segment.get(id_segment)
-            if record is None or not self.pat_format.matches(value, record.secret_hash):
+            if record is None or not self.pat_secret_matches(value, record):
                 raise Unauthenticated("the access token is not valid", rule_id="AUTH-INVALID-TOKEN")
             if record.status is PatStatus.PENDING:
                 raise Unauthenticated(
@@ -235,6 +286,10 @@ class Deployment:
                 )
             record.last_used_date = self.clock.now()
             return Principal(record.user_id, record.organization_id, via="pat", token_id=record.id)
+
+    def pat_secret_matches(self, value: str, record: PatRecord) -> bool:
+        """Whether ``value`` is the full value of the stored PAT ``record``."""
+        return self.pat_format.matches(value, record.secret_hash)
 
     def role_of(self, principal: Principal) -> Role:
         """The caller's role in the token's organization; :class:`Forbidden` once removed."""
@@ -273,7 +328,7 @@ class Deployment:
         """The calling user, while still a member of the token's organization."""
         with self._lock:
             self.role_of(principal)
-            return self._user(principal.user_id)
+            return self.user(principal.user_id)
 
     def organizations_of(self, principal: Principal) -> list[Organization]:
         """The organizations the caller belongs to."""
@@ -296,8 +351,8 @@ class Deployment:
                     "creating a token through the API needs organization admin permission",
                     rule_id="PAT-ADMIN-ONLY",
                 )
-            return self._create(
-                self._user(principal.user_id), organization_id, name, PatStatus.ACTIVE
+            return self.mint_token(
+                self.user(principal.user_id), organization_id, name, PatStatus.ACTIVE
             )
 
     def delete_token(self, principal: Principal, token_id: str) -> PatRecord:
@@ -307,14 +362,19 @@ class Deployment:
             record = self.tokens.get(token_id)
             if record is None or record.user_id != principal.user_id:
                 raise NotFound("no such personal access token", rule_id="PAT-DELETE-OWN-ONLY")
-            self._forget(record)
+            self.forget_token(record)
             return record
 
     # -- internals -------------------------------------------------------------------------
 
-    def _create(
+    def mint_token(
         self, user: User, organization_id: str, name: str, status: PatStatus
     ) -> CreatedToken:
+        """Store a new PAT for ``user`` with ``status``; the value exists only in the result.
+
+        Checks the name (PAT-CREATE-FIELDS) and the cap (PAT-CAP). Every create goes through
+        here: the GraphQL mutation and the management-UI path.
+        """
         name = self._valid_name(name)
         with self._lock:
             held = sum(
@@ -358,7 +418,8 @@ class Deployment:
             )
         return name
 
-    def _forget(self, record: PatRecord) -> None:
+    def forget_token(self, record: PatRecord) -> None:
+        """Remove a stored PAT: it stops working at once (a delete, a rejection)."""
         self.tokens.pop(record.id, None)
         self._tokens_by_segment.pop(record.id_segment, None)
 
@@ -368,7 +429,8 @@ class Deployment:
             raise NotFound("no such pending token request", rule_id="PAT-APPROVAL")
         return record
 
-    def _user(self, user_id: str) -> User:
+    def user(self, user_id: str) -> User:
+        """The user with ``user_id``; :class:`NotFound` for an unknown id."""
         try:
             return self.users[user_id]
         except KeyError:

@@ -19,6 +19,7 @@ from urllib.parse import urlsplit
 from patgate.errors import UsageError
 from patgate.redaction import Secret
 from patgate.target_contract import SECRET_KEYS, TARGET_KEYS
+from patgate.token_grammar import DEFAULT_PAT_PREFIX
 
 if TYPE_CHECKING:
     import httpx
@@ -36,7 +37,6 @@ __all__ = [
     "resolve_target_config",
 ]
 
-DEFAULT_PAT_PREFIX = "amp_pat_"
 DOCUMENT_NAMES = ("viewer", "organizations", "create_token", "delete_token")
 URL_KEYS = ("auth_url", "base_url", "graphql_url")
 _LOOPBACK_NAMES = ("localhost",)

@@ -15,6 +15,7 @@ from typing import Any
 
 import httpx
 
+from patgate.wire.fault_answers import DroppedConnection
 from patgate.wire.messages import WireHandler, WireRequest, WireResponse
 from patgate.wire.urls import FakeUrls
 
@@ -36,6 +37,16 @@ def from_wire(response: WireResponse, request: httpx.Request) -> httpx.Response:
 
 
 _Answer = Callable[[httpx.Request], "httpx.Response | httpx.Request"]
+
+
+def _handle(handler: WireHandler, request: httpx.Request) -> WireResponse | None:
+    try:
+        return handler(to_wire(request))
+    except DroppedConnection:
+        # What httpx raises when a server closes the connection without answering.
+        raise httpx.RemoteProtocolError(
+            "Server disconnected without sending a response.", request=request
+        ) from None
 
 
 def _catch_all_route(answer: _Answer) -> Any:
@@ -82,7 +93,7 @@ class HttpxInterception:
             router.stop(quiet=True)
 
     def _answer(self, request: httpx.Request) -> httpx.Response | httpx.Request:
-        response = self._handler(to_wire(request))
+        response = _handle(self._handler, request)
         if response is None:
             if self._strict:
                 raise self._urls.unmatched(request.method, str(request.url))
@@ -112,7 +123,7 @@ class FakeTransport(httpx.BaseTransport, httpx.AsyncBaseTransport):
         return self._respond(request)
 
     def _respond(self, request: httpx.Request) -> httpx.Response:
-        response = self._handler(to_wire(request))
+        response = _handle(self._handler, request)
         if response is None:
             raise httpx.ConnectError(
                 f"the patgate fake does not serve {request.url.scheme}://{request.url.netloc.decode()}"

@@ -23,6 +23,7 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from patgate.wire.app import MAX_BODY_BYTES
+from patgate.wire.fault_answers import DroppedConnection
 from patgate.wire.messages import WireHandler, WireRequest, WireResponse, json_response
 from patgate.wire.urls import FakeUrls
 
@@ -98,6 +99,9 @@ class _Handler(BaseHTTPRequestHandler):
         handler = owner.handler
         try:
             response = handler(request) if handler is not None else None
+        except DroppedConnection:
+            self.close_connection = True  # a fault rule: close without a word
+            return
         except Exception as error:
             owner.record_error(error)
             self.close_connection = True

@@ -17,6 +17,7 @@ from responses import BaseResponse, RequestsMock
 from urllib3 import HTTPResponse
 from urllib3._collections import HTTPHeaderDict
 
+from patgate.wire.fault_answers import DroppedConnection
 from patgate.wire.messages import WireHandler, WireRequest, WireResponse
 from patgate.wire.urls import FakeUrls
 
@@ -85,7 +86,14 @@ class _FakeRoute(BaseResponse):
         return False, "not a URL of the patgate fake"
 
     def get_response(self, request: requests.PreparedRequest) -> HTTPResponse:
-        response = self._handler(to_wire(request))
+        try:
+            response = self._handler(to_wire(request))
+        except DroppedConnection:
+            # What requests raises when a server closes the connection without answering.
+            raise requests.exceptions.ConnectionError(
+                "Connection aborted: the server closed the connection without a response",
+                request=request,
+            ) from None
         if response is None:
             raise self._urls.unmatched(request.method or "GET", request.url or "")
         return from_wire(response, request.method)

@@ -11,7 +11,7 @@ A request is answered in this order:
    permission (403), on every path, known or not;
 2. the route table: an unknown path is 404, a known path with another method 405 with
    ``Allow``;
-3. size limits (outside the content API), then the endpoint.
+3. size limits (outside the content API), a fault rule a test set, then the endpoint.
 
 Mounting more routes (a control API under a reserved prefix, a page) is one call per route::
 
@@ -32,6 +32,7 @@ from patgate.fake.deployment import Deployment
 from patgate.fake.model import Principal
 from patgate.wire.content_api import ContentEndpoint, authorize
 from patgate.wire.endpoint import Call, Endpoint
+from patgate.wire.fault_answers import fault_answer, fault_for
 from patgate.wire.messages import WireRequest, WireResponse
 from patgate.wire.router import Router
 from patgate.wire.routes import served_routes
@@ -120,7 +121,11 @@ class WireApp:
                 _check_limits(request)
             except HttpRefusal as refusal:
                 return endpoint.refuse(refusal)
-        return endpoint.answer(request, Call(query, match.params, principal))
+        call = Call(query, match.params, principal)
+        fault = fault_for(self.deployment, self.urls, request, key)
+        if fault is not None:
+            return fault_answer(fault, endpoint.refuse, lambda: endpoint.answer(request, call))
+        return endpoint.answer(request, call)
 
 
 def _check_limits(request: WireRequest) -> None:

@@ -1,0 +1,298 @@
+"""Faults on the wire and the published GraphQL rate limit: one model for every front door.
+
+A :class:`Faults` book holds rules; the wire app asks it, for each request it is about to
+answer, whether a rule fires (:meth:`Faults.decide`). ``patgate.Fake.faults`` is the book
+of an in-process fake, and the control API's ``/__patgate/faults`` edits the same book of a
+served one, so a rule means the same thing from Python and from any other language.
+
+A rule matches by endpoint (``token``, ``hubs``, ``content`` for any content path,
+``graphql``, or ``any``), optionally a GraphQL operation name and a principal (a user id),
+and fires for its next ``count`` matching requests (every one when ``count`` is ``None``),
+each with ``probability``. It answers a chosen ``status`` and JSON ``body`` with an optional
+``Retry-After``, waits ``latency`` seconds first, or drops the connection (``drop``); a rule
+with only a latency delays the real answer.
+
+The rate limit is the vendor's published one for GraphQL (60 requests per minute per key,
+docs/facts.md): a switch, off by default. Minutes are counted on the fake's clock, so a
+test advances the clock instead of waiting.
+"""
+
+from __future__ import annotations
+
+import math
+import random
+import threading
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from patgate.errors import InvalidRequest, NotFound
+from patgate.fake.clock import Clock
+
+__all__ = [
+    "ENDPOINTS",
+    "RATE_LIMIT_PER_MINUTE",
+    "CallSite",
+    "FaultAction",
+    "FaultRule",
+    "Faults",
+]
+
+ENDPOINTS = ("any", "token", "hubs", "content", "graphql")
+"""What a rule's ``endpoint`` may name; ``content`` is every path of the content API."""
+RATE_LIMIT_PER_MINUTE = 60
+"""The vendor's published GraphQL limit per key."""
+MAX_LATENCY = 60.0
+"""The longest latency a rule may ask for, in seconds: a fault must not hang a test run."""
+
+_MAX_KEYS = 4096
+_FIELDS = frozenset(
+    {"endpoint", "operation", "principal", "count", "probability", "status", "body"}
+    | {"retry_after", "latency", "drop"}
+)
+
+
+@dataclass(frozen=True)
+class CallSite:
+    """What the wire app knows about a request when it asks :meth:`Faults.decide`."""
+
+    endpoints: tuple[str, ...]
+    """Every endpoint name the request belongs to, e.g. ``("content", "hubs")``."""
+    operation: str | None = None
+    """The GraphQL operation name, when there is one."""
+    principal: str | None = None
+    """The caller's user id, when the bearer is valid."""
+    key: str | None = None
+    """What the rate limit counts by: one value per credential, never the credential."""
+
+
+@dataclass(frozen=True)
+class FaultAction:
+    """What the wire app does instead of (or before) the real answer."""
+
+    rule_id: str
+    status: int | None
+    body: Any
+    retry_after: int | None
+    latency: float
+    drop: bool
+
+
+@dataclass
+class FaultRule:
+    """One rule of the book; ``hits`` counts the requests it fired for."""
+
+    id: str
+    endpoint: str = "any"
+    operation: str | None = None
+    principal: str | None = None
+    count: int | None = None
+    probability: float = 1.0
+    status: int | None = None
+    body: Any = None
+    retry_after: int | None = None
+    latency: float = 0.0
+    drop: bool = False
+    hits: int = 0
+
+    def matches(self, call: CallSite) -> bool:
+        """Whether ``call`` is one this rule is about (ignoring count and probability)."""
+        if self.endpoint != "any" and self.endpoint not in call.endpoints:
+            return False
+        if self.operation is not None and self.operation != call.operation:
+            return False
+        return self.principal is None or self.principal == call.principal
+
+    def to_json(self) -> dict[str, Any]:
+        """The rule as the control API shows it."""
+        return {
+            "id": self.id,
+            "endpoint": self.endpoint,
+            "operation": self.operation,
+            "principal": self.principal,
+            "count": self.count,
+            "probability": self.probability,
+            "status": self.status,
+            "body": self.body,
+            "retry_after": self.retry_after,
+            "latency": self.latency,
+            "drop": self.drop,
+            "hits": self.hits,
+        }
+
+
+def _bad(message: str) -> InvalidRequest:
+    return InvalidRequest(f"fault rule: {message}", rule_id="")
+
+
+def _optional_text(spec: Mapping[str, Any], name: str) -> str | None:
+    value = spec.get(name)
+    if value is not None and (not isinstance(value, str) or not value):
+        raise _bad(f"{name} must be a non-empty string")
+    return value
+
+
+def _optional_int(spec: Mapping[str, Any], name: str, low: int, high: int) -> int | None:
+    value = spec.get(name)
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, int) or not low <= value <= high:
+        raise _bad(f"{name} must be a whole number from {low} to {high}")
+    return value
+
+
+def _number(spec: Mapping[str, Any], name: str, default: float, high: float) -> float:
+    value = spec.get(name, default)
+    if (
+        isinstance(value, bool)
+        or not isinstance(value, (int, float))
+        or not math.isfinite(value)
+        or not 0 <= value <= high
+    ):
+        raise _bad(f"{name} must be a number from 0 to {high:g}")
+    return float(value)
+
+
+def parse_rule(rule_id: str, spec: Mapping[str, Any]) -> FaultRule:
+    """A rule from its JSON form; :class:`InvalidRequest` naming the first wrong field."""
+    unknown = sorted(set(spec) - _FIELDS)
+    if unknown:
+        raise _bad(f"unknown field(s) {unknown}; known: {sorted(_FIELDS)}")
+    endpoint = spec.get("endpoint", "any")
+    if endpoint not in ENDPOINTS:
+        raise _bad(f"endpoint must be one of {list(ENDPOINTS)}, not {endpoint!r}")
+    drop = spec.get("drop", False)
+    if not isinstance(drop, bool):
+        raise _bad("drop must be true or false")
+    rule = FaultRule(
+        id=rule_id,
+        endpoint=endpoint,
+        operation=_optional_text(spec, "operation"),
+        principal=_optional_text(spec, "principal"),
+        count=_optional_int(spec, "count", 1, 10**9),
+        probability=_number(spec, "probability", 1.0, 1.0),
+        status=_optional_int(spec, "status", 200, 599),
+        body=spec.get("body"),
+        retry_after=_optional_int(spec, "retry_after", 0, 86400),
+        latency=_number(spec, "latency", 0.0, MAX_LATENCY),
+        drop=drop,
+    )
+    if rule.operation is not None and endpoint not in ("graphql", "any"):
+        raise _bad("operation applies to the graphql endpoint only")
+    if rule.status is None and not rule.drop and rule.latency == 0:
+        raise _bad("give a status, a latency, or drop: true")
+    if rule.drop and rule.status is not None:
+        raise _bad("a dropped connection has no status")
+    if rule.status is None and (rule.body is not None or rule.retry_after is not None):
+        raise _bad("body and retry_after need a status")
+    return rule
+
+
+@dataclass
+class _Window:
+    minute: int
+    used: int = 0
+
+
+@dataclass
+class Faults:
+    """The fault rules and the rate-limit switch of one fake. Safe to share between threads."""
+
+    clock: Clock
+    seed: int = 0
+    _rules: list[FaultRule] = field(default_factory=list, init=False, repr=False)
+    _windows: dict[str, _Window] = field(default_factory=dict, init=False, repr=False)
+    _rate_limit: bool = field(default=False, init=False)
+    _next_id: int = field(default=1, init=False, repr=False)
+    _lock: threading.Lock = field(default_factory=threading.Lock, init=False, repr=False)
+
+    def __post_init__(self) -> None:
+        self._random = random.Random(self.seed)
+
+    def add(self, endpoint: str = "any", **spec: Any) -> FaultRule:
+        """Add a rule (the fields of :class:`FaultRule`); it applies from the next request."""
+        return self.add_from_json({"endpoint": endpoint, **spec})
+
+    def add_from_json(self, spec: Mapping[str, Any]) -> FaultRule:
+        """Add a rule from its JSON form (as the control API receives it)."""
+        if not isinstance(spec, Mapping):
+            raise _bad("a rule is a JSON object")
+        with self._lock:
+            rule = parse_rule(f"fault-{self._next_id}", spec)
+            self._next_id += 1
+            self._rules.append(rule)
+            return rule
+
+    def remove(self, rule_id: str) -> None:
+        """Remove one rule; :class:`NotFound` for an unknown id."""
+        with self._lock:
+            for index, rule in enumerate(self._rules):
+                if rule.id == rule_id:
+                    del self._rules[index]
+                    return
+        raise NotFound(f"no fault rule {rule_id!r}", rule_id="")
+
+    def clear(self) -> None:
+        """Remove every rule and switch the rate limit off."""
+        with self._lock:
+            self._rules.clear()
+            self._windows.clear()
+            self._rate_limit = False
+
+    def rules(self) -> list[FaultRule]:
+        """The rules, oldest first (copies: editing one changes nothing)."""
+        with self._lock:
+            return [FaultRule(**vars(rule)) for rule in self._rules]
+
+    @property
+    def rate_limit(self) -> bool:
+        """Whether the GraphQL rate limit (60 per minute per key) is on."""
+        return self._rate_limit
+
+    def set_rate_limit(self, on: bool) -> None:
+        """Switch the GraphQL rate limit on or off; switching starts every key afresh."""
+        if not isinstance(on, bool):
+            raise _bad("the rate limit switch is true or false")
+        with self._lock:
+            self._rate_limit = on
+            self._windows.clear()
+
+    def decide(self, call: CallSite) -> FaultAction | None:
+        """The action for this request: the first rule that fires, then the rate limit."""
+        with self._lock:
+            for rule in self._rules:
+                if not rule.matches(call):
+                    continue
+                if rule.probability < 1.0 and self._random.random() >= rule.probability:
+                    continue
+                rule.hits += 1
+                if rule.count is not None:
+                    rule.count -= 1
+                    if rule.count == 0:
+                        self._rules.remove(rule)
+                return FaultAction(
+                    rule.id, rule.status, rule.body, rule.retry_after, rule.latency, rule.drop
+                )
+            if self._rate_limit and "graphql" in call.endpoints and call.key is not None:
+                return self._count(call.key)
+        return None
+
+    def _count(self, key: str) -> FaultAction | None:
+        now = self.clock.timestamp()
+        minute = int(now // 60)
+        if len(self._windows) > _MAX_KEYS:  # keys of past minutes are of no more use
+            self._windows = {k: w for k, w in self._windows.items() if w.minute == minute}
+        window = self._windows.get(key)
+        if window is None or window.minute != minute:
+            window = self._windows[key] = _Window(minute)
+        window.used += 1
+        if window.used <= RATE_LIMIT_PER_MINUTE:
+            return None
+        retry_after = max(1, math.ceil((minute + 1) * 60 - now))
+        # The real body is not published; no extensions.code is invented for it.
+        message = f"rate limit exceeded: {RATE_LIMIT_PER_MINUTE} requests per minute per key"
+        body = {"errors": [{"message": message}]}
+        return FaultAction("rate-limit", 429, body, retry_after, 0.0, False)
+
+    def __len__(self) -> int:
+        return len(self._rules)

@@ -1,0 +1,97 @@
+"""Where the fault book meets HTTP: what a request is, and the answer a fired rule gives.
+
+The wire app asks :func:`fault_for` before an endpoint answers; the domain's
+:class:`~patgate.fake.faults.Faults` decides, and :func:`fault_answer` turns its action into
+a response in the endpoint family's own error shape (or raises :class:`DroppedConnection`,
+which each transport turns into its library's connection error).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+import time
+from collections.abc import Callable
+
+from patgate.errors import DomainError
+from patgate.fake.deployment import Deployment
+from patgate.fake.faults import CallSite, FaultAction
+from patgate.wire.credentials import bearer_token
+from patgate.wire.messages import WireRequest, WireResponse, json_response
+from patgate.wire.statuses import HttpRefusal
+from patgate.wire.urls import FakeUrls
+
+__all__ = ["DroppedConnection", "endpoint_names", "fault_answer", "fault_for"]
+
+_OPERATION = re.compile(rb"\b(?:query|mutation|subscription)\s+([_A-Za-z][_0-9A-Za-z]*)")
+_OPERATION_NAME = re.compile(rb'"operationName"\s*:\s*"([_A-Za-z][_0-9A-Za-z]*)"')
+
+
+class DroppedConnection(Exception):
+    """A fault rule asked to close the connection without answering."""
+
+
+def _operation(request: WireRequest) -> str | None:
+    # A cheap look, not a parse: the executor parses the document properly afterwards.
+    named = _OPERATION_NAME.search(request.body) or _OPERATION.search(request.body)
+    return named.group(1).decode("ascii") if named else None
+
+
+def _bearer(request: WireRequest) -> str | None:
+    try:
+        return bearer_token(request, token_in_query=False)
+    except (HttpRefusal, DomainError):  # a malformed header just means no principal
+        return None
+
+
+def endpoint_names(urls: FakeUrls, key: str) -> tuple[str, ...]:
+    """The fault-rule endpoint names of the canonical URL ``key``."""
+    if key == urls.token_url:
+        return ("token",)
+    if key == urls.graphql_url:
+        return ("graphql",)
+    if key == urls.hubs_url or key.startswith(urls.hubs_url + "/"):
+        return ("content", "hubs")
+    return ("content",)
+
+
+def fault_for(
+    deployment: Deployment, urls: FakeUrls, request: WireRequest, key: str
+) -> FaultAction | None:
+    """The fault action for ``request`` (canonical URL ``key``), or ``None``.
+
+    Costs one check while the book is empty and the rate limit is off.
+    """
+    faults = deployment.faults
+    if not len(faults) and not faults.rate_limit:
+        return None
+    endpoints = endpoint_names(urls, key)
+    bearer = _bearer(request)
+    principal = deployment.identify(bearer)
+    rate_key = (
+        hashlib.sha256(bearer.encode("utf-8", "surrogatepass")).hexdigest() if bearer else None
+    )
+    operation = _operation(request) if "graphql" in endpoints else None
+    site = CallSite(endpoints, operation, principal.user_id if principal else None, rate_key)
+    return faults.decide(site)
+
+
+def fault_answer(
+    action: FaultAction,
+    render: Callable[[HttpRefusal], WireResponse],
+    real: Callable[[], WireResponse],
+) -> WireResponse:
+    """Wait the latency, then drop, answer the rule's status, or give the ``real`` answer."""
+    if action.latency:
+        time.sleep(action.latency)
+    if action.drop:
+        raise DroppedConnection(f"fault rule {action.rule_id} dropped the connection")
+    if action.status is None:
+        return real()
+    headers: tuple[tuple[str, str], ...] = ()
+    if action.retry_after is not None:
+        headers = (("Retry-After", str(action.retry_after)),)
+    if action.body is not None:
+        return json_response(action.status, action.body, headers)
+    message = f"fault injected by rule {action.rule_id}"
+    return render(HttpRefusal(action.status, message, code="FAULT_INJECTED", headers=headers))
