@@ -23,6 +23,7 @@ __all__ = [
     "CONTENT_TYPE",
     "CONTENT_TYPE_SCHEMA",
     "EVENT",
+    "EVENT_EDITIONS",
     "EXTENSION",
     "GRAPHQL",
     "HUB",
@@ -104,6 +105,7 @@ WORKFLOW_STATE = _content("workflow-state", "/workflow-states/{id}")
 EXTENSION = _content("extension", "/extensions/{id}")
 WEBHOOK = _content("webhook", "/hubs/{hub_id}/webhooks/{id}")
 EVENT = _content("event", "/events/{id}")
+EVENT_EDITIONS = _content("event editions", "/events/{id}/editions")
 
 ALL_PATHS: tuple[ApiPath, ...] = (
     TOKEN,
@@ -124,5 +126,6 @@ ALL_PATHS: tuple[ApiPath, ...] = (
     EXTENSION,
     WEBHOOK,
     EVENT,
+    EVENT_EDITIONS,
 )
 """Every path the fake serves, in the order its route table lists them."""

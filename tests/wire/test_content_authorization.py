@@ -77,6 +77,7 @@ def content_urls(deployment: Deployment, world: DefaultWorld) -> Iterator[tuple[
     ids = {
         route.single: deployment.content.listing(route.kind, hub.id)[0].id for route in KIND_ROUTES
     }
+    ids[api_paths.EVENT_EDITIONS] = ids[api_paths.EVENT]
     for path in api_paths.ALL_PATHS:
         if not path.is_content:
             continue

@@ -29,6 +29,7 @@ from patgate.wire.urls import FakeUrls
 
 __all__ = [
     "KIND_ROUTES",
+    "EditionsEndpoint",
     "HubEndpoint",
     "HubListingEndpoint",
     "HubsEndpoint",
@@ -134,10 +135,13 @@ def record_view(record: ContentRecord, base_url: str) -> dict[str, Any]:
     """A hub record: ``id``, its fields, and links to itself and its hub."""
     route = _BY_KIND[record.kind]
     href = route.single.url(base_url, hub_id=record.hub_id, id=record.id)
-    links = {"self": _href(href)}
+    links: dict[str, Any] = {"self": _href(href)}
     if route.relation is not None:
         links[route.relation] = _href(href)
     links["hub"] = _href(api_paths.HUB.url(base_url, hub_id=record.hub_id))
+    if record.kind == content.EVENTS:
+        editions = api_paths.EVENT_EDITIONS.url(base_url, id=record.id)
+        links["editions"] = {"href": editions + _PAGED, "templated": True}
     return {"id": record.id, **record.fields, "_links": links}
 
 
@@ -224,6 +228,17 @@ class RecordEndpoint(ContentEndpoint):
         return _hal(record_view(record, self.urls.base_url))
 
 
+class EditionsEndpoint(ContentEndpoint):
+    """``GET /events/{id}/editions``: an event's editions; the fake holds none, so the page
+    is empty (the vendor's CLI reads it to export events)."""
+
+    def respond(self, request: WireRequest, call: Call) -> WireResponse:
+        """An empty HAL page of editions for an event the caller may read."""
+        event = read_record(self.deployment, _caller(call), content.EVENTS, call.params["id"])
+        listing_url = api_paths.EVENT_EDITIONS.url(self.urls.base_url, id=event.id)
+        return _hal(hal_page("editions", [], 0, dict, page_request(call.query), listing_url))
+
+
 def content_routes() -> tuple[tuple[api_paths.ApiPath, Callable[..., Endpoint]], ...]:
     """Every content API route the fake serves, as ``(path, endpoint factory)``."""
     routes: list[tuple[api_paths.ApiPath, Callable[..., Endpoint]]] = [
@@ -233,4 +248,5 @@ def content_routes() -> tuple[tuple[api_paths.ApiPath, Callable[..., Endpoint]],
     for route in KIND_ROUTES:
         routes.append((route.listing, functools.partial(HubListingEndpoint, kind=route.kind)))
         routes.append((route.single, functools.partial(RecordEndpoint, kind=route.kind)))
+    routes.append((api_paths.EVENT_EDITIONS, EditionsEndpoint))
     return tuple(routes)

@@ -1,0 +1,31 @@
+"""Fixtures for the vendor-client tests: the pinned packages, and a fake on a real socket."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import pytest
+
+from patgate.harness import Fake
+from patgate.transports.loopback_server import LoopbackServer
+from tests.clients.vendor import install
+from tests.counterparts import need_counterpart
+
+
+@pytest.fixture(scope="session")
+def vendor_packages() -> None:
+    """The pinned vendor packages, installed into the cache folder on first use."""
+    problem = install()
+    need_counterpart(problem is None, problem or "")
+
+
+@pytest.fixture
+def served() -> Iterator[Fake]:
+    """A fake on loopback, as ``patgate serve`` runs it."""
+    server = LoopbackServer()
+    try:
+        fake = Fake(urls=server.urls)
+        server.start(fake.handle)
+        yield fake
+    finally:
+        server.stop()
