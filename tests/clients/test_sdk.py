@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import subprocess
 from pathlib import Path
 from typing import Any
@@ -93,3 +94,39 @@ def test_a_pending_pat_is_unauthorized(served: Fake) -> None:
     )
     result = run_session(served, pat=pending.value)
     assert (result["ok"], result["status"]) == (False, 401)
+
+
+README_HEADING = "### The vendor's SDK and CLI against `patgate serve`"
+
+
+def readme_block(language: str) -> str:
+    """The first ``language`` block under the README's section on the vendor's clients."""
+    readme = (Path(__file__).resolve().parents[2] / "README.md").read_text(encoding="utf-8")
+    section = readme.split(README_HEADING, 1)[1].split("\n## ", 1)[0]
+    found = re.search(rf"^```{language}\n(.*?)^```$", section, re.M | re.S)
+    assert found, f"no {language} block under {README_HEADING!r}"
+    return found.group(1)
+
+
+def test_the_readme_sdk_example_runs(served: Fake, tmp_path: Path) -> None:
+    (tmp_path / "w.json").write_text(json.dumps(served.world), encoding="utf-8")
+    (tmp_path / "example.js").write_text(readme_block("js"), encoding="utf-8")
+    env = {"PATH": os.environ.get("PATH", ""), "NODE_PATH": str(NODE_MODULES)}
+    done = subprocess.run(
+        ["node", "example.js"],
+        cwd=tmp_path,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr
+    assert "'content', 'slots'" in done.stdout
+
+
+def test_the_readme_cli_example_names_commands_the_cli_tests_run() -> None:
+    block = readme_block("sh")
+    assert "API_URL=" in block
+    assert "AUTH_URL=" in block
+    assert "dc-cli content-repository list" in block

@@ -38,6 +38,7 @@ from patgate.wire.router import Router
 from patgate.wire.routes import served_routes
 from patgate.wire.statuses import HttpRefusal
 from patgate.wire.urls import FakeUrls, canonical_url
+from patgate.wire.user_content import ContentPaths
 
 __all__ = ["MAX_BODY_BYTES", "MAX_HEADERS", "MAX_HEADER_BYTES", "WireApp"]
 
@@ -72,6 +73,8 @@ class WireApp:
         self._unrouted = _Unrouted(self)
         for path, factory in served_routes():
             self.mount(self.urls.base_for(path.base), path.template, factory(deployment, self.urls))
+        self.content = ContentPaths(self)
+        """Users' own content API paths behind the same authorization (``fake.content``)."""
 
     def mount(self, base: str, path: str, endpoint: Endpoint) -> None:
         """Serve ``base + path`` (``{name}`` segments are path parameters) with ``endpoint``.

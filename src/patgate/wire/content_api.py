@@ -66,7 +66,7 @@ def authorize(deployment: Deployment, request: WireRequest, query: str) -> Princ
 class ContentEndpoint(Endpoint):
     """A content API route: GET only, answers HAL, refuses in the content API's shape."""
 
-    methods = ("GET",)
+    methods: tuple[str, ...] = ("GET",)
 
     def render(
         self, status: int, code: str, message: str, headers: Headers, error: Refusal

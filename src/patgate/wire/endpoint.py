@@ -12,13 +12,12 @@ from abc import ABC, abstractmethod
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from types import MappingProxyType
-from typing import ClassVar
 
 from patgate.errors import DomainError
 from patgate.fake.deployment import Deployment
 from patgate.fake.model import Principal
 from patgate.wire.messages import Headers, WireRequest, WireResponse
-from patgate.wire.statuses import HttpRefusal, status_of
+from patgate.wire.statuses import HttpRefusal, answer_of
 from patgate.wire.urls import FakeUrls
 
 __all__ = ["Call", "Endpoint", "Refusal", "media_type"]
@@ -49,7 +48,7 @@ def media_type(request: WireRequest) -> str:
 class Endpoint(ABC):
     """One route of the fake (a URL template), answering one or more methods."""
 
-    methods: ClassVar[tuple[str, ...]]
+    methods: tuple[str, ...]
     """The methods it answers; any other gets 405 with ``Allow``."""
 
     def __init__(self, deployment: Deployment, urls: FakeUrls) -> None:
@@ -67,10 +66,12 @@ class Endpoint(ABC):
         """A refusal in this endpoint family's body shape."""
 
     def refuse(self, error: Refusal) -> WireResponse:
-        """The 4xx answer for ``error``; its status comes from the one status table."""
+        """The 4xx answer for ``error``; its status and code come from the one table
+        (:data:`~patgate.wire.statuses.ANSWER_BY_ERROR`)."""
         if isinstance(error, HttpRefusal):
             return self.render(error.status, error.code, error.message, error.headers, error)
-        return self.render(status_of(error), error.code, error.message, (), error)
+        answer = answer_of(error)
+        return self.render(answer.status, answer.code, error.message, (), error)
 
     def answer(self, request: WireRequest, call: Call) -> WireResponse:
         """:meth:`respond`, with domain and request errors turned into 4xx answers."""

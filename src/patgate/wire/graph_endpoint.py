@@ -9,18 +9,56 @@ that did not execute (bad JSON, bad document, limits) is HTTP 400.
 from __future__ import annotations
 
 import json
+from collections.abc import Mapping
+from types import MappingProxyType
 from typing import Any
 
-from patgate.fake.graph_executor import execute_graph_request
+from patgate.errors import DomainError
+from patgate.fake.graph_executor import Failure, GraphOutcome, execute_graph_request
 from patgate.wire.credentials import bearer_challenge, bearer_token
 from patgate.wire.endpoint import Call, Endpoint, Refusal, media_type
 from patgate.wire.forms import parameter_names
 from patgate.wire.messages import Headers, WireRequest, WireResponse, json_response
-from patgate.wire.statuses import HttpRefusal
+from patgate.wire.statuses import HttpRefusal, answer_of
 
-__all__ = ["GraphEndpoint"]
+__all__ = ["FAILURE_CODES", "GraphEndpoint", "graph_answer"]
 
 JSON_TYPE = "application/json"
+
+FAILURE_CODES: Mapping[Failure, str] = MappingProxyType(
+    {
+        Failure.QUERY_TOO_LARGE: "QUERY_TOO_LARGE",
+        Failure.QUERY_TOO_DEEP: "QUERY_TOO_DEEP",
+        Failure.PARSE: "GRAPHQL_PARSE_FAILED",
+        Failure.VALIDATION: "GRAPHQL_VALIDATION_FAILED",
+        Failure.INPUT: "BAD_USER_INPUT",
+    }
+)
+"""``extensions.code`` of a request that did not execute; domain errors take theirs from
+:data:`~patgate.wire.statuses.ANSWER_BY_ERROR`."""
+
+
+def graph_answer(outcome: GraphOutcome) -> tuple[int, dict[str, Any]]:
+    """The HTTP status and body of a GraphQL result.
+
+    An executed request answers 200 with ``data`` (a rule's refusal is an entry of
+    ``errors`` with ``extensions.code`` and a null field); one that did not execute answers
+    400 with ``errors`` only.
+    """
+    errors = []
+    for problem in outcome.problems:
+        error = dict(problem.error)
+        cause = problem.cause
+        if isinstance(cause, DomainError):
+            error["extensions"] = {"code": answer_of(cause).code}
+        elif cause is not None:
+            error["extensions"] = {"code": FAILURE_CODES[cause]}
+        errors.append(error)
+    if not outcome.executed:
+        return 400, {"errors": errors}
+    body: dict[str, Any] = {"errors": errors} if errors else {}
+    body["data"] = outcome.data
+    return 200, body
 
 
 def _bad_request(message: str) -> HttpRefusal:
@@ -74,7 +112,7 @@ class GraphEndpoint(Endpoint):
         outcome = execute_graph_request(
             self.deployment, principal, document, variables, operation_name
         )
-        return json_response(200 if outcome.executed else 400, outcome.body)
+        return json_response(*graph_answer(outcome))
 
     def render(
         self, status: int, code: str, message: str, headers: Headers, error: Refusal
