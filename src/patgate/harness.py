@@ -70,6 +70,11 @@ class Fake:
     with any of ``auth_url``, ``base_url``, ``graphql_url`` (default: the real hosts).
     ``wrap_app``: ``app -> app``, to alter answers on the way out. A bug inside the fake
     raises in the caller; it never becomes a 500.
+
+    The deployment's settings, keyword-only (without ``deployment``): ``expires_in`` (client
+    token lifetime, s, default 300), ``session_expires_in`` (default 86400),
+    ``max_tokens_per_user`` (the PAT cap, default 5), ``pat_prefix`` (default ``amp_pat_``),
+    ``seed`` (ids and, other than 0, names of the world, generated with the ``worlds`` extra).
     """
 
     def __init__(
@@ -78,24 +83,29 @@ class Fake:
         urls: FakeUrls | Mapping[str, str | None] | None = None,
         strict: bool = False,
         wrap_app: Callable[[WireHandler], WireHandler] | None = None,
+        **settings: Any,
     ) -> None:
         from patgate.fake.deployment import Deployment
+        from patgate.fake.settings import deployment_settings
         from patgate.fake.world import build_default_world
         from patgate.wire.app import WireApp
         from patgate.wire.request_log import RequestLog
 
-        self.deployment: Deployment = deployment if deployment is not None else Deployment()
+        chosen = deployment_settings(settings, given_deployment=deployment is not None)
+        self.deployment: Deployment = deployment if deployment is not None else Deployment(**chosen)
         self.urls: FakeUrls = _coerce_urls(urls)
         self.strict = strict
-        self.default_world: DefaultWorld = build_default_world(self.deployment)
+        self.default_world: DefaultWorld = build_default_world(
+            self.deployment, chosen.get("seed", 0)
+        )
         """The default world's ids and credentials (``admin_id``, ``member_token``, ...)."""
-        wire_app = WireApp(self.deployment, self.urls)
+        self.request_log: RequestLog = RequestLog(self.deployment.pat_format.prefix)
+        """Every request the fake answered: method, redacted URL, status."""
+        wire_app = WireApp(self.deployment, self.urls, self.request_log)
         self.content: ContentPaths = wire_app.content
         """Register your own content API paths behind the fake's authorization."""
         app: WireHandler = wire_app
         self._app = wrap_app(app) if wrap_app is not None else app
-        self.request_log: RequestLog = RequestLog(self.deployment.pat_format.prefix)
-        """Every request the fake answered: method, redacted URL, status."""
         self._interceptions: list[_Interception] = []
 
     # -- serving ---------------------------------------------------------------------------
@@ -123,6 +133,7 @@ class Fake:
             "removed_token": w.removed_token,
             "unpermitted_token": w.unpermitted_token,
             "pat_prefix": self.deployment.pat_format.prefix,
+            "ui_url": self.urls.ui_url,
         }
 
     def httpx_transport(self) -> httpx.BaseTransport:

@@ -2,12 +2,9 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-
 import pytest
 
 from patgate.harness import Fake
-from patgate.transports.loopback_server import LoopbackServer
 from tests.clients.vendor import install
 from tests.counterparts import need_counterpart
 
@@ -20,12 +17,6 @@ def vendor_packages() -> None:
 
 
 @pytest.fixture
-def served() -> Iterator[Fake]:
-    """A fake on loopback, as ``patgate serve`` runs it."""
-    server = LoopbackServer()
-    try:
-        fake = Fake(urls=server.urls)
-        server.start(fake.handle)
-        yield fake
-    finally:
-        server.stop()
+def served(patgate_server: Fake) -> Fake:
+    """A fake on loopback, as ``patgate serve`` runs it (the plugin's ``patgate_server``)."""
+    return patgate_server

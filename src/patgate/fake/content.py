@@ -2,7 +2,7 @@
 workflow states, extensions, webhooks and events.
 
 Records are plain JSON-ready field dictionaries, named as the vendor's published SDK
-fixtures name them (docs/facts.md, "What the vendor's clients call"). Each kind has default
+fixtures name them (docs/facts.md, "The JavaScript management SDK"). Each kind has default
 fields, so a test adds a record by naming only what it cares about::
 
     deployment.content.add(WEBHOOKS, hub.id, label="orders")

@@ -2,44 +2,29 @@
 
 graphql-core's parser recurses; a document nested about 246 levels deep raises
 ``RecursionError``, and ``max_tokens`` does not prevent it. So the document's length and
-bracket depth are checked before parsing. Parsed and validated documents are cached by their
-text: validation costs 5-10x what executing the token operations does.
+bracket depth are checked before parsing. Parsing and validation are cached per text and
+per shape (:mod:`patgate.fake.graph_documents`): validation costs 5-10x what executing the
+token operations does.
 """
 
 from __future__ import annotations
 
-import enum
 import functools
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from graphql import (
-    DocumentNode,
-    ExecutionResult,
-    GraphQLError,
-    execute,
-    parse,
-    validate,
-)
+from graphql import ExecutionResult, GraphQLError, execute
 
 from patgate.errors import DomainError
 from patgate.fake.deployment import Deployment
+from patgate.fake.graph_documents import prepare_document
+from patgate.fake.graph_outcome import Failure, GraphOutcome, GraphProblem
 from patgate.fake.graph_schema import GraphContext, graph_schema
 from patgate.fake.model import Principal
 
 __all__ = ["Failure", "GraphLimits", "GraphOutcome", "GraphProblem", "execute_graph_request"]
-
-
-class Failure(str, enum.Enum):
-    """Why a request did not execute (the wire layer picks its code and status)."""
-
-    QUERY_TOO_LARGE = "the query is too long"
-    QUERY_TOO_DEEP = "the query is nested too deeply"
-    PARSE = "the document does not parse"
-    VALIDATION = "the document does not validate against the schema"
-    INPUT = "the variables or arguments do not fit their types"
 
 
 @dataclass(frozen=True)
@@ -52,36 +37,6 @@ class GraphLimits:
     """Nesting of ``{``, ``(`` and ``[`` together."""
     max_tokens: int = 5000
     """Lexical tokens, checked by graphql-core while parsing."""
-
-
-@dataclass(frozen=True)
-class GraphProblem:
-    """One error of a GraphQL result, with what caused it.
-
-    ``error`` is the GraphQL error as the spec formats it (``message``, and ``locations`` and
-    ``path`` where known); ``cause`` is the domain error a rule raised, the :class:`Failure`
-    that stopped the request, or ``None``.
-    """
-
-    error: dict[str, Any]
-    cause: DomainError | Failure | None
-
-
-@dataclass(frozen=True)
-class GraphOutcome:
-    """What running a request gave: ``data`` (``None`` when it did not execute) and problems.
-
-    A request that did not execute (bad document, limits, variables) has only problems; how
-    that becomes an HTTP answer is the wire layer's choice.
-    """
-
-    data: dict[str, Any] | None
-    problems: tuple[GraphProblem, ...]
-
-    @property
-    def executed(self) -> bool:
-        """Whether the request reached execution (it has ``data``)."""
-        return self.data is not None
 
 
 def _request_error(message: str, failure: Failure) -> GraphOutcome:
@@ -119,25 +74,6 @@ def _bracket_depth(text: str) -> int:
     return deepest
 
 
-@dataclass(frozen=True)
-class _Prepared:
-    document: DocumentNode | None
-    errors: tuple[GraphQLError, ...]
-
-
-@functools.lru_cache(maxsize=512)
-def _prepare(query: str, max_tokens: int) -> _Prepared:
-    try:
-        document = parse(query, max_tokens=max_tokens)
-    except GraphQLError as error:
-        return _Prepared(None, (error,))
-    except RecursionError:
-        # The depth scan should make this unreachable; it stays a 400, never a 500.
-        return _Prepared(None, (GraphQLError("Syntax Error: the document is nested too deeply"),))
-    errors = validate(graph_schema(), document)
-    return _Prepared(None if errors else document, tuple(errors))
-
-
 def _problem(error: GraphQLError, cause: DomainError | Failure | None) -> GraphProblem:
     formatted = dict(error.formatted)
     formatted.pop("extensions", None)
@@ -166,7 +102,7 @@ def execute_graph_request(
         return _request_error(
             f"the query is nested deeper than {limits.max_depth} levels", Failure.QUERY_TOO_DEEP
         )
-    prepared = _prepare(query, limits.max_tokens)
+    prepared = prepare_document(query, limits.max_tokens)
     if prepared.document is None:
         first = prepared.errors[0] if prepared.errors else None
         parse_failed = first is not None and first.message.startswith("Syntax Error")

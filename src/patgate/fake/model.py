@@ -1,4 +1,8 @@
-"""The nouns of the fake's world: organizations, users, memberships, clients, hubs, tokens."""
+"""The nouns of the fake's world: organizations, users, memberships, clients, hubs, tokens.
+
+The records a world holds by the hundred thousand (users, hubs, tokens) use slots: a third
+less memory each, and a faster build.
+"""
 
 from __future__ import annotations
 
@@ -45,7 +49,7 @@ class Organization:
     name: str
 
 
-@dataclass
+@dataclass(slots=True)
 class User:
     """A person, with a role in each organization they belong to."""
 
@@ -67,7 +71,7 @@ class ApiClient:
     organization_id: str
 
 
-@dataclass
+@dataclass(slots=True)
 class Hub:
     """A hub of the content API, with the fields its listing shows."""
 
@@ -107,7 +111,7 @@ class PatStatus(str, enum.Enum):
     """Requested by a non-admin through the management UI: listed, not usable."""
 
 
-@dataclass
+@dataclass(slots=True)
 class PatRecord:
     """A stored PAT. The secret is never kept: only its hash and the masked display form."""
 
@@ -116,7 +120,8 @@ class PatRecord:
     organization_id: str
     name: str
     id_segment: str
-    secret_hash: bytes
+    secret_hash: bytes = field(repr=False)
+    """Never shown by ``repr``: a hash is still a secret's fingerprint."""
     masked: str
     created_date: datetime
     last_used_date: datetime | None = None
@@ -125,13 +130,35 @@ class PatRecord:
 
 @dataclass(frozen=True)
 class CreatedToken:
-    """The result of a create: the only time the full value exists outside the caller."""
+    """The result of a create: the only time the full value exists outside the caller.
+
+    ``id``, ``name`` and ``status`` are the stored record's (``record``); ``value`` is the
+    one-time full token. ``repr`` never shows the value.
+    """
 
     record: PatRecord
     value: str
 
+    @property
+    def id(self) -> str:
+        """The token's id (the GraphQL ``id``)."""
+        return self.record.id
+
+    @property
+    def name(self) -> str:
+        """The token's name."""
+        return self.record.name
+
+    @property
+    def status(self) -> PatStatus:
+        """``PatStatus.ACTIVE``, or ``PatStatus.PENDING`` until an admin approves it."""
+        return self.record.status
+
     def __repr__(self) -> str:
-        return f"CreatedToken(id={self.record.id!r}, name={self.record.name!r}, value=<hidden>)"
+        return (
+            f"CreatedToken(id={self.id!r}, name={self.name!r}, status={self.status.value!r}, "
+            "value=<hidden>)"
+        )
 
 
 @dataclass(frozen=True)

@@ -7,6 +7,7 @@ network (or refuses, in strict mode).
 
 A request is answered in this order:
 
+0. under ``{base_url}/ui``: the management page, which answers for itself;
 1. under ``{base_url}/v2/content``: size limits, then the bearer (401) and the caller's
    permission (403), on every path, known or not;
 2. the route table: an unknown path is 404, a known path with another method 405 with
@@ -24,6 +25,7 @@ where ``MyEndpoint`` subclasses :class:`~patgate.wire.endpoint.Endpoint` (``meth
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
 from urllib.parse import urlsplit
 
 from patgate.api_paths import CONTENT_PREFIX
@@ -34,11 +36,15 @@ from patgate.wire.content_api import ContentEndpoint, authorize
 from patgate.wire.endpoint import Call, Endpoint
 from patgate.wire.fault_answers import fault_answer, fault_for
 from patgate.wire.messages import WireRequest, WireResponse
+from patgate.wire.request_log import RequestLog
 from patgate.wire.router import Router
 from patgate.wire.routes import served_routes
 from patgate.wire.statuses import HttpRefusal
 from patgate.wire.urls import FakeUrls, canonical_url
 from patgate.wire.user_content import ContentPaths
+
+if TYPE_CHECKING:
+    from patgate.ui.site import ManagementUi
 
 __all__ = ["MAX_BODY_BYTES", "MAX_HEADERS", "MAX_HEADER_BYTES", "WireApp"]
 
@@ -64,9 +70,16 @@ class _Unrouted(ContentEndpoint):
 class WireApp:
     """Routes a :class:`WireRequest` to the endpoint serving its URL."""
 
-    def __init__(self, deployment: Deployment, urls: FakeUrls | None = None) -> None:
+    def __init__(
+        self,
+        deployment: Deployment,
+        urls: FakeUrls | None = None,
+        request_log: RequestLog | None = None,
+    ) -> None:
         self.deployment = deployment
         self.urls = urls if urls is not None else FakeUrls()
+        self.request_log = request_log
+        self._ui: ManagementUi | None = None
         self.router: Router[Endpoint] = Router()
         """Canonical URL template -> endpoint; :meth:`mount` adds to it."""
         self._content_base = self.urls.base_url + CONTENT_PREFIX
@@ -95,6 +108,8 @@ class WireApp:
         key = canonical_url(request.url)
         if not self.urls.serves_canonical(key):
             return None
+        if key == self.urls.ui_url or key.startswith(self.urls.ui_url + "/"):
+            return self._management_ui()(request)
         query = urlsplit(request.url).query
         principal: Principal | None = None
         limits_checked = False
@@ -129,6 +144,16 @@ class WireApp:
         if fault is not None:
             return fault_answer(fault, endpoint.refuse, lambda: endpoint.answer(request, call))
         return endpoint.answer(request, call)
+
+    def _management_ui(self) -> ManagementUi:
+        # Built on first use: the page's modules cost nothing to a fake nobody browses.
+        if self._ui is None:
+            from patgate.ui.operations import UiOperations
+            from patgate.ui.site import ManagementUi
+
+            operations = UiOperations(self.deployment, self.request_log)
+            self._ui = ManagementUi(operations, self.urls.ui_url)
+        return self._ui
 
 
 def _check_limits(request: WireRequest) -> None:

@@ -25,6 +25,8 @@ DEFAULT_AUTH_URL = "https://auth.amplience.net"
 DEFAULT_BASE_URL = "https://api.amplience.net"
 GRAPHQL_PATH = "/graphql"
 """Where ``graphql_url`` is by default, below ``base_url``."""
+UI_PATH = "/ui"
+"""Where the management page is, below ``base_url``."""
 
 _DEFAULT_PORTS = {"http": 80, "https": 443}
 
@@ -117,6 +119,11 @@ class FakeUrls:
     def hubs_url(self) -> str:
         """``GET`` here for the hubs listing."""
         return api_paths.HUBS.url(self.base_url)
+
+    @property
+    def ui_url(self) -> str:
+        """The management page (``GET`` in a browser)."""
+        return self.base_url + UI_PATH
 
     def endpoints(self) -> tuple[tuple[str, str], ...]:
         """``(method, url)`` of every endpoint the fake serves."""
