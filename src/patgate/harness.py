@@ -28,6 +28,7 @@ if TYPE_CHECKING:
     from patgate.wire.messages import WireHandler, WireRequest, WireResponse
     from patgate.wire.request_log import RequestLog
     from patgate.wire.urls import FakeUrls
+    from patgate.wire.user_content import ContentPaths
 
 __all__ = ["WORLD_KEYS", "Fake"]
 
@@ -100,7 +101,10 @@ class Fake:
         """The default world's ids and credentials (``admin_id``, ``member_token``, ...)."""
         self.request_log: RequestLog = RequestLog(self.deployment.pat_format.prefix)
         """Every request the fake answered: method, redacted URL, status."""
-        app: WireHandler = WireApp(self.deployment, self.urls, self.request_log)
+        wire_app = WireApp(self.deployment, self.urls, self.request_log)
+        self.content: ContentPaths = wire_app.content
+        """Register your own content API paths behind the fake's authorization."""
+        app: WireHandler = wire_app
         self._app = wrap_app(app) if wrap_app is not None else app
         self._interceptions: list[_Interception] = []
 

@@ -51,6 +51,7 @@ from patgate.errors import (
 )
 from patgate.fake.client_tokens import ClientTokenIssuer, IssuedClientToken
 from patgate.fake.clock import Clock
+from patgate.fake.content import ContentStore
 from patgate.fake.faults import Faults
 from patgate.fake.identifiers import IdFactory, global_id
 from patgate.fake.model import (
@@ -106,6 +107,8 @@ class Deployment:
         self.hubs: list[Hub] = []
         self.tokens: dict[str, PatRecord] = {}
         self._tokens_by_segment: dict[str, PatRecord] = {}
+        self.content = ContentStore()
+        """The hubs' content resources (see :mod:`patgate.fake.content`)."""
         # Owner -> that user's records in creation order (the listing's "oldest first").
         self._tokens_by_owner: dict[str, dict[str, PatRecord]] = {}
         # Token id -> the owner it was filed under, so a record is unfiled from the right
