@@ -20,6 +20,8 @@ TARGET_KEYS: tuple[str, ...] = (
     "removed_token",
     "unpermitted_token",
     "pat_prefix",
+    "control_url",
+    "control_token",
 )
 """Every key of a target file, in the documented order."""
 
@@ -29,5 +31,6 @@ SECRET_KEYS: tuple[str, ...] = (
     "member_token",
     "removed_token",
     "unpermitted_token",
+    "control_token",
 )
 """The keys whose values are credentials: held as ``Secret`` and redacted from all output."""

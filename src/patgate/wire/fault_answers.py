@@ -21,7 +21,13 @@ from patgate.wire.messages import WireRequest, WireResponse, json_response
 from patgate.wire.statuses import HttpRefusal
 from patgate.wire.urls import FakeUrls
 
-__all__ = ["DroppedConnection", "endpoint_names", "fault_answer", "fault_for"]
+__all__ = [
+    "DroppedConnection",
+    "endpoint_names",
+    "fault_answer",
+    "fault_for",
+    "request_principal",
+]
 
 _OPERATION = re.compile(rb"\b(?:query|mutation|subscription)\s+([_A-Za-z][_0-9A-Za-z]*)")
 _OPERATION_NAME = re.compile(rb'"operationName"\s*:\s*"([_A-Za-z][_0-9A-Za-z]*)"')
@@ -42,6 +48,12 @@ def _bearer(request: WireRequest) -> str | None:
         return bearer_token(request, token_in_query=False)
     except (HttpRefusal, DomainError):  # a malformed header just means no principal
         return None
+
+
+def request_principal(deployment: Deployment, request: WireRequest) -> str | None:
+    """The user id ``request``'s bearer speaks for, or ``None``; marks nothing as used."""
+    principal = deployment.identify(_bearer(request))
+    return principal.user_id if principal is not None else None
 
 
 def endpoint_names(urls: FakeUrls, key: str) -> tuple[str, ...]:
