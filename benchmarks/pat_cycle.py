@@ -7,9 +7,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from benchmarks.timing import Result, Side, interleave, stats
+from benchmarks.registry import Benchmark, Plan, Unavailable
+from benchmarks.timing import Goal, Result, Side, compare, interleave
 
-__all__ = ["CREATE", "DELETE", "LIST", "run"]
+__all__ = ["BENCHMARKS", "CREATE", "DELETE", "LIST", "client_token", "need_moto", "run"]
 
 GOAL = 5.0
 CREATE = (
@@ -37,14 +38,25 @@ def client_token(http: Any, world: dict[str, str]) -> str:
     return token
 
 
-def run(rounds: int, batch: int) -> Result:
-    """Time both cycles in alternating batches of ``batch`` cycles."""
+def need_moto() -> None:
+    """Raise :class:`Unavailable` unless moto and boto3 (the ``bench`` extra) import."""
+    try:
+        import boto3  # noqa: F401
+        import moto  # noqa: F401
+    except ImportError as error:
+        raise Unavailable(f"needs the bench extra: pip install -e '.[bench]' ({error})") from None
+
+
+def run(plan: Plan) -> list[Result]:
+    """Time both cycles in alternating batches of cycles."""
+    need_moto()
     import boto3
     import httpx
     from moto import mock_aws
 
     from patgate import Fake
 
+    rounds, batch = plan.rounds_for(30, 8), 20
     with Fake() as fake, httpx.Client() as http, mock_aws():
         world = fake.world
         auth = {"Authorization": "Bearer " + client_token(http, world)}
@@ -78,19 +90,21 @@ def run(rounds: int, batch: int) -> Result:
             rounds=rounds,
             batch=batch,
         )
-    fake_stats, moto_stats = stats(samples_fake, 1000), stats(samples_moto, 1000)
-    ratio = moto_stats.median / fake_stats.median
-    return Result(
-        name="pat_cycle",
-        title="PAT cycle: create, list, delete",
-        unit="ms",
-        a_label="patgate fake (httpx + respx)",
-        a=fake_stats,
-        b_label="moto IAM access-key cycle",
-        b=moto_stats,
-        ratio=round(ratio, 2),
-        ratio_label="moto / fake",
-        goal=f"moto / fake >= {GOAL:g}",
-        met=ratio >= GOAL,
-        details={"batch": batch},
-    )
+    return [
+        compare(
+            name="pat_cycle",
+            title="PAT cycle (create, list, delete) through httpx + respx",
+            unit="ms",
+            a_label="patgate fake",
+            a=[sample * 1000 for sample in samples_fake],
+            b_label="moto IAM access-key cycle, boto3 client reused",
+            b=[sample * 1000 for sample in samples_moto],
+            ratio_label="moto / fake",
+            reference_over_patgate=True,
+            goal=Goal("ratio", ">=", GOAL, "moto / fake"),
+            details={"batch": batch},
+        )
+    ]
+
+
+BENCHMARKS = [Benchmark("pat_cycle", run, order=10, description="PAT cycle against moto's")]

@@ -9,7 +9,7 @@ seconds and in this one process (interpreter start excluded):
 - ``total``: the three together, as ``patgate run`` spends them (reporters aside).
 
 The first round also pays the one-off imports (httpx, graphql-core, jsonschema, faker);
-it is reported apart as ``first_round``. Usage: ``python benchmarks/suite_wall.py [N]``.
+it is reported apart as ``first_round``. Usage: ``python -m benchmarks.suite_wall [N]``.
 """
 
 from __future__ import annotations
@@ -20,6 +20,11 @@ import sys
 import time
 from collections.abc import Callable
 from typing import Any
+
+from benchmarks.registry import Benchmark, Plan
+from benchmarks.timing import Goal, Result, compare
+
+GOAL_MS = 2000.0
 
 
 def _timed(action: Callable[[], Any]) -> tuple[float, Any]:
@@ -59,6 +64,32 @@ def main(rounds: int) -> dict[str, Any]:
         }
     result["scenario_files"] = len(list(scenarios_dir().glob("*.yaml")))
     return result
+
+
+def run(plan: Plan) -> list[Result]:
+    """The suite's total wall time per round (the first round, paying imports, dropped)."""
+    _round()
+    samples = [_round() for _ in range(plan.rounds_for(5, 2))]
+    return [
+        compare(
+            name="suite_wall",
+            title="The built-in conformance suite against the embedded fake",
+            unit="ms",
+            a_label="load + fake + run",
+            a=[sample["total"] * 1000 for sample in samples],
+            b_label="",
+            b=None,
+            ratio_label="",
+            goal=Goal("patgate", "<=", GOAL_MS, "total", "ms"),
+            details={
+                key: round(statistics.median(sample[key] for sample in samples) * 1000, 1)
+                for key in ("load", "fake", "run")
+            },
+        )
+    ]
+
+
+BENCHMARKS = [Benchmark("suite_wall", run, order=90, description="the built-in suite's wall")]
 
 
 if __name__ == "__main__":

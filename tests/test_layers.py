@@ -87,7 +87,7 @@ def _imports(path: Path) -> set[str]:
     return names
 
 
-CHECKS_MAY_IMPORT = ("patgate.errors", "patgate.scenario.paths")
+CHECKS_MAY_IMPORT = ("patgate.errors", "patgate.scenario.paths", "patgate.token_grammar")
 
 
 def _layer_files(layer: str) -> list[Path]:

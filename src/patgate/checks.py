@@ -21,6 +21,7 @@ from urllib.parse import quote
 
 from patgate.errors import CheckFailure
 from patgate.scenario.paths import PathMissing, parse_path, resolve_path
+from patgate.token_grammar import DEFAULT_PAT_PREFIX, pat_shape
 
 __all__ = [
     "CHECKS",
@@ -76,7 +77,7 @@ class CheckCall:
     options: Mapping[str, Any] = field(default_factory=dict)
     label: str = ""
     """The expectation as the scenario writes it, for messages (never a secret's value)."""
-    pat_prefix: str = "amp_pat_"
+    pat_prefix: str = DEFAULT_PAT_PREFIX
 
 
 CheckFunction = Callable[[Observed, CheckCall], None]
@@ -384,7 +385,7 @@ def check_date(observed: Observed, call: CheckCall) -> None:
 
 def check_pat(observed: Observed, call: CheckCall) -> None:
     """A full PAT: the prefix, a segment, a dot and a second segment."""
-    shape = re.compile(re.escape(call.pat_prefix) + r"[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+")
+    shape = pat_shape(call.pat_prefix)
     for value in _values(observed, call.argument):
         if not (isinstance(value, str) and shape.fullmatch(value)):
             raise _fail(

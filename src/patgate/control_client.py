@@ -126,6 +126,11 @@ class ControlClient:
         snapshot: dict[str, Any] = self.call("GET", "/snapshot")
         return snapshot
 
+    def world_ids(self) -> dict[str, str]:
+        """The seeded world's organization and principals (``admin``, ...) by id."""
+        ids: dict[str, str] = self.call("GET", "/world")
+        return ids
+
     def add_user(
         self,
         name: str,

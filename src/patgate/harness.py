@@ -246,6 +246,10 @@ class Fake:
         """The state as JSON values (users, roles, clients, hubs, masked tokens, clock)."""
         return self.control.snapshot()
 
+    def world_ids(self) -> dict[str, str]:
+        """The seeded world's organization and principals (``admin``, ...) by id."""
+        return self.control.world_ids()
+
     def advance_clock(self, seconds: float) -> None:
         """Move the fake's time forward (client tokens expire; PATs do not)."""
         self.control.advance_clock(seconds)

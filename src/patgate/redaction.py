@@ -21,12 +21,13 @@ from collections.abc import Callable, Iterable
 from typing import Any
 from urllib.parse import quote, quote_plus
 
+from patgate.token_grammar import DEFAULT_PAT_PREFIX, JWT_SHAPE, pat_shape
+
 __all__ = ["REDACTED", "LogScrub", "Redactor", "Secret"]
 
 REDACTED = "[REDACTED]"
 _MIN_LENGTH = 8
 """Shorter values are not registered: replacing them would shred ordinary text."""
-_JWT_SHAPE = re.compile(r"eyJ[A-Za-z0-9_-]{5,}\.eyJ[A-Za-z0-9_-]{5,}\.[A-Za-z0-9_-]*")
 # A value parsed from JSON may hold a lone surrogate ("\ud800"), which strict UTF-8 refuses.
 _ENCODING_ERRORS = "surrogatepass"
 
@@ -85,11 +86,11 @@ class Secret:
 class Redactor:
     """The run-scoped registry of secret values, and the one place output is scrubbed."""
 
-    def __init__(self, pat_prefix: str = "amp_pat_") -> None:
+    def __init__(self, pat_prefix: str = DEFAULT_PAT_PREFIX) -> None:
         self._lock = threading.Lock()
         self._values: set[str] = set()
         self._pattern: re.Pattern[str] | None = None
-        self._pat_shape = re.compile(re.escape(pat_prefix) + r"[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+")
+        self._pat_shape = pat_shape(pat_prefix)
 
     def register(self, value: str | Secret | None) -> None:
         """Remember a secret value (and its URL-encoded forms) for every later redaction."""
@@ -127,7 +128,7 @@ class Redactor:
         if pattern is not None:
             text = pattern.sub(REDACTED, text)
         text = self._pat_shape.sub(REDACTED, text)
-        return _JWT_SHAPE.sub(REDACTED, text)
+        return JWT_SHAPE.sub(REDACTED, text)
 
     def redact_data(self, data: Any) -> Any:
         """A copy of JSON-like ``data`` with every string (keys included) redacted."""

@@ -1,33 +1,30 @@
-"""The README's benchmark command runs and writes its JSON (figures are not asserted here:
-speed lives in the benchmarks, measured side by side, not in timed tests)."""
+"""The README's benchmark command runs, writes its JSON, and makes the README's table.
+
+Figures are not asserted here: speed lives in the benchmarks, measured side by side, not in
+timed tests. What is asserted is the shape of the output and that the table is generated.
+"""
 
 from __future__ import annotations
 
 import json
+import shutil
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
+from benchmarks.registry import discover
+from benchmarks.table import readme_section, render, replace_section
+
+from tests.counterparts import need_counterpart
 
 ROOT = Path(__file__).resolve().parents[2]
 
 
-@pytest.mark.slow
-def test_python_m_benchmarks_writes_a_result_per_benchmark(tmp_path: Path) -> None:
+def _benchmarks(tmp_path: Path, *args: str) -> dict:
     out = tmp_path / "bench.json"
     done = subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "benchmarks",
-            "--quick",
-            "--only",
-            "hubs_get,loopback",
-            "--no-suite",
-            "--json",
-            str(out),
-        ],
+        [sys.executable, "-m", "benchmarks", *args, "--json", str(out)],
         cwd=ROOT,
         capture_output=True,
         text=True,
@@ -35,9 +32,68 @@ def test_python_m_benchmarks_writes_a_result_per_benchmark(tmp_path: Path) -> No
         check=False,
     )
     assert done.returncode == 0, done.stdout + done.stderr
-    results = {r["name"]: r for r in json.loads(out.read_text())["results"]}
-    assert set(results) == {"hubs_get", "loopback"}
+    document: dict = json.loads(out.read_text())
+    # What the command printed is the table made from the JSON it wrote.
+    assert render(document) in done.stdout
+    return document
+
+
+@pytest.mark.slow
+def test_a_quick_run_writes_a_result_with_rounds_and_a_verdict(tmp_path: Path) -> None:
+    document = _benchmarks(tmp_path, "--quick", "--rounds", "3", "--only", "hubs_get")
+    results = {r["name"]: r for r in document["results"]}
+    assert set(results) == {"hubs_get", "hubs_get_pat"}
+    for result in results.values():
+        assert result["a"]["samples"] == result["b"]["samples"] == 3
+        assert result["a"]["low"] <= result["a"]["median"] <= result["a"]["high"]
+        assert result["ratio"]["low"] <= result["ratio"]["median"] <= result["ratio"]["high"]
+        assert result["verdict"] in ("met", "missed", "unsteady")
+
+
+@pytest.mark.slow
+def test_the_loopback_benchmark_loads_both_servers_with_wrk(tmp_path: Path) -> None:
+    need_counterpart(shutil.which("wrk") is not None, "needs wrk (apt-get install wrk)")
+    document = _benchmarks(tmp_path, "--quick", "--rounds", "1", "--only", "loopback")
+    results = {r["name"]: r for r in document["results"]}
+    assert set(results) == {
+        f"loopback_{request}_c{n}" for request in ("hubs", "graphql") for n in (1, 4, 16)
+    }
     for result in results.values():
         assert result["a"]["median"] > 0
         assert result["b"]["median"] > 0
-        assert isinstance(result["met"], bool)
+        assert result["details"]["patgate_p99_ms"][0] >= result["details"]["patgate_p50_ms"][0]
+
+
+def test_an_unknown_benchmark_name_is_a_usage_error() -> None:
+    done = subprocess.run(
+        [sys.executable, "-m", "benchmarks", "--only", "no_such_thing"],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+    assert done.returncode == 2
+    assert "no_such_thing" in done.stderr
+
+
+def test_every_benchmark_module_is_found_once_in_run_order() -> None:
+    names = [entry.name for entry in discover()]
+    assert len(names) == len(set(names))
+    assert {"world_scale", "loopback", "hubs_get", "pat_cycle", "suite_wall"} <= set(names)
+
+
+def test_the_readme_table_is_the_one_generated_from_the_saved_results() -> None:
+    document = json.loads((ROOT / "benchmarks" / "results.json").read_text(encoding="utf-8"))
+    assert readme_section(ROOT / "README.md") == render(document), (
+        "README.md's benchmark table differs from benchmarks/results.json: run "
+        "python -m benchmarks --from-json benchmarks/results.json --readme"
+    )
+
+
+def test_the_readme_section_is_replaced_between_its_markers() -> None:
+    text = (ROOT / "README.md").read_text(encoding="utf-8")
+    replaced = replace_section(text, "NEW TABLE")
+    assert replaced.count("NEW TABLE") == 1
+    assert replaced.split("NEW TABLE")[0].endswith("-->\n")
+    assert len(replaced) < len(text) + 20

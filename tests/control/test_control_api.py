@@ -8,6 +8,7 @@ import httpx
 import pytest
 
 from patgate.harness import Fake
+from patgate.redaction import REDACTED
 
 
 @pytest.fixture
@@ -100,7 +101,7 @@ def test_clock_log_faults_and_rate_limit_over_http(fake: Fake) -> None:
     [entry] = log["requests"]
     assert entry["status"] == 429
     assert entry["principal"] == fake.default_world.admin_id
-    assert ["authorization", "Bearer [redacted]"] in entry["headers"]
+    assert ["authorization", f"Bearer {REDACTED}"] in entry["headers"]
     assert fake.world["admin_token"] not in str(log)
     assert _call(fake, "POST", "/faults/remove", {"id": rule.json()["id"]}).status_code == 200
     assert _call(fake, "PUT", "/rate-limit", {"enabled": True}).json() == {"rate_limit": True}

@@ -75,6 +75,7 @@ def test_real_answers_fit_the_documented_schemas(document: dict[str, Any]) -> No
         call("GET", "/requests?status=5xx")
         asked = call("POST", "/token-requests", {"user_id": member, "name": "x"})
         call("GET", "/snapshot")
+        call("GET", "/world")
         call("GET", "/token-requests")
         call("POST", "/token-requests/approve", {"token_id": asked["id"]})
         call("POST", "/users", {"name": "Someone"})

@@ -44,6 +44,7 @@ def test_every_control_operation_over_http(tmp_path: Path) -> None:
 
         org = world["organization_id"]
         snapshot = call("GET", "/snapshot")
+        assert call("GET", "/world")["organization_id"] == world["organization_id"]
         admin = next(u["id"] for u in snapshot["users"] if u["roles"].get(org) == "admin")
         user = call("POST", "/users", {"name": "Grace Hopper"})
         call("GET", "/users")

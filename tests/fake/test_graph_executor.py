@@ -6,7 +6,7 @@ import base64
 
 import pytest
 
-import patgate.fake.graph_executor as executor
+import patgate.fake.graph_documents as graph_documents
 from patgate.fake.deployment import Deployment
 from patgate.fake.graph_executor import execute_graph_request
 from patgate.fake.model import Principal, Role
@@ -153,7 +153,7 @@ def test_a_parser_recursion_error_is_a_refused_document(
     def recurse(*_args: object, **_kwargs: object) -> None:
         raise RecursionError("maximum recursion depth exceeded")
 
-    monkeypatch.setattr(executor, "parse", recurse)
+    monkeypatch.setattr(graph_documents, "parse", recurse)
     outcome = execute_graph_request(deployment, admin, "{ viewer { id name } }")
     assert not outcome.executed
     assert "data" not in outcome.body

@@ -6,6 +6,11 @@ lock guards all state, so check-then-act rules (the cap of 5) hold under concurr
 operation checks the caller's role and acts under one hold of it, so a concurrent removal or
 demotion lands wholly before or wholly after the operation.
 
+Every operation reaches what it needs through an index (tokens by id, by id segment and by
+owner; hubs by organization), never by a scan of the deployment: listing one's tokens, the
+cap check or a hubs page costs the same with ten users as with a hundred thousand, and the
+lock is held for that short time only.
+
 The fault seam. A test that needs a deployment breaking one rule subclasses ``Deployment``
 and overrides public methods only: the operations themselves (``authenticate``,
 ``issue_client_token``, ``list_hubs``, ``list_tokens``, ``create_token``, ``delete_token``,
@@ -28,6 +33,7 @@ the wire app consults before answering.
 from __future__ import annotations
 
 import contextlib
+import re
 import secrets
 import threading
 from collections.abc import Callable, Iterable
@@ -65,6 +71,7 @@ __all__ = ["MAX_TOKENS_PER_USER", "MAX_TOKEN_NAME_LENGTH", "Deployment"]
 MAX_TOKENS_PER_USER = 5
 MAX_TOKEN_NAME_LENGTH = 255
 MAX_PAGE_SIZE = 100
+_CONTROL_CHARACTER = re.compile("[\x00-\x1f\x7f]")
 
 
 class Deployment:
@@ -100,6 +107,12 @@ class Deployment:
         self.hubs: list[Hub] = []
         self.tokens: dict[str, PatRecord] = {}
         self._tokens_by_segment: dict[str, PatRecord] = {}
+        # Owner -> that user's records in creation order (the listing's "oldest first").
+        self._tokens_by_owner: dict[str, dict[str, PatRecord]] = {}
+        # Token id -> the owner it was filed under, so a record is unfiled from the right
+        # place even if a test altered its ``user_id`` afterwards.
+        self._owner_of: dict[str, str] = {}
+        self._hubs_by_organization: dict[str, list[Hub]] = {}
         self.faults = Faults(self.clock, seed)
         """Fault rules on the wire and the rate-limit switch (see :mod:`patgate.fake.faults`)."""
 
@@ -157,6 +170,7 @@ class Deployment:
             if fields:
                 raise TypeError(f"unknown hub fields: {sorted(fields)}")
             self.hubs.append(hub)
+            self._hubs_by_organization.setdefault(organization_id, []).append(hub)
             return hub
 
     def set_role(self, user_id: str, organization_id: str, role: Role) -> None:
@@ -317,9 +331,9 @@ class Deployment:
                 raise InvalidRequest(
                     f"size must be between 1 and {MAX_PAGE_SIZE}", rule_id="HUBS-HAL"
                 )
-            visible = [hub for hub in self.hubs if hub.organization_id == principal.organization_id]
-        start = page * size
-        return HubPage(tuple(visible[start : start + size]), page, size, len(visible))
+            visible = self._hubs_by_organization.get(principal.organization_id, [])
+            start = page * size
+            return HubPage(tuple(visible[start : start + size]), page, size, len(visible))
 
     # -- the GraphQL operations ------------------------------------------------------------
 
@@ -339,7 +353,7 @@ class Deployment:
         """The caller's own tokens, pending ones included, oldest first."""
         with self._lock:
             self.role_of(principal)
-            return [t for t in self.tokens.values() if t.user_id == principal.user_id]
+            return self._owned_by(principal.user_id)
 
     def create_token(self, principal: Principal, name: str, organization_id: str) -> CreatedToken:
         """Create a PAT for the caller; only an admin of ``organization_id`` may."""
@@ -376,11 +390,7 @@ class Deployment:
         """
         name = self._valid_name(name)
         with self._lock:
-            held = sum(
-                1
-                for t in self.tokens.values()
-                if t.user_id == user.id and t.organization_id == organization_id
-            )
+            held = sum(1 for t in self._owned_by(user.id) if t.organization_id == organization_id)
             if held >= self.max_tokens_per_user:
                 raise TokenLimitReached(
                     f"a user holds at most {self.max_tokens_per_user} personal access tokens",
@@ -400,6 +410,8 @@ class Deployment:
             )
             self.tokens[record.id] = record
             self._tokens_by_segment[record.id_segment] = record
+            self._tokens_by_owner.setdefault(user.id, {})[record.id] = record
+            self._owner_of[record.id] = user.id
             return CreatedToken(record, minted.value)
 
     @staticmethod
@@ -411,7 +423,7 @@ class Deployment:
                 f"name must be at most {MAX_TOKEN_NAME_LENGTH} characters",
                 rule_id="PAT-CREATE-FIELDS",
             )
-        if any(ord(ch) < 32 or ord(ch) == 127 for ch in name):
+        if _CONTROL_CHARACTER.search(name):
             raise InvalidRequest(
                 "name must not contain control characters", rule_id="PAT-CREATE-FIELDS"
             )
@@ -421,6 +433,18 @@ class Deployment:
         """Remove a stored PAT: it stops working at once (a delete, a rejection)."""
         self.tokens.pop(record.id, None)
         self._tokens_by_segment.pop(record.id_segment, None)
+        owner = self._owner_of.pop(record.id, record.user_id)
+        owned = self._tokens_by_owner.get(owner)
+        if owned is not None:
+            owned.pop(record.id, None)
+            if not owned:
+                del self._tokens_by_owner[owner]
+
+    def _owned_by(self, user_id: str) -> list[PatRecord]:
+        # Filtered by the record's own field too: the index never shows a record that is
+        # no longer the user's, whatever changed it.
+        owned = self._tokens_by_owner.get(user_id)
+        return [t for t in owned.values() if t.user_id == user_id] if owned else []
 
     def _pending(self, token_id: str) -> PatRecord:
         record = self.tokens.get(token_id)
@@ -460,8 +484,16 @@ class Deployment:
             self.hubs = list(hubs)
             self.tokens = {record.id: record for record in tokens}
             self._tokens_by_segment = {r.id_segment: r for r in self.tokens.values()}
+            self._tokens_by_owner = {}
+            self._owner_of = {}
+            for record in self.tokens.values():  # in creation order, as the state lists them
+                self._tokens_by_owner.setdefault(record.user_id, {})[record.id] = record
+                self._owner_of[record.id] = record.user_id
+            self._hubs_by_organization = {}
+            for hub in self.hubs:
+                self._hubs_by_organization.setdefault(hub.organization_id, []).append(hub)
 
     def tokens_of(self, user_id: str) -> Iterable[PatRecord]:
         """A snapshot of a user's token records (for tests and control code)."""
         with self._lock:
-            return [t for t in self.tokens.values() if t.user_id == user_id]
+            return self._owned_by(user_id)

@@ -2,8 +2,9 @@
 
 graphql-core's parser recurses; a document nested about 246 levels deep raises
 ``RecursionError``, and ``max_tokens`` does not prevent it. So the document's length and
-bracket depth are checked before parsing. Parsed and validated documents are cached by their
-text: validation costs 5-10x what executing the token operations does.
+bracket depth are checked before parsing. Parsing and validation are cached per text and
+per shape (:mod:`patgate.fake.graph_documents`): validation costs 5-10x what executing the
+token operations does.
 """
 
 from __future__ import annotations
@@ -14,14 +15,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from graphql import (
-    DocumentNode,
-    ExecutionResult,
-    GraphQLError,
-    execute,
-    parse,
-    validate,
-)
+from graphql import ExecutionResult, GraphQLError, execute
 
 from patgate.errors import (
     DomainError,
@@ -32,6 +26,7 @@ from patgate.errors import (
     Unauthenticated,
 )
 from patgate.fake.deployment import Deployment
+from patgate.fake.graph_documents import prepare_document
 from patgate.fake.graph_schema import GraphContext, graph_schema
 from patgate.fake.model import Principal
 
@@ -105,25 +100,6 @@ def _bracket_depth(text: str) -> int:
     return deepest
 
 
-@dataclass(frozen=True)
-class _Prepared:
-    document: DocumentNode | None
-    errors: tuple[GraphQLError, ...]
-
-
-@functools.lru_cache(maxsize=512)
-def _prepare(query: str, max_tokens: int) -> _Prepared:
-    try:
-        document = parse(query, max_tokens=max_tokens)
-    except GraphQLError as error:
-        return _Prepared(None, (error,))
-    except RecursionError:
-        # The depth scan should make this unreachable; it stays a 400, never a 500.
-        return _Prepared(None, (GraphQLError("Syntax Error: the document is nested too deeply"),))
-    errors = validate(graph_schema(), document)
-    return _Prepared(None if errors else document, tuple(errors))
-
-
 def _format_error(error: GraphQLError) -> dict[str, Any]:
     formatted = dict(error.formatted)
     original = error.original_error
@@ -155,7 +131,7 @@ def execute_graph_request(
         return _request_error(
             f"the query is nested deeper than {limits.max_depth} levels", "QUERY_TOO_DEEP"
         )
-    prepared = _prepare(query, limits.max_tokens)
+    prepared = prepare_document(query, limits.max_tokens)
     if prepared.document is None:
         first = prepared.errors[0] if prepared.errors else None
         parse_failed = first is not None and first.message.startswith("Syntax Error")

@@ -1,4 +1,8 @@
-"""The nouns of the fake's world: organizations, users, memberships, clients, hubs, tokens."""
+"""The nouns of the fake's world: organizations, users, memberships, clients, hubs, tokens.
+
+The records a world holds by the hundred thousand (users, hubs, tokens) use slots: a third
+less memory each, and a faster build.
+"""
 
 from __future__ import annotations
 
@@ -45,7 +49,7 @@ class Organization:
     name: str
 
 
-@dataclass
+@dataclass(slots=True)
 class User:
     """A person, with a role in each organization they belong to."""
 
@@ -67,7 +71,7 @@ class ApiClient:
     organization_id: str
 
 
-@dataclass
+@dataclass(slots=True)
 class Hub:
     """A hub of the content API, with the fields its listing shows."""
 
@@ -107,7 +111,7 @@ class PatStatus(str, enum.Enum):
     """Requested by a non-admin through the management UI: listed, not usable."""
 
 
-@dataclass
+@dataclass(slots=True)
 class PatRecord:
     """A stored PAT. The secret is never kept: only its hash and the masked display form."""
 

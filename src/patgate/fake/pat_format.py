@@ -10,19 +10,18 @@ from __future__ import annotations
 import base64
 import hashlib
 import hmac
-import re
 import secrets
 from dataclasses import dataclass
 
+from patgate.token_grammar import DEFAULT_PAT_PREFIX, split_pat, valid_prefix
+
 __all__ = ["DEFAULT_PREFIX", "MASK_VISIBLE", "MASK_WIDTH", "MintedPat", "PatFormat"]
 
-DEFAULT_PREFIX = "amp_pat_"
+DEFAULT_PREFIX = DEFAULT_PAT_PREFIX
 MASK_VISIBLE = 8
 """Characters of the id segment shown in listings after the prefix."""
 MASK_WIDTH = 32
 """Asterisks after the visible start: fixed, so the listing does not leak the length."""
-
-_SEGMENT = re.compile(r"[A-Za-z0-9_-]+")
 
 
 def _b64url(raw: bytes) -> str:
@@ -46,7 +45,7 @@ class PatFormat:
     """Mints, parses, masks and verifies PAT values for one prefix."""
 
     def __init__(self, prefix: str = DEFAULT_PREFIX) -> None:
-        if not prefix or not _SEGMENT.fullmatch(prefix.rstrip("_-")):
+        if not valid_prefix(prefix):
             raise ValueError(f"a PAT prefix is letters, digits, '_' or '-': {prefix!r}")
         self.prefix = prefix
 
@@ -67,12 +66,8 @@ class PatFormat:
 
     def id_segment_of(self, value: str) -> str | None:
         """The id segment of a well-formed value, or ``None`` (no hint of what was wrong)."""
-        if not value.startswith(self.prefix):
-            return None
-        id_segment, dot, secret = value[len(self.prefix) :].partition(".")
-        if not dot or not _SEGMENT.fullmatch(id_segment) or not _SEGMENT.fullmatch(secret):
-            return None
-        return id_segment
+        parts = split_pat(value, self.prefix)
+        return None if parts is None else parts[0]
 
     def matches(self, value: str, secret_hash: bytes) -> bool:
         """Whether ``value`` hashes to ``secret_hash`` (compared in constant time)."""

@@ -11,13 +11,13 @@ at once, so the run never holds more than one token at a time.
 from __future__ import annotations
 
 import json
-import re
 from collections.abc import Callable, Mapping
 from typing import Any
 
 from patgate.checks import Observed
 from patgate.fuzz.recorder import Answer, Recorder
 from patgate.runner.documents import Documents, organization_ids
+from patgate.token_grammar import pat_shape
 
 __all__ = ["SPECIAL_NAMES", "delete_created", "name_strategy", "run_lifecycle"]
 
@@ -86,9 +86,7 @@ class _Cycle:
         self.headers = headers
         self.label = label
         self.organization_id = organization_id
-        prefix = re.escape(pat_prefix)
-        self.pat_shape = re.compile(f"^{prefix}[A-Za-z0-9_-]+\\.[A-Za-z0-9_-]+$")
-        self.pat_anywhere = re.compile(f"{prefix}[A-Za-z0-9_-]+\\.[A-Za-z0-9_-]+")
+        self.pat_shape = pat_shape(pat_prefix)
 
     def post(self, document: tuple[str, dict[str, Any]]) -> tuple[Answer, Any, str]:
         query, variables = document
@@ -112,7 +110,7 @@ class _Cycle:
         answer, payload, line = self.post(self.documents.create_token(name, self.organization_id))
         created = _field(payload, "data", "createPersonalAccessToken")
         if not isinstance(created, dict):
-            if self.pat_anywhere.search(answer.body.decode("utf-8", "replace")):
+            if self.pat_shape.search(answer.body.decode("utf-8", "replace")):
                 self.fail("refusal_leaks_token", "a refused create holds a token", answer, line)
             codes = [_field(e, "extensions", "code") for e in _items(payload, "errors")]
             if not codes or not all(isinstance(code, str) for code in codes):
@@ -120,7 +118,7 @@ class _Cycle:
             return
         value, token_id = created.get("token"), created.get("id")
         if isinstance(value, str):
-            if not self.pat_shape.match(value):
+            if not self.pat_shape.fullmatch(value):
                 self.fail("pat_format", "the created value has not the PAT shape", answer, line)
             # From now on the value is a secret: no later answer may hold it.
             self.recorder.redactor.register(value)

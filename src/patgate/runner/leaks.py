@@ -8,9 +8,9 @@ fails PAT-SINGLE-REVEAL: the full value is returned once, by the create, and nev
 from __future__ import annotations
 
 import json
-import re
 
 from patgate.checks import Observed
+from patgate.token_grammar import pat_shape
 
 __all__ = ["RevealedTokens"]
 
@@ -19,7 +19,7 @@ class RevealedTokens:
     """The run's registry of full PAT values, each with where it came from."""
 
     def __init__(self, pat_prefix: str) -> None:
-        self._shape = re.compile(re.escape(pat_prefix) + r"[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+")
+        self._shape = pat_shape(pat_prefix)
         self._origins: dict[str, str] = {}
 
     def add(self, value: str, origin: str) -> None:

@@ -19,6 +19,7 @@ from urllib.parse import urlsplit
 from patgate.errors import UsageError
 from patgate.redaction import Secret
 from patgate.target_contract import SECRET_KEYS, TARGET_KEYS
+from patgate.token_grammar import DEFAULT_PAT_PREFIX
 
 if TYPE_CHECKING:
     import httpx
@@ -36,7 +37,6 @@ __all__ = [
     "resolve_target_config",
 ]
 
-DEFAULT_PAT_PREFIX = "amp_pat_"
 DOCUMENT_NAMES = ("viewer", "organizations", "create_token", "delete_token")
 URL_KEYS = ("auth_url", "base_url", "graphql_url")
 _LOOPBACK_NAMES = ("localhost",)
@@ -170,9 +170,13 @@ class LiveTarget:
     def __init__(
         self, config: TargetConfig, *, transport: httpx.BaseTransport | None = None
     ) -> None:
+        from patgate.runner.http_control import http_control_for
+
         self.config = config
         self._transport = transport
         self.display = config.text("base_url") or config.text("auth_url") or "live target"
+        # A served fake on loopback is controlled through its control API; nothing else is.
+        self.control = http_control_for(config) if transport is None else None
 
     def transport(self) -> httpx.BaseTransport | None:
         """The injected transport, or ``None`` for the network."""

@@ -18,6 +18,8 @@ import re
 from collections.abc import Callable, Iterator, Mapping
 from typing import Any
 
+from patgate.token_grammar import is_pat
+
 __all__ = [
     "FUNCTIONS",
     "ExpressionError",
@@ -70,19 +72,12 @@ def substitute(value: Any, lookup: Callable[[str], Any]) -> Any:
     return value
 
 
-def _is_pat(value: object, prefix: object = "amp_pat_") -> bool:
-    if not isinstance(value, str) or not isinstance(prefix, str):
-        return False
-    body = value[len(prefix) :] if value.startswith(prefix) else None
-    return body is not None and re.fullmatch(r"[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+", body) is not None
-
-
 FUNCTIONS: Mapping[str, Callable[..., Any]] = {
     "min": min,
     "max": max,
     "len": len,
     "int": int,
-    "is_pat": _is_pat,
+    "is_pat": is_pat,
 }
 """The functions an expression may call."""
 

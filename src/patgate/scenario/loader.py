@@ -24,12 +24,11 @@ from patgate.scenario.catalogue import Catalogue, load_catalogue
 from patgate.scenario.model import Scenario
 from patgate.scenario.source import SourceDocument, read_documents
 from patgate.scenario.steps import StepBuilder, describe_where
+from patgate.token_grammar import ANY_PAT_SHAPE, JWT_SHAPE
 
 __all__ = ["ScenarioFile", "find_scenario_files", "load_file", "load_scenarios", "load_text"]
 
 _SUFFIXES = (".yaml", ".yml")
-_PAT_SHAPE = re.compile(r"[A-Za-z0-9]+_pat_[A-Za-z0-9_-]{6,}\.[A-Za-z0-9_-]{6,}")
-_JWT_SHAPE = re.compile(r"eyJ[A-Za-z0-9_-]{5,}\.eyJ[A-Za-z0-9_-]{5,}\.[A-Za-z0-9_-]*")
 _DENSE_RUN = re.compile(r"[A-Za-z0-9+/=_-]{40,}")
 _ENTROPY_LIMIT = 4.7
 """Bits per character above which a 40+ character run is taken for a random secret."""
@@ -208,9 +207,9 @@ def _no_literal_secrets(doc: SourceDocument, value: Any, where: tuple[str | int,
 
 
 def _looks_secret(text: str) -> str:
-    if _PAT_SHAPE.search(text):
+    if ANY_PAT_SHAPE.search(text):
         return "a personal access token"
-    if _JWT_SHAPE.search(text):
+    if JWT_SHAPE.search(text):
         return "a JWT"
     for run in _DENSE_RUN.findall(text):
         if _entropy(run) > _ENTROPY_LIMIT:

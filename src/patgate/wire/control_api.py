@@ -114,6 +114,10 @@ def _snapshot(s: ControlService, body: _Body, query: _Query) -> tuple[int, Any]:
     return 200, s.snapshot()
 
 
+def _world(s: ControlService, body: _Body, query: _Query) -> tuple[int, Any]:
+    return 200, s.world_ids()
+
+
 def _users(s: ControlService, body: _Body, query: _Query) -> tuple[int, Any]:
     return 200, {"users": [user_view(u) for u in s.users()]}
 
@@ -266,6 +270,7 @@ def _rate_limit(s: ControlService, body: _Body, query: _Query) -> tuple[int, Any
 ROUTES: tuple[_Route, ...] = (
     _Route("POST", "/reset", _reset),
     _Route("GET", "/snapshot", _snapshot),
+    _Route("GET", "/world", _world),
     _Route("GET", "/users", _users),
     _Route("POST", "/users", _add_user),
     _Route("POST", "/users/remove", _remove_user),

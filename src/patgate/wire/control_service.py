@@ -103,6 +103,17 @@ class ControlService:
         """The state :meth:`reset` returns to, as JSON values (``patgate serve --state``)."""
         return self._baseline
 
+    def world_ids(self) -> dict[str, str]:
+        """The seeded world's organization and principals by role name: ids, no secret."""
+        w = self.world
+        return {
+            "organization_id": w.organization_id,
+            "admin": w.admin_id,
+            "member": w.member_id,
+            "removed": w.removed_id,
+            "unpermitted": w.unpermitted_id,
+        }
+
     def snapshot(self) -> dict[str, Any]:
         """The state as JSON values: tokens masked with their status, never a secret."""
         d = self.deployment

@@ -16,12 +16,12 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from urllib.parse import unquote_plus, urlsplit, urlunsplit
 
-from patgate.fake.pat_format import DEFAULT_PREFIX
+from patgate.redaction import REDACTED
+from patgate.token_grammar import DEFAULT_PAT_PREFIX, JWT_SHAPE, pat_start
 from patgate.wire.messages import WireRequest, WireResponse
 
 __all__ = ["DEFAULT_LOG_SIZE", "REDACTED", "LoggedRequest", "RequestLog", "RequestPage"]
 
-REDACTED = "[redacted]"
 DEFAULT_LOG_SIZE = 1000
 """Entries a log keeps unless told otherwise: about 1 MB at most."""
 DROPPED = 0
@@ -36,7 +36,6 @@ _SENSITIVE_NAMES = frozenset(
     {"access_token", "client_secret", "token", "secret", "password", "refresh_token"}
     | {"id_token", "code", "api_key", "apikey", "key"}
 )
-_JWT_SHAPE = r"eyJ[A-Za-z0-9_-]*\.[A-Za-z0-9_-]*\.[A-Za-z0-9_-]*"
 # The schemes of the IANA registry, and "Token". A first word outside it is logged as
 # REDACTED: "Authorization: <secret>" without a scheme would otherwise log the secret's start.
 _KNOWN_SCHEMES = frozenset(
@@ -62,7 +61,7 @@ class LoggedRequest:
     status: int
     auth_scheme: str | None
     """``"Bearer"``, ``"Basic"``, another registered scheme (as sent, case kept), ``None``
-    without (or with an empty) ``Authorization`` header, or ``"[redacted]"`` for anything
+    without (or with an empty) ``Authorization`` header, or :data:`REDACTED` for anything
     else: never the credential."""
     number: int = 0
     """1 for the first request the fake answered, and so on (gaps: entries dropped)."""
@@ -100,14 +99,16 @@ class RequestPage:
 class RequestLog:
     """The latest requests one fake answered, oldest first. Safe to share between threads."""
 
-    def __init__(self, pat_prefix: str = DEFAULT_PREFIX, capacity: int = DEFAULT_LOG_SIZE) -> None:
+    def __init__(
+        self, pat_prefix: str = DEFAULT_PAT_PREFIX, capacity: int = DEFAULT_LOG_SIZE
+    ) -> None:
         if capacity < 1:
             raise ValueError("a request log keeps at least 1 entry")
         self.capacity = capacity
         self._entries: deque[LoggedRequest] = deque(maxlen=capacity)
         self._numbers = itertools.count(1)
         self._lock = threading.Lock()
-        self._secret_shape = re.compile(f"{_JWT_SHAPE}|{re.escape(pat_prefix)}[A-Za-z0-9_.-]*")
+        self._secret_shape = re.compile(f"{JWT_SHAPE.pattern}|{pat_start(pat_prefix).pattern}")
 
     def record(
         self,

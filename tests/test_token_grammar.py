@@ -1,0 +1,73 @@
+"""One token grammar: what the fake mints, every other layer recognises and hides."""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+import pytest
+
+from patgate.fake.pat_format import PatFormat
+from patgate.redaction import REDACTED, Redactor
+from patgate.token_grammar import (
+    ANY_PAT_SHAPE,
+    DEFAULT_PAT_PREFIX,
+    JWT_SHAPE,
+    is_pat,
+    pat_shape,
+    split_pat,
+    valid_prefix,
+)
+
+PACKAGE = Path(__file__).resolve().parent.parent / "src" / "patgate"
+
+
+@pytest.mark.parametrize("prefix", [DEFAULT_PAT_PREFIX, "acme_", "x-"])
+def test_a_minted_value_is_a_pat_for_every_layer(prefix: str) -> None:
+    minted = PatFormat(prefix).mint()
+    assert is_pat(minted.value, prefix)
+    assert pat_shape(prefix).fullmatch(minted.value)
+    assert split_pat(minted.value, prefix) == tuple(minted.value[len(prefix) :].split("."))
+    assert Redactor(prefix).redact(f"got {minted.value}!") == f"got {REDACTED}!"
+
+
+@pytest.mark.parametrize(
+    "value",
+    ["amp_pat_abc", "amp_pat_.def", "amp_pat_abc.", "amp_pat_a b.c", "other_abc.def", 42, None],
+)
+def test_malformed_values_are_not_pats(value: object) -> None:
+    assert not is_pat(value)
+
+
+def test_prefixes_are_token_characters() -> None:
+    assert [valid_prefix(p) for p in ("amp_pat_", "acme-", "", "a b_", "a.b_")] == [
+        True,
+        True,
+        False,
+        False,
+        False,
+    ]
+
+
+def test_a_token_under_another_prefix_and_a_jwt_are_recognised() -> None:
+    assert ANY_PAT_SHAPE.search("zz_pat_0VDx5anoRUK7.IqSKk8gASgZKhp")
+    assert not ANY_PAT_SHAPE.search("my_pat_a.b")
+    assert JWT_SHAPE.fullmatch("eyJhbGciOiJub25lIn0.eyJzdWIiOiJ4In0.")
+
+
+def _string_constants(path: Path) -> list[str]:
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    return [
+        n.value for n in ast.walk(tree) if isinstance(n, ast.Constant) and isinstance(n.value, str)
+    ]
+
+
+def test_the_grammar_and_the_prefix_are_written_once() -> None:
+    copies = []
+    for path in sorted(PACKAGE.rglob("*.py")):
+        if path.name == "token_grammar.py":
+            continue
+        for text in _string_constants(path):
+            if text == DEFAULT_PAT_PREFIX or "eyJ[" in text or r"\.[A-Za-z0-9_-]" in text:
+                copies.append(f"{path.relative_to(PACKAGE)}: {text[:40]!r}")
+    assert copies == []
