@@ -6,7 +6,8 @@ hub listings with wrk (the external load generator, on loopback, a PAT as the be
 reads the RSS again. The growth per round is reported as median and min..max over the
 rounds; the target is a growth within 5 MB for 100k requests.
 
-Usage: ``python -m benchmarks.serve_memory [--requests 100000] [--rounds 3] [--json PATH]``
+Usage: ``python -m benchmarks.serve_memory [--requests 100000] [--rounds 3] [--json PATH]``,
+or as ``serve_memory`` in ``python -m benchmarks``.
 """
 
 from __future__ import annotations
@@ -21,9 +22,12 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
-from benchmarks.timing import stats
+from benchmarks.registry import Benchmark, Plan, Unavailable
+from benchmarks.timing import Goal, Result, compare, stats
 
-__all__ = ["rss_kib", "run"]
+__all__ = ["BENCHMARKS", "rss_kib", "run"]
+
+GOAL_MB = 5.0
 
 WARMUP = 5000
 """Requests before the first reading: fills the default log (1000) with room to spare."""
@@ -61,10 +65,10 @@ def _wrk(url: str, token: str, requests: int) -> int:
     return sent
 
 
-def _round(requests: int, folder: Path) -> tuple[float, int]:
+def _round(requests: int, folder: Path, *extra: str) -> tuple[float, int]:
     world_file = folder / "w.json"
     process = subprocess.Popen(
-        [*_patgate(), "serve", "--port", "0", "--world", str(world_file)],
+        [*_patgate(), "serve", "--port", "0", "--world", str(world_file), *extra],
         stdout=subprocess.PIPE,
         stderr=subprocess.DEVNULL,
         text=True,
@@ -88,25 +92,71 @@ def _round(requests: int, folder: Path) -> tuple[float, int]:
             process.stdout.close()
 
 
-def run(requests: int = 100_000, rounds: int = 3) -> dict[str, Any]:
-    """Rounds of fresh servers; RSS growth in MB over ``requests`` requests after warm-up."""
+def _measure(requests: int, rounds: int) -> tuple[list[float], list[float], list[int]]:
+    """Per round: growth with the default log, growth with a log that never drops, sent."""
     if shutil.which("wrk") is None:
-        raise SystemExit("serve_memory needs wrk on PATH (.ci/counterparts installs it)")
+        raise Unavailable("serve_memory needs wrk on PATH (.ci/counterparts installs it)")
     growth: list[float] = []
+    unbounded: list[float] = []
     sent: list[int] = []
     with tempfile.TemporaryDirectory() as folder:
         for _ in range(rounds):
             mb, count = _round(requests, Path(folder))
             growth.append(mb)
             sent.append(count)
-    summary = stats(growth)
+            # The reference: a log larger than the run, as the log was before the ring buffer.
+            unbounded.append(_round(requests, Path(folder), "--log-size", "10000000")[0])
+    return growth, unbounded, sent
+
+
+def _registered(plan: Plan) -> list[Result]:
+    requests = plan.pick(100_000, 20_000)
+    growth, unbounded, sent = _measure(requests, plan.rounds_for(3, 1))
+    return [
+        compare(
+            name="serve_memory",
+            title=f"patgate serve: RSS growth over {requests:,} requests (wrk, default log)",
+            unit="MB",
+            a_label="default log",
+            a=growth,
+            b_label="log never full",
+            b=unbounded,
+            ratio_label="default / never full",
+            goal=Goal("patgate", "<=", GOAL_MB, "growth", "MB"),
+            note=f"At least {min(sent):,} hub listings per round after a warm-up of {WARMUP:,}.",
+        )
+    ]
+
+
+BENCHMARKS = [
+    Benchmark(
+        "serve_memory",
+        _registered,
+        order=90,
+        description="serve's memory under wrk: the request log is a ring buffer",
+    )
+]
+
+
+def run(requests: int = 100_000, rounds: int = 3) -> dict[str, Any]:
+    """Rounds of fresh servers; RSS growth in MB over ``requests`` requests after warm-up."""
+    try:
+        growth, unbounded, sent = _measure(requests, rounds)
+    except Unavailable as missing:
+        raise SystemExit(str(missing)) from None
+    summary, reference = stats(growth), stats(unbounded)
     return {
         "benchmark": "serve_memory",
         "requests_per_round": min(sent),
         "rss_growth_mb": {"median": summary.median, "min": summary.low, "max": summary.high},
+        "rss_growth_mb_log_never_full": {
+            "median": reference.median,
+            "min": reference.low,
+            "max": reference.high,
+        },
         "rounds": rounds,
-        "target": "growth within 5 MB",
-        "within_target": summary.high <= 5.0,
+        "target": f"growth within {GOAL_MB:g} MB",
+        "within_target": summary.high <= GOAL_MB,
     }
 
 

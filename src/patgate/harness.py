@@ -73,8 +73,15 @@ class Fake:
     with any of ``auth_url``, ``base_url``, ``graphql_url`` (default: the real hosts).
     ``wrap_app``: ``app -> app``, to alter answers on the way out. ``log_size``: how many
     requests :attr:`request_log` keeps (the oldest go first). ``control_token``: the token
-    the HTTP control API (``world["control_url"]``) requires (default: a new random one). A
-    bug inside the fake raises in the caller; it never becomes a 500.
+    the HTTP control API (``world["control_url"]``) requires (default: a new random one).
+    ``world``: the ids and credentials of a world already in ``deployment`` (a restored
+    state); without it the default world is built. A bug inside the fake raises in the
+    caller; it never becomes a 500.
+
+    The deployment's settings, keyword-only (without ``deployment``): ``expires_in`` (client
+    token lifetime, s, default 300), ``session_expires_in`` (default 86400),
+    ``max_tokens_per_user`` (the PAT cap, default 5), ``pat_prefix`` (default ``amp_pat_``),
+    ``seed`` (ids and, other than 0, names of the world, generated with the ``worlds`` extra).
 
     The control methods below (reset, users, the UI path, the clock, the log, faults) are
     those of :class:`~patgate.wire.control_service.ControlService` (:attr:`control`), with
@@ -91,21 +98,26 @@ class Fake:
         log_size: int | None = None,
         control_token: str | None = None,
         world: DefaultWorld | None = None,
+        **settings: Any,
     ) -> None:
         import secrets
 
         from patgate.fake.deployment import Deployment
+        from patgate.fake.settings import deployment_settings
         from patgate.fake.world import build_default_world
         from patgate.wire.app import WireApp
         from patgate.wire.control_api import ControlApi
         from patgate.wire.control_service import ControlService
         from patgate.wire.request_log import DEFAULT_LOG_SIZE, RequestLog
 
-        self.deployment: Deployment = deployment if deployment is not None else Deployment()
+        chosen = deployment_settings(settings, given_deployment=deployment is not None)
+        self.deployment: Deployment = deployment if deployment is not None else Deployment(**chosen)
         self.urls: FakeUrls = _coerce_urls(urls)
         self.strict = strict
         self.default_world: DefaultWorld = (
-            world if world is not None else build_default_world(self.deployment)
+            world
+            if world is not None
+            else build_default_world(self.deployment, chosen.get("seed", 0))
         )
         """The default world's ids and credentials (``admin_id``, ``member_token``, ...)."""
         app: WireHandler = WireApp(self.deployment, self.urls)

@@ -17,6 +17,19 @@ import requests
 
 from patgate.harness import Fake
 from patgate.transports.loopback_server import LoopbackServer
+from patgate.wire import WireRequest, WireResponse
+
+
+@pytest.fixture
+def elsewhere() -> Iterator[str]:
+    """A real HTTP server on loopback that is not the fake: it answers 200 ``elsewhere``."""
+
+    def answer(request: WireRequest) -> WireResponse:
+        return WireResponse(200, (("Content-Type", "text/plain"),), b"elsewhere")
+
+    with LoopbackServer() as server:
+        server.start(answer)
+        yield server.base_url
 
 
 @dataclass(frozen=True)

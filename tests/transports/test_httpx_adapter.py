@@ -1,7 +1,6 @@
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Iterator
 
 import httpx
 import pytest
@@ -9,8 +8,7 @@ import pytest
 from patgate.fake.deployment import Deployment
 from patgate.fake.model import HubPage, Principal
 from patgate.harness import Fake
-from patgate.transports.loopback_server import LoopbackServer
-from patgate.wire import UnmatchedRequest, WireRequest, WireResponse
+from patgate.wire import UnmatchedRequest
 
 
 class BrokenHubs(Deployment):
@@ -18,18 +16,6 @@ class BrokenHubs(Deployment):
 
     def list_hubs(self, principal: Principal, *, page: int = 0, size: int = 20) -> HubPage:
         raise RuntimeError("bug in list_hubs")
-
-
-@pytest.fixture
-def elsewhere() -> Iterator[str]:
-    """A real HTTP server on loopback that is not the fake: it answers 200 ``elsewhere``."""
-
-    def answer(request: WireRequest) -> WireResponse:
-        return WireResponse(200, (("Content-Type", "text/plain"),), b"elsewhere")
-
-    with LoopbackServer() as server:
-        server.start(answer)
-        yield server.base_url
 
 
 def _hubs(fake: Fake) -> str:

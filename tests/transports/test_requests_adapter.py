@@ -1,25 +1,13 @@
 from __future__ import annotations
 
 import io
-from collections.abc import Iterator
 
 import pytest
 import requests
 
 from patgate.harness import Fake
-from patgate.transports.loopback_server import LoopbackServer
-from patgate.wire import UnmatchedRequest, WireRequest, WireResponse
+from patgate.wire import UnmatchedRequest
 from tests.transports.test_httpx_adapter import BrokenHubs
-
-
-@pytest.fixture
-def elsewhere() -> Iterator[str]:
-    def answer(request: WireRequest) -> WireResponse:
-        return WireResponse(200, (("Content-Type", "text/plain"),), b"elsewhere")
-
-    with LoopbackServer() as server:
-        server.start(answer)
-        yield server.base_url
 
 
 def _form(fake: Fake) -> dict[str, str]:

@@ -1,21 +1,28 @@
 """The default world: the same organization, people and hubs every run, fresh secrets each time.
 
-Names and e-mails come from faker with a fixed seed; they are computed once per process and
-kept in an immutable template, because creating a faker instance costs far more than a test
-should pay. Secrets (client secret, PATs) come from :mod:`secrets` every time.
+The default world's names and e-mails ship as data (``default_world.json``): reading them costs
+nothing a test notices and needs no third-party package. Another ``seed`` generates other names
+with faker, an optional extra (``pip install 'patgate[worlds]'``). A template is made once
+per process and seed. Secrets (client secret, PATs) come from :mod:`secrets` every time.
 """
 
 from __future__ import annotations
 
 import functools
+import json
 from dataclasses import dataclass
+from pathlib import Path
 
+from patgate.errors import UsageError
 from patgate.fake.deployment import Deployment
 from patgate.fake.model import Role
 
-__all__ = ["DefaultWorld", "WorldTemplate", "build_default_world", "world_template"]
+__all__ = ["DEFAULT_SEED", "DefaultWorld", "WorldTemplate", "build_default_world", "world_template"]
 
-WORLD_SEED = 20231121
+DEFAULT_SEED = 0
+"""The seed of the shipped default world."""
+_FAKER_SEED = 20231121
+_DATA = Path(__file__).with_name("default_world.json")
 
 
 @dataclass(frozen=True)
@@ -38,17 +45,33 @@ class WorldTemplate:
     hub_names: tuple[str, ...]
 
 
-@functools.lru_cache(maxsize=1)
-def world_template() -> WorldTemplate:
-    """The default world's names, made once per process from a fixed faker seed."""
-    from faker import Faker
+@functools.lru_cache(maxsize=4)
+def world_template(seed: int = DEFAULT_SEED) -> WorldTemplate:
+    """The world's names: the shipped data for the default seed, else made by faker."""
+    if seed == DEFAULT_SEED:
+        data = json.loads(_DATA.read_text(encoding="utf-8"))
+        admin, member, removed, unpermitted = (
+            Person(**data[role]) for role in ("admin", "member", "removed", "unpermitted")
+        )
+        hubs = tuple(data["hub_names"])
+        return WorldTemplate(data["organization_name"], admin, member, removed, unpermitted, hubs)
+    return _generated_template(seed)
 
+
+def _generated_template(seed: int) -> WorldTemplate:
+    try:
+        from faker import Faker
+    except ImportError:
+        raise UsageError(
+            f"a world seed other than {DEFAULT_SEED} needs faker: pip install 'patgate[worlds]'"
+        ) from None
     fake = Faker("en_US")
-    fake.seed_instance(WORLD_SEED)
+    fake.seed_instance(_FAKER_SEED + seed)
 
     def person() -> Person:
         first, last = fake.first_name(), fake.last_name()
-        return Person(f"{first} {last}", f"{first}.{last}@{fake.domain_name()}".lower())
+        # Reserved example domains only: a generated address never reaches a real mailbox.
+        return Person(f"{first} {last}", f"{first}.{last}@example.com".lower())
 
     organization = fake.company()
     people = [person() for _ in range(4)]
@@ -76,14 +99,15 @@ class DefaultWorld:
         return f"DefaultWorld(organization_id={self.organization_id!r}, secrets=<hidden>)"
 
 
-def build_default_world(deployment: Deployment) -> DefaultWorld:
+def build_default_world(deployment: Deployment, seed: int = DEFAULT_SEED) -> DefaultWorld:
     """Populate ``deployment``: one organization with an admin, a member, a removed user and a
     member without content permission, an API client acting as the admin, and three hubs.
 
     Every principal holds one PAT (the world's tokens), so a scenario starts with each user
-    at 1 of 5; the member's went through the approval step.
+    at 1 of 5; the member's went through the approval step. ``seed`` picks the names (see
+    :func:`world_template`).
     """
-    template = world_template()
+    template = world_template(seed)
     org = deployment.add_organization(template.organization_name)
     admin = deployment.add_user(template.admin.name, template.admin.email, org.id, Role.ADMIN)
     member = deployment.add_user(template.member.name, template.member.email, org.id, Role.MEMBER)

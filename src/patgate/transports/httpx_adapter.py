@@ -1,20 +1,24 @@
-"""httpx and the fake: message conversion, interception through respx, a network-free transport.
+"""httpx and the fake: message conversion, interception, a network-free transport.
 
-Interception uses respx's ``httpx`` mocker (it patches the client's choice of transport)
-with a single catch-all route: the fake decides which URLs are its own, so adding
-hosts costs nothing per request. The route answers in ``resolve`` rather than through a
-``side_effect``, because respx inspects a side effect's signature on every call (about 10 %
-of a hubs request). An exception raised while answering (a bug in the fake) propagates
-through respx unchanged, into the test.
+Interception patches ``httpx.Client._transport_for_url`` (and the async client's): for a URL
+an active fake serves, the client gets that fake's :class:`FakeTransport`; for any other URL
+it gets its usual transport. Users' own mocks patch the transports themselves (respx's
+default mocker patches httpcore's connection pool, pytest-httpx ``HTTPTransport``), so they
+never see the fake's requests and the fake never sees theirs, in whatever order they start.
+Nothing is recorded per call. An exception raised while answering (a bug in the fake)
+propagates into the test.
+
+In strict mode, opening a network connection (httpcore's ``create_connection``) raises
+:class:`~patgate.wire.urls.UnmatchedRequest`: a request no fake and no user's mock answered.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from typing import Any
 
 import httpx
 
+from patgate.transports.routing import ClassPatches, Interception, Route, RoutingTable
 from patgate.wire.fault_answers import DroppedConnection
 from patgate.wire.messages import WireHandler, WireRequest, WireResponse
 from patgate.wire.urls import FakeUrls
@@ -30,75 +34,10 @@ def to_wire(request: httpx.Request) -> WireRequest:
 
 
 def from_wire(response: WireResponse, request: httpx.Request) -> httpx.Response:
-    """An ``httpx.Response`` bound to ``request`` (bound, so respx need not clone it)."""
+    """An ``httpx.Response`` bound to ``request``."""
     return httpx.Response(
         response.status, headers=list(response.headers), content=response.body, request=request
     )
-
-
-_Answer = Callable[[httpx.Request], "httpx.Response | httpx.Request"]
-
-
-def _handle(handler: WireHandler, request: httpx.Request) -> WireResponse | None:
-    try:
-        return handler(to_wire(request))
-    except DroppedConnection:
-        # What httpx raises when a server closes the connection without answering.
-        raise httpx.RemoteProtocolError(
-            "Server disconnected without sending a response.", request=request
-        ) from None
-
-
-def _catch_all_route(answer: _Answer) -> Any:
-    """A respx route matching every request and answering with ``answer``.
-
-    ``answer`` returns the request itself to pass it through to the network (respx's own
-    convention for side effects).
-    """
-    import respx
-
-    class CatchAllRoute(respx.Route):
-        def resolve(self, request: httpx.Request, **kwargs: Any) -> Any:
-            return answer(request)
-
-    return CatchAllRoute()
-
-
-class HttpxInterception:
-    """While started, every httpx client (sync or async) sends the fake's URLs to ``handler``.
-
-    Other URLs go to the network, or raise :class:`~patgate.wire.urls.UnmatchedRequest`
-    when ``strict``.
-    """
-
-    def __init__(self, handler: WireHandler, urls: FakeUrls, *, strict: bool = False) -> None:
-        self._handler = handler
-        self._urls = urls
-        self._strict = strict
-        self._router: Any = None
-
-    def start(self) -> None:
-        """Begin intercepting."""
-        import respx
-
-        router = respx.MockRouter(assert_all_called=False, assert_all_mocked=False, using="httpx")
-        router.add(_catch_all_route(self._answer))
-        router.start()
-        self._router = router
-
-    def stop(self) -> None:
-        """Stop intercepting (safe to call twice)."""
-        router, self._router = self._router, None
-        if router is not None:
-            router.stop(quiet=True)
-
-    def _answer(self, request: httpx.Request) -> httpx.Response | httpx.Request:
-        response = _handle(self._handler, request)
-        if response is None:
-            if self._strict:
-                raise self._urls.unmatched(request.method, str(request.url))
-            return request  # respx's signal to pass the request through to the network
-        return from_wire(response, request)
 
 
 class FakeTransport(httpx.BaseTransport, httpx.AsyncBaseTransport):
@@ -123,7 +62,13 @@ class FakeTransport(httpx.BaseTransport, httpx.AsyncBaseTransport):
         return self._respond(request)
 
     def _respond(self, request: httpx.Request) -> httpx.Response:
-        response = _handle(self._handler, request)
+        try:
+            response = self._handler(to_wire(request))
+        except DroppedConnection:
+            # What httpx raises when a server closes the connection without answering.
+            raise httpx.RemoteProtocolError(
+                "Server disconnected without sending a response.", request=request
+            ) from None
         if response is None:
             raise httpx.ConnectError(
                 f"the patgate fake does not serve {request.url.scheme}://{request.url.netloc.decode()}"
@@ -131,3 +76,55 @@ class FakeTransport(httpx.BaseTransport, httpx.AsyncBaseTransport):
                 request=request,
             )
         return from_wire(response, request)
+
+
+_patches = ClassPatches()
+
+
+def _install() -> None:
+    for client in (httpx.Client, httpx.AsyncClient):
+        _patches.patch(client, "_transport_for_url", _routing)
+
+
+def _guard_network() -> None:
+    """Refuse network connections while a strict fake is active. This imports httpcore, which
+    httpx itself imports only when a client is made: only strict fakes pay for it."""
+    import httpcore
+
+    for pool in (httpcore.ConnectionPool, httpcore.AsyncConnectionPool):
+        _patches.patch(pool, "create_connection", _guard)
+
+
+_table: RoutingTable[FakeTransport] = RoutingTable(_install, _patches.restore_all)
+
+
+def _routing(original: Any) -> Any:
+    def _transport_for_url(client: Any, url: httpx.URL) -> Any:
+        transport = _table.find(str(url))
+        return transport if transport is not None else original(client, url)
+
+    return _transport_for_url
+
+
+def _guard(original: Any) -> Any:
+    def create_connection(pool: Any, origin: Any) -> Any:
+        if _table.strict:
+            where = f"{origin.scheme.decode()}://{origin.host.decode()}:{origin.port}"
+            raise _table.refuse(f"a connection to {where}")
+        return original(pool, origin)
+
+    return create_connection
+
+
+class HttpxInterception(Interception[FakeTransport]):
+    """While started, every httpx client (sync or async) sends the fake's URLs to ``handler``.
+
+    Other URLs go to the client's usual transport (a user's mock, or the network); in
+    ``strict`` mode a request that would reach the network raises
+    :class:`~patgate.wire.urls.UnmatchedRequest`. Starting a second interception whose URLs
+    overlap an active one's raises :class:`~patgate.errors.UsageError`.
+    """
+
+    def __init__(self, handler: WireHandler, urls: FakeUrls, *, strict: bool = False) -> None:
+        route = Route(urls, FakeTransport(handler, urls), strict)
+        super().__init__(_table, route, _guard_network)

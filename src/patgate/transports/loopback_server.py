@@ -11,10 +11,12 @@ test sees it.
 from __future__ import annotations
 
 import contextlib
+import email.utils
 import re
 import socket
 import socketserver
 import threading
+import time
 from collections.abc import Callable
 from http import HTTPStatus
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -156,15 +158,46 @@ class _Handler(BaseHTTPRequestHandler):
         return b"".join(chunks)
 
     def _send(self, response: WireResponse) -> None:
-        self.send_response(response.status)
+        # The status line, headers and body leave in one write: with Nagle's algorithm off,
+        # separate writes would be separate segments, and a client reads each of them.
+        body = response.body
+        head = [
+            f"{self.protocol_version} {response.status} {_reason(response.status)}\r\n"
+            f"Server: patgate\r\nDate: {_http_date()}\r\n"
+        ]
         for name, value in response.headers:
-            self.send_header(name, value)
-        self.send_header("Content-Length", str(len(response.body)))
+            head.append(f"{name}: {value}\r\n")
+            if name.lower() == "connection" and value.strip().lower() == "close":
+                self.close_connection = True
+        head.append(f"Content-Length: {len(body)}\r\n")
         if self.close_connection:
-            self.send_header("Connection", "close")
-        self.end_headers()
-        if self.command != "HEAD":
-            self.wfile.write(response.body)
+            head.append("Connection: close\r\n")
+        head.append("\r\n")
+        data = "".join(head).encode("latin-1", "strict")
+        if self.request_version == "HTTP/0.9":
+            data = b""  # a 0.9 answer is the body alone
+        self.wfile.write(data if self.command == "HEAD" else data + body)
+
+
+def _reason(status: int) -> str:
+    try:
+        return HTTPStatus(status).phrase
+    except ValueError:
+        return ""
+
+
+_date_cache: tuple[int, str] = (0, "")
+
+
+def _http_date() -> str:
+    """The ``Date`` header's value, formatted at most once a second."""
+    global _date_cache
+    now = int(time.time())
+    second, text = _date_cache
+    if second != now:
+        text = email.utils.formatdate(now, usegmt=True)
+        _date_cache = (now, text)
+    return text
 
 
 def _origin_form(target: str) -> str | None:

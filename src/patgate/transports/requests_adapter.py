@@ -1,8 +1,15 @@
-"""requests and the fake: message conversion and interception through responses.
+"""requests and the fake: message conversion and interception.
 
-One registered response object claims every URL the fake serves (every URL at all in strict
-mode); other URLs pass through to the network. An exception raised while answering (a bug
-in the fake) propagates out of ``session.send`` into the test.
+Interception patches ``requests.Session.get_adapter``: for a URL an active fake serves, the
+session gets that fake's adapter, whose ``send`` answers from the fake; for any other URL it
+gets its usual adapter. ``responses`` patches ``HTTPAdapter.send``, which the fake's adapter
+overrides, so a user's ``responses`` mock (with or without ``add_passthru``) never sees the
+fake's requests and the fake never sees its, in whatever order they start. Nothing is
+recorded per call. An exception raised while answering (a bug in the fake) propagates out of
+``session.send`` into the test.
+
+In strict mode, opening a connection (``HTTPAdapter.get_connection_with_tls_context``) raises
+:class:`~patgate.wire.urls.UnmatchedRequest`: a request no fake and no user's mock answered.
 """
 
 from __future__ import annotations
@@ -13,15 +20,16 @@ from http import HTTPStatus
 from typing import Any
 
 import requests
-from responses import BaseResponse, RequestsMock
+from requests.adapters import HTTPAdapter
 from urllib3 import HTTPResponse
 from urllib3._collections import HTTPHeaderDict
 
+from patgate.transports.routing import ClassPatches, Interception, Route, RoutingTable
 from patgate.wire.fault_answers import DroppedConnection
 from patgate.wire.messages import WireHandler, WireRequest, WireResponse
-from patgate.wire.urls import FakeUrls
+from patgate.wire.urls import FakeUrls, canonical_url
 
-__all__ = ["RequestsInterception", "from_wire", "to_wire"]
+__all__ = ["FakeAdapter", "RequestsInterception", "from_wire", "to_wire"]
 
 
 def _text(value: str | bytes) -> str:
@@ -71,21 +79,18 @@ def from_wire(response: WireResponse, method: str | None) -> HTTPResponse:
     )
 
 
-class _FakeRoute(BaseResponse):
-    """The one response object responses consults: it answers for the whole fake."""
+class FakeAdapter(HTTPAdapter):
+    """A transport adapter that answers from the fake (no network, no pool is ever used)."""
 
-    def __init__(self, handler: WireHandler, urls: FakeUrls, strict: bool) -> None:
-        super().__init__(method="*", url=urls.base_url)
+    def __init__(self, handler: WireHandler, urls: FakeUrls) -> None:
+        super().__init__()
         self._handler = handler
         self._urls = urls
-        self._strict = strict
 
-    def matches(self, request: requests.PreparedRequest) -> tuple[bool, str]:
-        if self._strict or self._urls.serves(request.url or ""):
-            return True, ""
-        return False, "not a URL of the patgate fake"
-
-    def get_response(self, request: requests.PreparedRequest) -> HTTPResponse:
+    def send(
+        self, request: requests.PreparedRequest, *args: Any, **kwargs: Any
+    ) -> requests.Response:
+        """Answer ``request`` from the fake."""
         try:
             response = self._handler(to_wire(request))
         except DroppedConnection:
@@ -96,35 +101,59 @@ class _FakeRoute(BaseResponse):
             ) from None
         if response is None:
             raise self._urls.unmatched(request.method or "GET", request.url or "")
-        return from_wire(response, request.method)
+        return self.build_response(request, from_wire(response, request.method))
 
 
-class RequestsInterception:
+def _connection_methods() -> tuple[str, ...]:
+    # requests 2.32.2 renamed the method send calls; older releases call get_connection.
+    if "get_connection_with_tls_context" in HTTPAdapter.__dict__:
+        return ("get_connection_with_tls_context",)
+    return ("get_connection",)
+
+
+_patches = ClassPatches()
+
+
+def _install() -> None:
+    _patches.patch(requests.Session, "get_adapter", _routing)
+
+
+def _guard_network() -> None:
+    """Refuse network connections while a strict fake is active."""
+    for name in _connection_methods():
+        _patches.patch(HTTPAdapter, name, _guard)
+
+
+_table: RoutingTable[FakeAdapter] = RoutingTable(_install, _patches.restore_all)
+
+
+def _routing(original: Any) -> Any:
+    def get_adapter(session: requests.Session, url: str) -> Any:
+        adapter = _table.find(url)
+        return adapter if adapter is not None else original(session, url)
+
+    return get_adapter
+
+
+def _guard(original: Any) -> Any:
+    def get_connection(adapter: HTTPAdapter, request: Any, *args: Any, **kwargs: Any) -> Any:
+        if _table.strict:
+            url = request.url if hasattr(request, "url") else str(request)
+            raise _table.refuse(f"{getattr(request, 'method', 'GET')} {canonical_url(url)}")
+        return original(adapter, request, *args, **kwargs)
+
+    return get_connection
+
+
+class RequestsInterception(Interception[FakeAdapter]):
     """While started, every requests session sends the fake's URLs to ``handler``.
 
-    Other URLs go to the network, or raise :class:`~patgate.wire.urls.UnmatchedRequest`
-    when ``strict``.
+    Other URLs go to the session's usual adapter (a user's mock, or the network); in
+    ``strict`` mode a request that would reach the network raises
+    :class:`~patgate.wire.urls.UnmatchedRequest`. Starting a second interception whose URLs
+    overlap an active one's raises :class:`~patgate.errors.UsageError`.
     """
 
     def __init__(self, handler: WireHandler, urls: FakeUrls, *, strict: bool = False) -> None:
-        self._handler = handler
-        self._urls = urls
-        self._strict = strict
-        self._mock: RequestsMock | None = None
-
-    def start(self) -> None:
-        """Begin intercepting."""
-        mock = RequestsMock(
-            assert_all_requests_are_fired=False,
-            passthru_prefixes=() if self._strict else ("http://", "https://"),
-        )
-        mock.add(_FakeRoute(self._handler, self._urls, self._strict))
-        mock.start()
-        self._mock = mock
-
-    def stop(self) -> None:
-        """Stop intercepting (safe to call twice)."""
-        mock, self._mock = self._mock, None
-        if mock is not None:
-            mock.stop(allow_assert=False)
-            mock.reset()
+        route = Route(urls, FakeAdapter(handler, urls), strict)
+        super().__init__(_table, route, _guard_network)

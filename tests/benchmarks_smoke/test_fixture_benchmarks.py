@@ -1,0 +1,27 @@
+"""The per-test and memory benchmarks run and report their figures (not asserted: speed and
+memory are judged by ``python -m benchmarks``, side by side, never by a timed test)."""
+
+from __future__ import annotations
+
+import pytest
+from benchmarks import memory, per_test
+from benchmarks.registry import Plan
+
+
+@pytest.mark.slow
+def test_the_per_test_benchmark_reports_the_ratio_and_the_first_tests_cost() -> None:
+    results = {r.name: r for r in per_test.run(Plan(quick=True, rounds=1))}
+    assert set(results) == {"per_test", "first_test"}
+    assert results["per_test"].ratio is not None
+    assert results["per_test"].a.median > 0
+    assert results["per_test"].b is not None
+    assert results["first_test"].a.samples == 1
+
+
+@pytest.mark.slow
+def test_the_memory_benchmark_measures_each_library() -> None:
+    results = {r.name: r for r in memory.run(Plan(quick=True, rounds=1))}
+    assert set(results) == {"memory", "memory_requests"}
+    assert results["memory"].b is not None
+    # respx records every call; the fake keeps a bounded log: the reference grows more.
+    assert results["memory"].b.median > results["memory"].a.median
