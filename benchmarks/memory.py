@@ -3,7 +3,7 @@
 Each sample runs in a fresh interpreter: a started ``Fake``, one reused client, 500 warm-up
 hubs GETs, then 20,000 more; the sample is the growth of RSS (``VmRSS``) across those 20,000,
 after a garbage collection. Goal: under 10 MB for httpx and for requests. Interception keeps
-nothing per call; the request log keeps its newest 10,000 entries.
+nothing per call beyond the fake's request log.
 
 The reference is a bare respx route answering the same GETs, canned: respx records every
 call, as interception did when it went through respx.

@@ -9,6 +9,19 @@ import pytest
 
 PACKAGE = Path(__file__).resolve().parent.parent / "src" / "patgate"
 
+# What sits above the HTTP app: neither the wire app nor the management page it mounts
+# may import these.
+_ABOVE_WIRE = (
+    "patgate.transports",
+    "patgate.harness",
+    "patgate.runner",
+    "patgate.reporting",
+    "patgate.scenario",
+    "patgate.cli",
+    "patgate.commands",
+    "patgate.pytest_plugin",
+)
+
 # layer -> patgate modules it must not import
 FORBIDDEN: dict[str, tuple[str, ...]] = {
     "fake": (
@@ -23,16 +36,8 @@ FORBIDDEN: dict[str, tuple[str, ...]] = {
         "patgate.pytest_plugin",
         "patgate.checks",
     ),
-    "wire": (
-        "patgate.transports",
-        "patgate.harness",
-        "patgate.runner",
-        "patgate.reporting",
-        "patgate.scenario",
-        "patgate.cli",
-        "patgate.commands",
-        "patgate.pytest_plugin",
-    ),
+    "wire": _ABOVE_WIRE,
+    "ui": _ABOVE_WIRE,
     "transports": (
         "patgate.runner",
         "patgate.reporting",

@@ -208,3 +208,142 @@ def test_a_marker_with_a_bad_url_is_a_clear_error(pytester: pytest.Pytester) -> 
     result.stdout.fnmatch_lines(["*patgate_fake: base_url must be an absolute http(s) URL*"])
     assert "Traceback" not in result.stdout.str()
     assert "_base" not in result.stdout.str()
+
+
+def test_the_plugin_names_every_setting_of_the_fake() -> None:
+    from patgate import pytest_plugin
+    from patgate.fake.settings import SETTINGS
+
+    assert tuple(SETTINGS) == pytest_plugin._SETTING_KEYS
+
+
+def test_the_marker_sets_the_deployment_and_its_faults(pytester: pytest.Pytester) -> None:
+    pytester.makepyfile(
+        """
+        import httpx
+        import pytest
+        import requests
+
+        CREATE = ("mutation($i: CreatePersonalAccessTokenInput!) {"
+                  " createPersonalAccessToken(input: $i) { id } }")
+
+        @pytest.mark.patgate(
+            expires_in=60, session_expires_in=120, max_tokens_per_user=1, pat_prefix="acme_",
+            seed=4, faults=[{"endpoint": "hubs", "status": 503, "count": 1}],
+        )
+        def test_marked(patgate_world):
+            assert patgate_world["pat_prefix"] == "acme_"
+            token = httpx.post(patgate_world["auth_url"] + "/oauth/token", data={
+                "grant_type": "client_credentials", "client_id": patgate_world["client_id"],
+                "client_secret": patgate_world["client_secret"]}).json()
+            assert (token["expires_in"], token["session_expires_in"]) == (60, 120)
+            auth = {"Authorization": "Bearer " + patgate_world["admin_token"]}
+            hubs = patgate_world["base_url"] + "/v2/content/hubs"
+            assert requests.get(hubs, headers=auth, timeout=5).status_code == 503
+            assert httpx.get(hubs, headers=auth).status_code == 200
+            variables = {"i": {"name": "x", "organizationId": patgate_world["organization_id"]}}
+            body = httpx.post(patgate_world["graphql_url"], headers=auth,
+                              json={"query": CREATE, "variables": variables}).json()
+            assert body["errors"][0]["extensions"]["code"] == "LIMIT_REACHED"
+
+        def test_unmarked(patgate_world):
+            assert patgate_world["pat_prefix"] == "amp_pat_"
+        """
+    )
+    pytester.runpytest("--strict-markers").assert_outcomes(passed=2)
+
+
+def test_ini_options_set_the_deployment_faults_and_rate_limit(pytester: pytest.Pytester) -> None:
+    pytester.makeini(
+        """
+        [pytest]
+        patgate_expires_in = 30
+        patgate_pat_prefix = ini_
+        patgate_rate_limit = true
+        patgate_faults =
+            {"endpoint": "token", "status": 429, "retry_after": 7, "count": 1}
+        """
+    )
+    pytester.makepyfile(
+        """
+        import httpx
+        import pytest
+
+        def test_from_ini(patgate_fake, patgate_world):
+            assert patgate_world["pat_prefix"] == "ini_"
+            assert patgate_fake.deployment.faults.rate_limit
+            form = {"grant_type": "client_credentials", "client_id": patgate_world["client_id"],
+                    "client_secret": patgate_world["client_secret"]}
+            refused = httpx.post(patgate_world["auth_url"] + "/oauth/token", data=form)
+            assert refused.status_code == 429
+            assert refused.headers["Retry-After"] == "7"
+            token = httpx.post(patgate_world["auth_url"] + "/oauth/token", data=form).json()
+            assert token["expires_in"] == 30
+
+        @pytest.mark.patgate(pat_prefix="marker_", faults=[], rate_limit=False)
+        def test_marker_wins(patgate_fake, patgate_world):
+            assert patgate_world["pat_prefix"] == "marker_"
+            assert not patgate_fake.deployment.faults.rate_limit
+            assert len(patgate_fake.deployment.faults) == 0
+        """
+    )
+    pytester.runpytest("--strict-config").assert_outcomes(passed=2)
+
+
+@pytest.mark.parametrize(
+    ("ini", "marker", "message"),
+    [
+        ("patgate_expires_in = soon", "", "*ini option patgate_expires_in must be an integer*"),
+        ("patgate_faults = {oops", "", "*patgate_faults: not a JSON object*"),
+        ("", "expires_in=0", "*patgate_fake: expires_in must be at least 1, got 0*"),
+        ("", "faults=[{'endpoint': 'nowhere'}]", "*patgate_fake: *endpoint*"),
+        ("", "faults={'endpoint': 'hubs'}", "*faults must be a list of rules*"),
+    ],
+)
+def test_a_bad_setting_or_fault_is_a_clear_error(
+    pytester: pytest.Pytester, ini: str, marker: str, message: str
+) -> None:
+    pytester.makeini(f"[pytest]\n{ini}\n")
+    pytester.makepyfile(
+        f"""
+        import pytest
+
+        @pytest.mark.patgate({marker})
+        def test_bad(patgate_fake):
+            pass
+        """
+    )
+    result = pytester.runpytest()
+    result.assert_outcomes(errors=1)
+    result.stdout.fnmatch_lines([message])
+    assert "Traceback" not in result.stdout.str()
+
+
+def test_the_factory_makes_several_fakes_with_their_own_options(
+    pytester: pytest.Pytester,
+) -> None:
+    pytester.makepyfile(
+        """
+        import httpx
+        import pytest
+        from patgate.errors import UsageError
+
+        def test_two_regions(patgate_fakes):
+            eu = patgate_fakes(base_url="https://eu.api.test", auth_url="https://eu.auth.test")
+            us = patgate_fakes(base_url="https://us.api.test", auth_url="https://us.auth.test",
+                               pat_prefix="us_")
+            for fake in (eu, us):
+                w = fake.world
+                auth = {"Authorization": "Bearer " + w["admin_token"]}
+                hubs = httpx.get(w["base_url"] + "/v2/content/hubs", headers=auth)
+                assert hubs.status_code == 200
+            assert us.world["admin_token"].startswith("us_")
+            assert len(eu.request_log) == len(us.request_log) == 1
+            with pytest.raises(UsageError, match="already active"):
+                patgate_fakes(base_url="https://eu.api.test")
+
+        def test_they_are_stopped_after_the_test(patgate_fakes):
+            assert patgate_fakes().active  # the default hosts are free again
+        """
+    )
+    pytester.runpytest().assert_outcomes(passed=2)

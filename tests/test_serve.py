@@ -63,6 +63,9 @@ def test_serve_writes_the_world_answers_and_exits_0_on_a_signal(
     assert tuple(world) == WORLD_KEYS
     assert world["auth_url"] == world["base_url"] == url
     assert world["graphql_url"] == url + "/graphql"
+    assert world["ui_url"] == url + "/ui"
+    assert process.stdout is not None
+    assert process.stdout.readline().strip() == f"patgate serve: management page at {url}/ui/"
     assert stat.S_IMODE(os.stat(world_file).st_mode) == 0o600
 
     with httpx.Client() as client:
@@ -83,6 +86,9 @@ def test_serve_writes_the_world_answers_and_exits_0_on_a_signal(
             headers={"Authorization": f"bearer {world['member_token']}"},
         )
         assert viewer.status_code == 200
+        page = client.get(world["ui_url"] + "/")
+        assert page.status_code == 200
+        assert page.headers["content-type"] == "text/html; charset=utf-8"
         removed = client.get(
             world["base_url"] + "/v2/content/hubs",
             headers={"Authorization": f"Bearer {world['removed_token']}"},

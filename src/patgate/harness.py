@@ -120,12 +120,12 @@ class Fake:
             else build_default_world(self.deployment, chosen.get("seed", 0))
         )
         """The default world's ids and credentials (``admin_id``, ``member_token``, ...)."""
-        app: WireHandler = WireApp(self.deployment, self.urls)
-        self._app = wrap_app(app) if wrap_app is not None else app
         self.request_log: RequestLog = RequestLog(
             self.deployment.pat_format.prefix, log_size or DEFAULT_LOG_SIZE
         )
         """The latest requests the fake answered: method, redacted URL, status, principal."""
+        app: WireHandler = WireApp(self.deployment, self.urls, self.request_log)
+        self._app = wrap_app(app) if wrap_app is not None else app
         self.control: ControlService = ControlService(
             self.deployment, self.default_world, self.request_log
         )
@@ -180,6 +180,7 @@ class Fake:
             "removed_token": w.removed_token,
             "unpermitted_token": w.unpermitted_token,
             "pat_prefix": self.deployment.pat_format.prefix,
+            "ui_url": self.urls.ui_url,
             "control_url": self._control_api.url,
             "control_token": self.control_token,
         }

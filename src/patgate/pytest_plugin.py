@@ -7,19 +7,22 @@ Fixtures:
 
 - ``patgate_fake``: a started :class:`patgate.Fake` intercepting httpx and requests.
 - ``patgate_world``: that fake's target-file dict.
+- ``patgate_fakes``: a factory of further started fakes, for a test that needs several.
 - ``patgate_server``: a fake served on a loopback port, for clients that need a socket.
 
 Scenario files in the folders named by ``--patgate-scenarios`` or the ``patgate_scenarios``
 ini option are collected as one test per scenario (see :mod:`patgate.scenario_items`).
 
-URLs come from the ``patgate`` marker, else the ini options ``patgate_auth_url``,
-``patgate_base_url``, ``patgate_graphql_url``, else the real service's hosts; strict mode
-from the marker's ``strict`` or the ``patgate_strict`` ini option.
+A fake's options come from the ``patgate`` marker, else the ``patgate_*`` ini options, else
+the defaults: URLs (``auth_url``, ``base_url``, ``graphql_url``: the real hosts), ``strict``
+(false), the deployment's settings (``expires_in``, ``session_expires_in``,
+``max_tokens_per_user``, ``pat_prefix``, ``seed``: see :mod:`patgate.fake.settings`),
+``faults`` (fault rules, as ``fake.faults.add`` takes them) and ``rate_limit`` (false).
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -30,10 +33,13 @@ from patgate import scenario_items
 if TYPE_CHECKING:
     from patgate.harness import Fake
 
-__all__ = ["patgate_fake", "patgate_server", "patgate_world"]
+__all__ = ["patgate_fake", "patgate_fakes", "patgate_server", "patgate_world"]
 
 _URL_KEYS = ("auth_url", "base_url", "graphql_url")
-_MARKER_KEYS = frozenset((*_URL_KEYS, "strict"))
+# The deployment's settings (patgate.fake.settings.SETTINGS, kept in step by a test): named
+# here so that registering the ini options imports nothing.
+_SETTING_KEYS = ("expires_in", "session_expires_in", "max_tokens_per_user", "pat_prefix", "seed")
+_MARKER_KEYS = frozenset((*_URL_KEYS, "strict", *_SETTING_KEYS, "faults", "rate_limit"))
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
@@ -45,7 +51,20 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         )
     parser.addini(
         "patgate_strict",
-        "patgate_fake refuses requests to URLs it does not serve (default: false)",
+        "patgate_fake refuses requests that would reach the network (default: false)",
+        type="bool",
+        default=False,
+    )
+    for key in _SETTING_KEYS:
+        parser.addini(f"patgate_{key}", f"the fake deployment's {key} (default: the fake's)")
+    parser.addini(
+        "patgate_faults",
+        "fault rules of patgate_fake, one JSON object per line (default: none)",
+        type="linelist",
+    )
+    parser.addini(
+        "patgate_rate_limit",
+        "patgate_fake enforces the published GraphQL rate limit (default: false)",
         type="bool",
         default=False,
     )
@@ -60,29 +79,80 @@ def pytest_configure(config: pytest.Config) -> None:
     """Register the ``patgate`` marker (the project runs with ``--strict-markers``)."""
     config.addinivalue_line(
         "markers",
-        "patgate(auth_url=None, base_url=None, graphql_url=None, strict=None): URLs and strict "
-        "mode of the patgate_fake fixture in this test",
+        "patgate(auth_url=None, base_url=None, graphql_url=None, strict=None, expires_in=None, "
+        "session_expires_in=None, max_tokens_per_user=None, pat_prefix=None, seed=None, "
+        "faults=None, rate_limit=None): options of the patgate_fake fixture in this test",
     )
 
 
-def _fake_options(request: pytest.FixtureRequest) -> dict[str, Any]:
-    config = request.config
+def _ini_options(config: pytest.Config) -> dict[str, Any]:
+    """The ini options that are set, checked (a bad value fails the test, no traceback)."""
+    import json
+
+    from patgate.errors import UsageError
+    from patgate.fake.settings import parse_setting
+
     options: dict[str, Any] = {key: config.getini(f"patgate_{key}") or None for key in _URL_KEYS}
     options["strict"] = bool(config.getini("patgate_strict"))
-    marker = request.node.get_closest_marker("patgate")
-    if marker is not None:
-        # A misused marker is the test's own error: report it without a traceback.
-        if marker.args:
-            pytest.fail("@pytest.mark.patgate takes keyword arguments only", pytrace=False)
-        unknown = set(marker.kwargs) - _MARKER_KEYS
-        if unknown:
+    options["rate_limit"] = bool(config.getini("patgate_rate_limit"))
+    try:
+        for key in _SETTING_KEYS:
+            text = config.getini(f"patgate_{key}")
+            if text:
+                options[key] = parse_setting(key, text)
+    except UsageError as error:
+        pytest.fail(f"ini option patgate_{error}", pytrace=False)
+    faults = []
+    for line in config.getini("patgate_faults"):
+        try:
+            faults.append(json.loads(line))
+        except ValueError:
             pytest.fail(
-                f"@pytest.mark.patgate got unknown keys {sorted(unknown)}; "
-                f"it knows {sorted(_MARKER_KEYS)}",
-                pytrace=False,
+                f"ini option patgate_faults: not a JSON object: {line[:60]!r}", pytrace=False
             )
-        options.update({key: value for key, value in marker.kwargs.items() if value is not None})
+    options["faults"] = faults
     return options
+
+
+def _marker_options(request: pytest.FixtureRequest) -> dict[str, Any]:
+    marker = request.node.get_closest_marker("patgate")
+    if marker is None:
+        return {}
+    # A misused marker is the test's own error: report it without a traceback.
+    if marker.args:
+        pytest.fail("@pytest.mark.patgate takes keyword arguments only", pytrace=False)
+    unknown = set(marker.kwargs) - _MARKER_KEYS
+    if unknown:
+        pytest.fail(
+            f"@pytest.mark.patgate got unknown keys {sorted(unknown)}; "
+            f"it knows {sorted(_MARKER_KEYS)}",
+            pytrace=False,
+        )
+    return {key: value for key, value in marker.kwargs.items() if value is not None}
+
+
+def _build_fake(options: dict[str, Any], where: str) -> Fake:
+    """A fake (not started) from fixture options; a bad option fails the test cleanly."""
+    from patgate.errors import PatgateError
+    from patgate.harness import Fake
+
+    options = dict(options)
+    urls = {key: options.pop(key, None) for key in _URL_KEYS}
+    strict = bool(options.pop("strict", False))
+    faults = options.pop("faults", None) or []
+    rate_limit = bool(options.pop("rate_limit", False))
+    settings = {key: value for key, value in options.items() if value is not None}
+    try:
+        fake = Fake(urls=urls, strict=strict, **settings)
+        if isinstance(faults, dict) or not isinstance(faults, list | tuple):
+            raise TypeError("faults must be a list of rules (dicts)")
+        for rule in faults:
+            fake.deployment.faults.add_from_json(rule)
+        fake.deployment.faults.set_rate_limit(rate_limit)
+    except (PatgateError, TypeError) as error:
+        # A bad URL, setting or rule in the marker or an ini option: the test's own error.
+        pytest.fail(f"{where}: {error}", pytrace=False)
+    return fake
 
 
 @pytest.fixture
@@ -93,21 +163,46 @@ def patgate_fake(request: pytest.FixtureRequest) -> Iterator[Fake]:
     Type: :class:`patgate.Fake` (started; stopped after the test).
     Default: answers on the real hosts (``https://auth.amplience.net``,
     ``https://api.amplience.net``, GraphQL at ``{base_url}/graphql``), lets other URLs reach
-    the network; change with ``@pytest.mark.patgate(base_url=..., strict=True)`` or the
-    ``patgate_*`` ini options.
+    the network (or the test's own mocks); settings, faults and URLs come from
+    ``@pytest.mark.patgate(...)`` or the ``patgate_*`` ini options.
     """
-    from patgate.errors import UsageError
-    from patgate.harness import Fake
-
-    options = _fake_options(request)
-    strict = bool(options.pop("strict"))
+    options = {**_ini_options(request.config), **_marker_options(request)}
+    fake = _build_fake(options, "patgate_fake")
     try:
-        fake = Fake(urls=options, strict=strict)
-    except UsageError as error:
-        # A bad URL in the marker or an ini option: the test's own error, without a traceback.
+        fake.start()
+    except Exception as error:  # URLs overlapping a fake the test already started
         pytest.fail(f"patgate_fake: {error}", pytrace=False)
     with fake:
         yield fake
+
+
+@pytest.fixture
+def patgate_fakes(request: pytest.FixtureRequest) -> Iterator[Callable[..., Fake]]:
+    """A factory of started fakes, for a test that needs several (one per region, say).
+
+    Scope: function; every fake it made is stopped after the test.
+    Type: ``Callable[..., patgate.Fake]``: call it with any keyword the ``patgate`` marker
+    takes (``base_url=...``, ``expires_in=...``, ``faults=[...]``); each fake must have URLs
+    of its own, or starting it raises ``UsageError``.
+    Default: the ``patgate_*`` ini options (not the marker, which belongs to ``patgate_fake``).
+    """
+    defaults = _ini_options(request.config)
+    made: list[Fake] = []
+
+    def make(**options: Any) -> Fake:
+        unknown = set(options) - _MARKER_KEYS
+        if unknown:
+            raise TypeError(f"patgate_fakes got unknown keys {sorted(unknown)}")
+        fake = _build_fake({**defaults, **options}, "patgate_fakes")
+        fake.start()
+        made.append(fake)
+        return fake
+
+    try:
+        yield make
+    finally:
+        while made:
+            made.pop().stop()
 
 
 @pytest.fixture

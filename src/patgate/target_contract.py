@@ -20,6 +20,7 @@ TARGET_KEYS: tuple[str, ...] = (
     "removed_token",
     "unpermitted_token",
     "pat_prefix",
+    "ui_url",
     "control_url",
     "control_token",
 )

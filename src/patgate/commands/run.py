@@ -58,6 +58,7 @@ _KEY_HELP = {
     "removed_token": "a PAT of a user who was removed from the organization",
     "unpermitted_token": "a PAT of a member without content permission",
     "pat_prefix": "the fixed PAT prefix (default amp_pat_)",
+    "ui_url": "the management page, for a person or a browser (no scenario needs it)",
 }
 
 

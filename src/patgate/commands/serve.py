@@ -131,6 +131,7 @@ def main(args: argparse.Namespace) -> int:
             write_world(args.world, fake.world)
         server.start(fake.handle)
         print(f"patgate serve: listening on {server.base_url}", flush=True)
+        print(f"patgate serve: management page at {fake.urls.ui_url}/", flush=True)
         if args.world is not None:
             print(f"patgate serve: target file written to {args.world}", flush=True)
         print(

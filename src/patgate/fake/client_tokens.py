@@ -7,8 +7,6 @@ import uuid
 from dataclasses import dataclass
 from typing import Any
 
-import jwt
-
 from patgate.errors import Unauthenticated
 from patgate.fake.clock import Clock
 
@@ -90,6 +88,8 @@ class ClientTokenIssuer:
             "exp": issued_at + self.expires_in,
             "jti": str(uuid.uuid4()),
         }
+        import jwt  # lazily: PyJWT (with cryptography) is a test's largest one-time import
+
         token = jwt.encode(claims, self._key, algorithm=_ALGORITHM, headers={"typ": "at+jwt"})
         return IssuedClientToken(token, self.expires_in, self.session_expires_in)
 
@@ -105,6 +105,8 @@ class ClientTokenIssuer:
         For tests that forge a token differing from a real one in one part only (a claim, a
         header, the algorithm), so that only that part can be why it is refused.
         """
+        import jwt
+
         return jwt.encode(claims, self._key, algorithm=algorithm, headers=headers)
 
     @staticmethod
@@ -136,6 +138,8 @@ class ClientTokenIssuer:
 
         Expiry is not judged here (see :meth:`verify`). The fault seam's step for signatures.
         """
+        import jwt
+
         invalid = Unauthenticated("the access token is not valid", rule_id="AUTH-INVALID-TOKEN")
         try:
             decoded = jwt.decode_complete(

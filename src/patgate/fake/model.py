@@ -120,7 +120,8 @@ class PatRecord:
     organization_id: str
     name: str
     id_segment: str
-    secret_hash: bytes
+    secret_hash: bytes = field(repr=False)
+    """Never shown by ``repr``: a hash is still a secret's fingerprint."""
     masked: str
     created_date: datetime
     last_used_date: datetime | None = None
@@ -129,13 +130,35 @@ class PatRecord:
 
 @dataclass(frozen=True)
 class CreatedToken:
-    """The result of a create: the only time the full value exists outside the caller."""
+    """The result of a create: the only time the full value exists outside the caller.
+
+    ``id``, ``name`` and ``status`` are the stored record's (``record``); ``value`` is the
+    one-time full token. ``repr`` never shows the value.
+    """
 
     record: PatRecord
     value: str
 
+    @property
+    def id(self) -> str:
+        """The token's id (the GraphQL ``id``)."""
+        return self.record.id
+
+    @property
+    def name(self) -> str:
+        """The token's name."""
+        return self.record.name
+
+    @property
+    def status(self) -> PatStatus:
+        """``PatStatus.ACTIVE``, or ``PatStatus.PENDING`` until an admin approves it."""
+        return self.record.status
+
     def __repr__(self) -> str:
-        return f"CreatedToken(id={self.record.id!r}, name={self.record.name!r}, value=<hidden>)"
+        return (
+            f"CreatedToken(id={self.id!r}, name={self.name!r}, status={self.status.value!r}, "
+            "value=<hidden>)"
+        )
 
 
 @dataclass(frozen=True)

@@ -8,6 +8,7 @@ network (or refuses, in strict mode).
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
 from urllib.parse import urlsplit
 
 from patgate.fake.deployment import Deployment
@@ -16,9 +17,13 @@ from patgate.wire.endpoint import Endpoint
 from patgate.wire.fault_answers import fault_answer, fault_for
 from patgate.wire.graph_endpoint import GraphEndpoint
 from patgate.wire.messages import WireRequest, WireResponse, json_response
+from patgate.wire.request_log import RequestLog
 from patgate.wire.statuses import HttpRefusal
 from patgate.wire.token_endpoint import TokenEndpoint
 from patgate.wire.urls import FakeUrls, canonical_url
+
+if TYPE_CHECKING:
+    from patgate.ui.site import ManagementUi
 
 __all__ = ["MAX_BODY_BYTES", "MAX_HEADERS", "MAX_HEADER_BYTES", "WireApp"]
 
@@ -33,9 +38,16 @@ MAX_HEADERS = 100
 class WireApp:
     """Routes a :class:`WireRequest` to the token endpoint, the hubs listing or GraphQL."""
 
-    def __init__(self, deployment: Deployment, urls: FakeUrls | None = None) -> None:
+    def __init__(
+        self,
+        deployment: Deployment,
+        urls: FakeUrls | None = None,
+        request_log: RequestLog | None = None,
+    ) -> None:
         self.deployment = deployment
         self.urls = urls if urls is not None else FakeUrls()
+        self.request_log = request_log
+        self._ui: ManagementUi | None = None
         endpoints: tuple[tuple[str, type[Endpoint]], ...] = (
             (self.urls.token_url, TokenEndpoint),
             (self.urls.hubs_url, HubsEndpoint),
@@ -49,6 +61,8 @@ class WireApp:
         key = canonical_url(request.url)
         endpoint = self._routes.get(key)
         if endpoint is None:
+            if key == self.urls.ui_url or key.startswith(self.urls.ui_url + "/"):
+                return self._management_ui()(request)
             return self._not_found() if self.urls.serves_canonical(key) else None
         if request.method not in endpoint.methods:
             allow = ", ".join(endpoint.methods)
@@ -71,6 +85,16 @@ class WireApp:
                 lambda: endpoint.answer(request, urlsplit(request.url).query),
             )
         return endpoint.answer(request, urlsplit(request.url).query)
+
+    def _management_ui(self) -> ManagementUi:
+        # Built on first use: the page's modules cost nothing to a fake nobody browses.
+        if self._ui is None:
+            from patgate.ui.operations import UiOperations
+            from patgate.ui.site import ManagementUi
+
+            operations = UiOperations(self.deployment, self.request_log)
+            self._ui = ManagementUi(operations, self.urls.ui_url)
+        return self._ui
 
     def _not_found(self) -> WireResponse:
         served = "; ".join(f"{method} {url}" for method, url in self.urls.endpoints())

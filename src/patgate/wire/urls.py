@@ -25,6 +25,7 @@ DEFAULT_BASE_URL = "https://api.amplience.net"
 TOKEN_PATH = "/oauth/token"
 HUBS_PATH = "/v2/content/hubs"
 GRAPHQL_PATH = "/graphql"
+UI_PATH = "/ui"
 
 _DEFAULT_PORTS = {"http": 80, "https": 443}
 
@@ -110,6 +111,11 @@ class FakeUrls:
     def hubs_url(self) -> str:
         """``GET`` here for the hubs listing."""
         return self.base_url + HUBS_PATH
+
+    @property
+    def ui_url(self) -> str:
+        """The management page (``GET`` in a browser)."""
+        return self.base_url + UI_PATH
 
     def endpoints(self) -> tuple[tuple[str, str], ...]:
         """``(method, url)`` of every endpoint the fake serves."""

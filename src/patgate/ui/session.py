@@ -1,0 +1,89 @@
+"""Who is using the page, and proof that a form post came from the page itself.
+
+Two cookies, both ``HttpOnly`` and ``SameSite=Strict`` on the page's path:
+
+- ``patgate_ui_user`` names the user the person picked (it is a fake: no passwords);
+- ``patgate_ui_csrf`` holds a random value. Every form carries an HMAC of it under a key
+  that lives only in this process (the signed double-submit pattern), so a page on another
+  site can neither read nor forge the field. A post whose ``Origin`` or ``Sec-Fetch-Site``
+  says it came from elsewhere is refused as well.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+import secrets
+from dataclasses import dataclass
+from http.cookies import CookieError, SimpleCookie
+
+from patgate.wire.messages import WireRequest
+from patgate.wire.statuses import HttpRefusal
+
+__all__ = ["CSRF_COOKIE", "CSRF_FIELD", "USER_COOKIE", "CsrfGuard", "Session"]
+
+USER_COOKIE = "patgate_ui_user"
+CSRF_COOKIE = "patgate_ui_csrf"
+CSRF_FIELD = "csrf"
+_SAME_SITE_FETCH = frozenset({"same-origin", "none"})
+
+
+def _cross_site(message: str) -> HttpRefusal:
+    return HttpRefusal(403, message, code="CROSS_SITE_REQUEST")
+
+
+def _cookies(request: WireRequest) -> dict[str, str]:
+    jar: SimpleCookie = SimpleCookie()
+    for header in request.header_values("cookie"):
+        try:
+            jar.load(header)
+        except CookieError:
+            continue  # a malformed cookie header is as good as none
+    return {name: morsel.value for name, morsel in jar.items()}
+
+
+@dataclass(frozen=True)
+class Session:
+    """What one request says about its sender: the picked user and the CSRF value."""
+
+    user_id: str | None
+    csrf_value: str
+    fresh_csrf: bool
+    """True when the request had no CSRF cookie: the answer must set one."""
+
+    @classmethod
+    def of(cls, request: WireRequest) -> Session:
+        """Read the cookies of ``request``; a missing CSRF value is made anew."""
+        cookies = _cookies(request)
+        value = cookies.get(CSRF_COOKIE, "")
+        fresh = len(value) < 32
+        return cls(
+            user_id=cookies.get(USER_COOKIE) or None,
+            csrf_value=secrets.token_urlsafe(32) if fresh else value,
+            fresh_csrf=fresh,
+        )
+
+
+class CsrfGuard:
+    """Makes and checks the forms' CSRF field for one page (one key per process)."""
+
+    def __init__(self, origin: str) -> None:
+        self._key = secrets.token_bytes(32)
+        self.origin = origin
+
+    def field_value(self, session: Session) -> str:
+        """The hidden field for forms rendered to ``session``."""
+        digest = hmac.new(self._key, session.csrf_value.encode(), hashlib.sha256)
+        return digest.hexdigest()
+
+    def check(self, request: WireRequest, session: Session, form: dict[str, str]) -> None:
+        """Raise a 403 :class:`HttpRefusal` unless ``form`` was posted by the page itself."""
+        origin = request.header("origin")
+        if origin is not None and origin.rstrip("/").lower() != self.origin:
+            raise _cross_site("the form was posted from another site")
+        fetch_site = request.header("sec-fetch-site")
+        if fetch_site is not None and fetch_site.lower() not in _SAME_SITE_FETCH:
+            raise _cross_site("the form was posted from another site")
+        sent = form.get(CSRF_FIELD, "")
+        if session.fresh_csrf or not hmac.compare_digest(sent, self.field_value(session)):
+            raise _cross_site("the form has expired; reload the page and try again")
