@@ -2,9 +2,13 @@
 
 from __future__ import annotations
 
+import base64
+import json
 import logging
 import pickle
 import secrets
+from collections.abc import Callable
+from urllib.parse import quote, quote_plus
 
 import pytest
 
@@ -85,10 +89,71 @@ def test_a_custom_prefix_is_recognised() -> None:
     assert value not in Redactor(pat_prefix="acme_").redact(f"x {value} y")
 
 
-def test_short_values_are_not_registered() -> None:
+def test_a_short_value_is_still_a_secret() -> None:
     redactor = Redactor()
-    redactor.register("abc")
-    assert redactor.redact("abc abc") == "abc abc"
+    redactor.register(Secret("abc"))
+    redactor.register("")
+    assert redactor.redact("abc, abd") == f"{REDACTED}, abd"
+
+
+def test_basic_credentials_are_redacted_in_base64() -> None:
+    secret = "s3cr/t-" + secrets.token_hex(6)
+    redactor = Redactor()
+    redactor.register_basic("client-1", Secret(secret))
+    redactor.register_basic("client-2", "ab")
+    for user, password in (("client-1", secret), ("client-2", "ab")):
+        header = "Basic " + base64.b64encode(f"{user}:{password}".encode()).decode()
+        assert redactor.redact(header) == f"Basic {REDACTED}"
+
+
+@pytest.mark.parametrize("prefix", ["", "x", "xy", "any-user-id:"])
+@pytest.mark.parametrize("encode", [base64.b64encode, base64.urlsafe_b64encode])
+def test_a_value_is_redacted_inside_any_base64_text(
+    prefix: str, encode: Callable[[bytes], bytes]
+) -> None:
+    value = "client-secret-" + secrets.token_hex(8)
+    redactor = Redactor()
+    redactor.register(value)
+    text = encode(f"{prefix}{value}, and more".encode()).decode()
+    redacted = redactor.redact(text)
+    # The characters made only of the value's bits: no run of 8 of them survives.
+    start, end = -(-len(prefix) * 8 // 6), (len(prefix) + len(value)) * 8 // 6
+    value_part = text[start:end]
+    windows = {value_part[i : i + 8] for i in range(len(value_part) - 7)}
+    assert [w for w in windows if w in redacted] == []
+
+
+@pytest.mark.parametrize(
+    "form",
+    [
+        lambda v: json.dumps(v),
+        lambda v: json.dumps(v).replace("/", "\\/"),
+        lambda v: "".join(f"\\u{ord(c):04x}" for c in v),
+        lambda v: v.replace("-", "\\u002D", 1),
+        lambda v: quote(v, safe=""),
+        lambda v: quote(v, safe="").lower(),
+        lambda v: v.replace("/", "%2f"),
+        lambda v: quote_plus(v),
+    ],
+    ids=["json", "json-slash", "all-unicode", "one-unicode", "url", "url-lower", "url-one", "plus"],
+)
+def test_json_and_url_escapes_of_a_value_are_redacted(form: Callable[[str], str]) -> None:
+    value = "s3cr/t value-" + secrets.token_hex(6)
+    redactor = Redactor()
+    redactor.register(value)
+    redacted = redactor.redact(f"answer: {form(value)} end")
+    assert secrets_left(redacted, value) == []
+
+
+def secrets_left(text: str, value: str) -> list[str]:
+    """Pieces of ``value`` (six characters or more) still readable in ``text``."""
+    tail = value.rsplit("-", 1)[1]
+    return [tail] if tail in text else []
+
+
+def test_a_token_of_another_prefix_is_redacted() -> None:
+    other = f"zz_pat_{secrets.token_urlsafe(16)}.{secrets.token_urlsafe(32)}"
+    assert Redactor().redact(f"expected masked, got {other}") == f"expected masked, got {REDACTED}"
 
 
 def test_nested_data_is_redacted_keys_included() -> None:

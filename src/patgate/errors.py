@@ -24,6 +24,8 @@ table. The exception class also decides the CLI's exit code (``exit_code``).
 
 from __future__ import annotations
 
+from patgate.behaviours import OBSERVERS, note
+
 __all__ = [
     "CheckFailure",
     "DomainError",
@@ -111,6 +113,8 @@ class DomainError(PatgateError):
     def __init__(self, message: str, *, rule_id: str | None = None) -> None:
         self.rule_id = rule_id if rule_id is not None else self.default_rule
         super().__init__(message)
+        if OBSERVERS:  # behaviour coverage: a rule refused, where it decided to
+            note(self.rule_id, "refused")
 
     @property
     def message(self) -> str:

@@ -28,7 +28,7 @@ from typing import TYPE_CHECKING, Any
 
 import pytest
 
-from patgate import scenario_items
+from patgate import behaviour_coverage, scenario_items
 
 if TYPE_CHECKING:
     from patgate.harness import Fake
@@ -43,8 +43,9 @@ _MARKER_KEYS = frozenset((*_URL_KEYS, "strict", *_SETTING_KEYS, "faults", "rate_
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
-    """Register the ``patgate_*`` ini options and the scenario options."""
+    """Register the ``patgate_*`` ini options, the scenario and the coverage options."""
     scenario_items.add_options(parser)
+    behaviour_coverage.add_options(parser)
     for key in _URL_KEYS:
         parser.addini(
             f"patgate_{key}", f"{key} of the patgate_fake fixture (default: the real host)"
@@ -76,7 +77,9 @@ def pytest_collect_file(file_path: Path, parent: pytest.Collector) -> pytest.Fil
 
 
 def pytest_configure(config: pytest.Config) -> None:
-    """Register the ``patgate`` marker (the project runs with ``--strict-markers``)."""
+    """Register the ``patgate`` marker (the project runs with ``--strict-markers``) and, when
+    asked for, the behaviour coverage."""
+    behaviour_coverage.configure(config)
     config.addinivalue_line(
         "markers",
         "patgate(auth_url=None, base_url=None, graphql_url=None, strict=None, expires_in=None, "

@@ -1,4 +1,4 @@
-"""Keeping secrets out of everything patgate prints or writes.
+r"""Keeping secrets out of everything patgate prints or writes.
 
 Two tools. :class:`Secret` holds a credential so that no ``repr``, ``str``, f-string,
 assertion diff or traceback local ever shows it (a plain ``str`` token was measured leaking
@@ -7,13 +7,20 @@ through the diff, so ``Secret`` is deliberately not one). :class:`Redactor` is t
 registry of secret values: every client secret, access token and PAT is registered the
 moment it is read, and every output passes through :meth:`Redactor.redact`, which replaces
 the values themselves (not only values under suspicious key names) plus anything shaped like
-a PAT or a JWT.
+a PAT (under the configured prefix or any other ``<word>_pat_``) or a JWT.
+
+A value is also replaced in the forms an answer or a log may carry it: URL-encoded, JSON-
+escaped (``\/``, ``\uXXXX``), in base64 (alone, or inside a longer base64 text such as a
+``Basic`` header's ``id:secret``, at any of the three byte alignments). A value of any length
+is registered: a short secret from a target file is still a secret.
 """
 
 from __future__ import annotations
 
+import base64
 import hashlib
 import hmac
+import json
 import logging
 import re
 import threading
@@ -21,19 +28,69 @@ from collections.abc import Callable, Iterable
 from typing import Any
 from urllib.parse import quote, quote_plus
 
-from patgate.token_grammar import DEFAULT_PAT_PREFIX, JWT_SHAPE, pat_shape
+from patgate.token_grammar import ANY_PAT_SHAPE, DEFAULT_PAT_PREFIX, JWT_SHAPE, pat_shape
 
-__all__ = ["REDACTED", "LogScrub", "Redactor", "Secret"]
+__all__ = ["REDACTED", "LogScrub", "Redactor", "Secret", "derived_forms"]
 
 REDACTED = "[REDACTED]"
-_MIN_LENGTH = 8
-"""Shorter values are not registered: replacing them would shred ordinary text."""
+_MIN_BASE64_CORE = 8
+"""A value's base64 inside longer base64 text is matched by its middle characters only when
+there are at least this many (fewer would match ordinary text)."""
 # A value parsed from JSON may hold a lone surrogate ("\ud800"), which strict UTF-8 refuses.
 _ENCODING_ERRORS = "surrogatepass"
 
 
 def _utf8(value: str) -> bytes:
     return value.encode("utf-8", _ENCODING_ERRORS)
+
+
+def derived_forms(value: str) -> set[str]:
+    """``value`` and the forms it takes on the wire and in JSON: URL-encoded, JSON-escaped,
+    in base64 (standard and URL-safe, with and without padding), and the middle of its
+    base64 at each byte alignment (what shows inside the base64 of a longer text)."""
+    forms = {
+        value,
+        quote(value, safe="", errors=_ENCODING_ERRORS),
+        quote_plus(value, errors=_ENCODING_ERRORS),
+        json.dumps(value)[1:-1],
+        json.dumps(value, ensure_ascii=False)[1:-1],
+    }
+    raw = _utf8(value)
+    for encode in (base64.b64encode, base64.urlsafe_b64encode):
+        whole = encode(raw).decode("ascii")
+        forms.update({whole, whole.rstrip("=")})
+        for shift in (1, 2):
+            encoded = encode(b"\0" * shift + raw).decode("ascii")
+            # Characters fully made of the value's bits: after the shifted bytes' share,
+            # before the last group (which mixes in whatever follows).
+            start = -(-shift * 8 // 6)
+            end = (shift + len(raw)) * 8 // 6
+            core = encoded[start:end]
+            if len(core) >= _MIN_BASE64_CORE:
+                forms.add(core)
+        core = whole[: len(raw) * 8 // 6]
+        if len(core) >= _MIN_BASE64_CORE:
+            forms.add(core)
+    forms.discard("")
+    return forms
+
+
+def _escaped_char(char: str) -> str:
+    """A pattern for ``char`` as itself or escaped: JSON (``\\uXXXX``, ``\\/``, ``\\"``)
+    or URL (``%XX`` in either case, ``+`` for a space)."""
+    code = ord(char)
+    if code < 0x10000:
+        json_escape = f"\\\\u{code:04x}"
+    else:
+        high, low = 0xD800 + ((code - 0x10000) >> 10), 0xDC00 + ((code - 0x10000) & 0x3FF)
+        json_escape = f"\\\\u{high:04x}\\\\u{low:04x}"
+    url = "".join(f"%{byte:02x}" for byte in _utf8(char))
+    alternatives = [re.escape(char), f"(?i:{json_escape}|{url})"]
+    if char in '/"\\':
+        alternatives.append(re.escape("\\" + char))
+    if char == " ":
+        alternatives.append(r"\+")
+    return "(?:" + "|".join(alternatives) + ")"
 
 
 class Secret:
@@ -89,25 +146,36 @@ class Redactor:
     def __init__(self, pat_prefix: str = DEFAULT_PAT_PREFIX) -> None:
         self._lock = threading.Lock()
         self._values: set[str] = set()
+        self._raw: set[str] = set()
         self._pattern: re.Pattern[str] | None = None
+        self._escaped: re.Pattern[str] | None = None
         self._pat_shape = pat_shape(pat_prefix)
 
     def register(self, value: str | Secret | None) -> None:
-        """Remember a secret value (and its URL-encoded forms) for every later redaction."""
+        """Remember a secret value, of any length, and its :func:`derived_forms` for every
+        later redaction."""
         if value is None:
             return
         raw = value.reveal() if isinstance(value, Secret) else value
-        if len(raw) < _MIN_LENGTH:
+        if not raw:
             return
+        forms = derived_forms(raw)
         with self._lock:
             before = len(self._values)
-            encoded = (
-                quote(raw, safe="", errors=_ENCODING_ERRORS),
-                quote_plus(raw, errors=_ENCODING_ERRORS),
-            )
-            self._values.update({raw, *encoded})
+            self._values.update(forms)
+            self._raw.add(raw)
             if len(self._values) != before:
-                self._pattern = None
+                self._pattern = self._escaped = None
+
+    def register_basic(self, user: str | None, password: str | Secret | None) -> None:
+        """Remember the ``Basic`` credentials ``user:password`` (and their base64), besides
+        ``password`` itself."""
+        if not password:
+            return
+        self.register(password)
+        secret = password.reveal() if isinstance(password, Secret) else password
+        if user:
+            self.register(f"{user}:{secret}")
 
     def register_all(self, values: Iterable[str | Secret | None]) -> None:
         """:meth:`register` each of ``values``."""
@@ -122,12 +190,27 @@ class Redactor:
                 self._pattern = re.compile("|".join(re.escape(v) for v in ordered))
             return self._pattern
 
+    def _compiled_escaped(self) -> re.Pattern[str] | None:
+        with self._lock:
+            if self._escaped is None and self._raw:
+                ordered = sorted(self._raw, key=len, reverse=True)
+                self._escaped = re.compile(
+                    "|".join("".join(_escaped_char(c) for c in value) for value in ordered)
+                )
+            return self._escaped
+
     def redact(self, text: str) -> str:
         """``text`` with every registered value and every PAT- or JWT-shaped string replaced."""
         pattern = self._compiled()
         if pattern is not None:
             text = pattern.sub(REDACTED, text)
+            # Escapes mixed into a value (one "\u002d", one "%2F"): rarer and slower to match.
+            if "\\" in text or "%" in text or "+" in text:
+                escaped = self._compiled_escaped()
+                if escaped is not None:
+                    text = escaped.sub(REDACTED, text)
         text = self._pat_shape.sub(REDACTED, text)
+        text = ANY_PAT_SHAPE.sub(REDACTED, text)
         return JWT_SHAPE.sub(REDACTED, text)
 
     def redact_data(self, data: Any) -> Any:

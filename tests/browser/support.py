@@ -46,7 +46,8 @@ class Person:
         self.context = browser.new_context(
             viewport=viewport, bypass_csp=True, java_script_enabled=javascript
         )
-        self.context.set_default_timeout(15_000)
+        # Generous: the machine is shared, and a slow answer is not what these tests judge.
+        self.context.set_default_timeout(30_000)
         self.page: Page = self.context.new_page()
         self.console_errors: list[str] = []
         self.foreign_requests: list[str] = []
@@ -97,6 +98,17 @@ class Person:
     def close(self) -> None:
         """Close the context."""
         self.context.close()
+
+
+def expect(target: Any) -> Any:
+    """Playwright's retrying assertion on ``target`` (a locator or a page).
+
+    Imported when a test runs, so that collecting these tests needs no Playwright: without
+    it they skip (or fail in CI) through the ``browser`` fixture.
+    """
+    from playwright.sync_api import expect as playwright_expect
+
+    return playwright_expect(target)
 
 
 def hubs_status(fake: Fake, token: str) -> int:

@@ -8,7 +8,15 @@ from collections.abc import Callable
 import pytest
 
 from patgate import Fake
-from tests.browser.support import NARROW, WIDE, PeopleFactory, Person, run_axe, screenshot
+from tests.browser.support import (
+    NARROW,
+    WIDE,
+    PeopleFactory,
+    Person,
+    expect,
+    run_axe,
+    screenshot,
+)
 
 pytestmark = pytest.mark.slow
 
@@ -44,6 +52,7 @@ def _cap_reached(person: Person) -> None:
     person.open("/tokens")
     person.page.get_by_label("Token name").fill("one too many")
     person.page.get_by_role("button", name="Create token").click()
+    expect(person.page.get_by_role("alert")).to_be_visible()
     person.forget_refusal(409)
 
 
@@ -51,11 +60,13 @@ def _reveal(person: Person) -> None:
     person.open("/tokens")
     person.page.get_by_label("Token name").fill("screenshot token")
     person.page.get_by_role("button", name="Create token").click()
+    expect(person.page.get_by_role("heading", name="Token created")).to_be_visible()
 
 
 def _confirm_delete(person: Person) -> None:
     person.open("/tokens")
     person.page.get_by_role("link", name="Delete patgate world token").click()
+    expect(person.page.get_by_role("heading", level=1)).to_contain_text("Delete the token")
 
 
 def _approvals(person: Person) -> None:

@@ -12,7 +12,7 @@ import httpx
 import pytest
 
 from patgate import Fake
-from tests.browser.support import NARROW, PeopleFactory, Person, hubs_status
+from tests.browser.support import NARROW, PeopleFactory, Person, expect, hubs_status
 
 pytestmark = pytest.mark.slow
 
@@ -51,7 +51,7 @@ def test_a_member_requests_the_admin_approves_and_the_token_works(
     admin_name, member_name = _names(patgate_server)
     member = _as(people, member_name)
     value = _create(member, "deploy bot")
-    assert member.page.get_by_role("heading", level=1).inner_text() == "Token requested"
+    expect(member.page.get_by_role("heading", level=1)).to_have_text("Token requested")
     member.page.get_by_role("link", name="Done, back to my tokens").click()
     assert "Pending approval" in _row(member, "deploy bot")
     assert hubs_status(patgate_server, value) == 401  # listed, not usable yet
@@ -61,8 +61,8 @@ def test_a_member_requests_the_admin_approves_and_the_token_works(
     row = admin.page.get_by_role("row").filter(has_text="deploy bot")
     assert member_name in row.inner_text()
     row.get_by_role("button", name="Approve deploy bot").click()
-    assert "approved" in admin.page.get_by_role("status").inner_text()
-    assert admin.page.get_by_text("No requests are waiting.").is_visible()
+    expect(admin.page.get_by_role("status")).to_contain_text("approved")
+    expect(admin.page.get_by_text("No requests are waiting.")).to_be_visible()
 
     assert hubs_status(patgate_server, value) == 200
     member.page.reload()
@@ -79,10 +79,10 @@ def test_a_rejected_request_disappears_and_never_works(
     admin = _as(people, admin_name)
     admin.open("/approvals")
     admin.page.get_by_role("button", name="Reject unwanted").click()
-    assert "rejected" in admin.page.get_by_role("status").inner_text()
+    expect(admin.page.get_by_role("status")).to_contain_text("rejected")
 
     member.open("/tokens")
-    assert member.page.get_by_role("row").filter(has_text="unwanted").count() == 0
+    expect(member.page.get_by_role("row").filter(has_text="unwanted")).to_have_count(0)
     assert hubs_status(patgate_server, value) == 401
 
 
@@ -106,7 +106,7 @@ def test_an_admin_sees_the_value_once_copies_it_and_it_works(
     admin.act_as(admin_name)
     value = _create(admin, "release pipeline")
     page = admin.page
-    assert page.get_by_role("heading", level=1).inner_text() == "Token created"
+    expect(page.get_by_role("heading", level=1)).to_have_text("Token created")
     assert "will not be shown again" in page.inner_text("main")
     assert value not in page.url
 
@@ -137,15 +137,15 @@ def test_delete_asks_first_and_then_the_token_stops_working(
     page = admin.page
 
     page.get_by_role("link", name="Delete short lived").click()
-    assert "Delete the token “short lived”?" in page.get_by_role("heading", level=1).inner_text()
+    expect(page.get_by_role("heading", level=1)).to_have_text("Delete the token “short lived”?")
     page.get_by_role("link", name="Cancel").click()
-    assert page.get_by_role("row").filter(has_text="short lived").count() == 1
+    expect(page.get_by_role("row").filter(has_text="short lived")).to_have_count(1)
     assert hubs_status(patgate_server, value) == 200
 
     page.get_by_role("link", name="Delete short lived").click()
     page.get_by_role("button", name="Delete token").click()
-    assert "deleted" in page.get_by_role("status").inner_text()
-    assert page.get_by_role("row").filter(has_text="short lived").count() == 0
+    expect(page.get_by_role("status")).to_contain_text("deleted")
+    expect(page.get_by_role("row").filter(has_text="short lived")).to_have_count(0)
     assert hubs_status(patgate_server, value) == 401
 
 
@@ -179,7 +179,7 @@ def test_the_sixth_token_is_refused_with_the_apis_message(
     ).json()
     assert shown == graphql["errors"][0]["message"]
     assert admin.page.get_by_label("Token name").input_value() == "token 6"
-    assert admin.page.get_by_role("row").filter(has_text="token 6").count() == 0
+    expect(admin.page.get_by_role("row").filter(has_text="token 6")).to_have_count(0)
     assert (
         len(list(patgate_server.deployment.tokens_of(patgate_server.default_world.admin_id))) == 5
     )
@@ -196,13 +196,19 @@ def test_removing_a_user_in_the_inspector_makes_their_pat_answer_403(
     page = tester.page
 
     page.get_by_role("button", name=f"Remove {member_name}").click()
-    assert "removed" in page.get_by_role("status").inner_text()
-    assert "Not a member" in page.get_by_role("row").filter(has_text=member_name).inner_text()
+    expect(page.get_by_role("status")).to_contain_text("removed")
+    expect(page.get_by_role("row").filter(has_text=member_name)).to_contain_text("Not a member")
     assert hubs_status(patgate_server, member_token) == 403
 
-    page.get_by_label(f"Role of {member_name}").select_option("member")
-    page.get_by_role("button", name=f"Restore of {member_name}").click()
+    page.get_by_role("button", name=f"Restore {member_name}").click()
+    expect(page.get_by_role("status")).to_contain_text("back in the organization")
+    expect(page.get_by_role("row").filter(has_text=member_name)).to_contain_text("Member")
     assert hubs_status(patgate_server, member_token) == 200
+
+    page.get_by_label(f"Role of {member_name}").select_option("restricted")
+    page.get_by_role("button", name=f"Set role of {member_name}").click()
+    expect(page.get_by_role("status")).to_contain_text("role was changed")
+    assert hubs_status(patgate_server, member_token) == 403  # no content permission now
 
 
 def test_the_inspector_moves_the_clock_and_lists_the_latest_requests(
@@ -212,7 +218,7 @@ def test_the_inspector_moves_the_clock_and_lists_the_latest_requests(
     tester.open("/inspector")
     before = patgate_server.clock.now()
     tester.page.get_by_role("button", name="+ 1 day").click()
-    assert "clock moved" in tester.page.get_by_role("status").inner_text()
+    expect(tester.page.get_by_role("status")).to_contain_text("clock moved")
     assert (patgate_server.clock.now() - before).total_seconds() >= 86400
 
     assert hubs_status(patgate_server, patgate_server.world["admin_token"]) == 200
@@ -235,5 +241,5 @@ def test_without_javascript_a_member_requests_and_an_admin_approves(
     admin.act_as(admin_name)
     admin.open("/approvals")
     admin.page.get_by_role("button", name="Approve plain html").click()
-    assert "approved" in admin.page.get_by_role("status").inner_text()
+    expect(admin.page.get_by_role("status")).to_contain_text("approved")
     assert hubs_status(patgate_server, value) == 200

@@ -156,7 +156,7 @@ def test_a_form_field_made_for_another_browser_is_refused(fake: Fake, browser: B
             "/inspector/users",
             {"user": "x", "organization": "y", "action": "explode"},
             400,
-            "action must be remove or role",
+            "action must be remove, restore or role",
         ),
         (
             "/inspector/users",
@@ -306,3 +306,40 @@ def test_the_inspector_lists_the_active_faults(fake: Fake, browser: Browser) -> 
     assert "status 503, Retry-After 5" in page
     assert "1 more" in page
     assert "rate limit (60 requests per minute per key) is on" in page
+
+
+ROUTES = (
+    "/",
+    "/session",
+    "/tokens",
+    "/tokens/delete",
+    "/approvals",
+    "/inspector",
+    "/inspector/requests",
+    "/inspector/users",
+    "/inspector/clock",
+)
+BAD_BODIES = (b"", b"&&&", b"csrf", b"user=%", b"id=\x00", b"\xc3\x28", b"a=1&a=2", b"=" * 10)
+
+
+@pytest.mark.parametrize("path", ROUTES)
+def test_no_request_to_any_address_of_the_page_gets_a_5xx(
+    fake: Fake, browser: Browser, path: str
+) -> None:
+    browser.act_as(fake.default_world.admin_id)
+    requests = [
+        (method, query, body, content_type)
+        for method in ("GET", "POST", "PUT", "DELETE")
+        for query in ("", "?id=%zz&done=x", "?id=unknown&done=pick")
+        for body in BAD_BODIES
+        for content_type in ("application/x-www-form-urlencoded", "text/plain")
+    ]
+    for method, query, body, content_type in requests:
+        response = browser.client.request(
+            method,
+            browser.ui + path + query,
+            content=body + b"&csrf=" + browser.csrf.encode(),
+            headers={"Content-Type": content_type},
+        )
+        assert response.status_code < 500, (method, path, query, body)
+        assert response.headers["content-type"].startswith("text/html")

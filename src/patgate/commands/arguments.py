@@ -5,8 +5,20 @@ from __future__ import annotations
 
 import argparse
 from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
+from urllib.parse import urlsplit
 
-__all__ = ["add_timeouts", "seconds", "whole_number"]
+if TYPE_CHECKING:
+    from patgate.runner.exchange import NetworkPolicy
+
+__all__ = [
+    "add_network_bounds",
+    "add_timeouts",
+    "network_policy",
+    "origin",
+    "seconds",
+    "whole_number",
+]
 
 
 def whole_number(
@@ -60,4 +72,49 @@ def add_timeouts(group: argparse._ArgumentGroup | argparse.ArgumentParser) -> No
         default=30.0,
         metavar="SECONDS",
         help="default 30",
+    )
+
+
+def origin(text: str) -> str:
+    """An argparse type for an origin: ``https://host`` or ``http://host:port``, no path."""
+    try:
+        parts = urlsplit(text.strip())
+        parts.port  # noqa: B018 - raises ValueError for a port that is not a number
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not an origin: {text!r}") from None
+    if parts.scheme not in ("http", "https") or not parts.hostname or parts.path.strip("/"):
+        raise argparse.ArgumentTypeError(f"an origin is http(s)://host[:port], got {text!r}")
+    return text.strip()
+
+
+def add_network_bounds(group: argparse._ArgumentGroup | argparse.ArgumentParser) -> None:
+    """Where requests may go and how much of an answer is read (run and cleanup)."""
+    group.add_argument(
+        "--max-response-bytes",
+        type=whole_number(1, what="a number of bytes"),
+        metavar="BYTES",
+        help="a longer answer (decompressed) fails its step (default 4 MiB)",
+    )
+    group.add_argument(
+        "--allow-origin",
+        type=origin,
+        action="append",
+        default=[],
+        metavar="ORIGIN",
+        help="an origin steps may address besides the target's own (repeatable)",
+    )
+    group.add_argument(
+        "--use-env-proxy",
+        action="store_true",
+        help="honour HTTP_PROXY, HTTPS_PROXY and ALL_PROXY (ignored by default)",
+    )
+
+
+def network_policy(args: argparse.Namespace | Any) -> NetworkPolicy:
+    """The :class:`~patgate.runner.exchange.NetworkPolicy` of parsed arguments."""
+    from patgate.runner.exchange import NetworkPolicy
+
+    bounds = {"max_response_bytes": args.max_response_bytes} if args.max_response_bytes else {}
+    return NetworkPolicy(
+        extra_origins=tuple(args.allow_origin), use_env_proxy=args.use_env_proxy, **bounds
     )

@@ -21,6 +21,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from patgate.commands.arguments import network_policy
 from patgate.commands.run import (
     DEFAULT_LEDGER,
     configure_network,
@@ -113,6 +114,7 @@ def _clean(args: argparse.Namespace, config: TargetConfig, path: Path, redactor:
         read_timeout=args.read_timeout,
         retry=retry,
         observe=None,
+        network=network_policy(args),
     )
     documents = Documents(config.documents)
     url = config.text("graphql_url") or ""

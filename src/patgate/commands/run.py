@@ -23,7 +23,7 @@ import traceback
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from patgate.commands.arguments import add_timeouts, seconds
+from patgate.commands.arguments import add_network_bounds, add_timeouts, network_policy, seconds
 from patgate.errors import PatgateError, UsageError
 
 if TYPE_CHECKING:
@@ -79,8 +79,9 @@ def configure_target(parser: argparse.ArgumentParser, description: str = _TARGET
 
 
 def configure_network(group: argparse._ArgumentGroup) -> None:
-    """Timeouts and the retry budget, shared with cleanup."""
+    """Timeouts, the retry budget and where requests may go, shared with cleanup."""
     add_timeouts(group)
+    add_network_bounds(group)
     group.add_argument(
         "--retry-budget",
         type=seconds(zero_allowed=True),
@@ -168,6 +169,7 @@ def target_redactor(config: TargetConfig | None) -> Redactor:
     redactor = Redactor(config.pat_prefix if config is not None else DEFAULT_PAT_PREFIX)
     if config is not None:
         redactor.register_all(config.secrets())
+        redactor.register_basic(config.text("client_id"), config.text("client_secret"))
     return redactor
 
 
@@ -232,6 +234,7 @@ def _run(args: argparse.Namespace, config: TargetConfig | None, redactor: Redact
         retry_budget=args.retry_budget,
         max_retry_wait=args.max_retry_wait,
         explicit=frozenset(args.scenario or ()),
+        network=network_policy(args),
     )
 
     def handle(event: Event) -> None:

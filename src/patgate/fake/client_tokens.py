@@ -140,7 +140,9 @@ class ClientTokenIssuer:
         """
         import jwt
 
-        invalid = Unauthenticated("the access token is not valid", rule_id="AUTH-INVALID-TOKEN")
+        def invalid() -> Unauthenticated:  # made only when refusing: making one notes it
+            return Unauthenticated("the access token is not valid", rule_id="AUTH-INVALID-TOKEN")
+
         try:
             decoded = jwt.decode_complete(
                 token,
@@ -157,7 +159,7 @@ class ClientTokenIssuer:
                 },
             )
         except jwt.PyJWTError as exc:
-            raise invalid from exc
+            raise invalid() from exc
         header, claims = decoded["header"], decoded["payload"]
         user_id, org_id = claims.get("uid"), claims.get("org")
         if (
@@ -166,7 +168,7 @@ class ClientTokenIssuer:
             or not isinstance(org_id, str)
             or not isinstance(claims["exp"], int)
         ):
-            raise invalid
+            raise invalid()
         return VerifiedClientToken(
             ClientTokenClaims(str(claims["sub"]), user_id, org_id),
             expires_at=int(claims["exp"]),

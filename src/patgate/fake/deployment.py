@@ -39,6 +39,7 @@ import threading
 from collections.abc import Callable, Iterable
 from typing import Any, ClassVar
 
+from patgate.behaviours import OBSERVERS, note
 from patgate.errors import (
     Forbidden,
     InvalidClient,
@@ -209,12 +210,16 @@ class Deployment:
                 if approver.memberships.get(record.organization_id) is not Role.ADMIN:
                     raise Forbidden("only an organization admin approves", rule_id="PAT-APPROVAL")
             record.status = PatStatus.ACTIVE
+            if OBSERVERS:
+                note("PAT-APPROVAL", "approved")
             return record
 
     def reject_token_request(self, token_id: str) -> None:
         """A rejected request disappears (the real outcome is not published)."""
         with self._lock:
             self.forget_token(self._pending(token_id))
+        if OBSERVERS:
+            note("PAT-APPROVAL", "rejected")
 
     # -- the token endpoint ----------------------------------------------------------------
 
@@ -237,9 +242,12 @@ class Deployment:
                 or not client
             ):
                 raise InvalidClient("client authentication failed")
-            return self.client_tokens.issue(
+            issued = self.client_tokens.issue(
                 client.client_id, client.user_id, client.organization_id
             )
+        if OBSERVERS:
+            note("TOKEN-OK", "issued")
+        return issued
 
     # -- authentication, validated on every use --------------------------------------------
 
@@ -298,6 +306,8 @@ class Deployment:
                     "the access token is waiting for an admin's approval", rule_id="PAT-APPROVAL"
                 )
             record.last_used_date = self.clock.now()
+            if OBSERVERS:
+                note("PAT-LAST-USED", "set")
             return Principal(record.user_id, record.organization_id, via="pat", token_id=record.id)
 
     def pat_secret_matches(self, value: str, record: PatRecord) -> bool:
@@ -364,9 +374,12 @@ class Deployment:
                     "creating a token through the API needs organization admin permission",
                     rule_id="PAT-ADMIN-ONLY",
                 )
-            return self.mint_token(
+            created = self.mint_token(
                 self.user(principal.user_id), organization_id, name, PatStatus.ACTIVE
             )
+        if OBSERVERS:
+            note("PAT-CREATE-FIELDS", "created")
+        return created
 
     def delete_token(self, principal: Principal, token_id: str) -> PatRecord:
         """Delete one of the caller's tokens; another user's id looks like an unknown one."""
@@ -376,7 +389,9 @@ class Deployment:
             if record is None or record.user_id != principal.user_id:
                 raise NotFound("no such personal access token", rule_id="PAT-DELETE-OWN-ONLY")
             self.forget_token(record)
-            return record
+        if OBSERVERS:
+            note("PAT-DELETE", "deleted")
+        return record
 
     # -- internals -------------------------------------------------------------------------
 

@@ -7,7 +7,7 @@ import itertools
 import secrets
 import uuid
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -15,7 +15,7 @@ from patgate.checks import Observed
 from patgate.redaction import LogScrub, Redactor
 from patgate.runner.custodian import Custodian
 from patgate.runner.documents import Documents, organization_ids
-from patgate.runner.exchange import Exchange
+from patgate.runner.exchange import Exchange, NetworkPolicy
 from patgate.runner.leaks import RevealedTokens
 from patgate.runner.ledger import Ledger
 from patgate.runner.retries import RetryPolicy
@@ -50,6 +50,8 @@ class RunOptions:
     """The longest single wait a ``Retry-After`` may ask for; a longer one is not waited."""
     explicit: frozenset[str] = frozenset()
     """Scenario ids named on the command line: only these run in bulk on production."""
+    network: NetworkPolicy = field(default_factory=NetworkPolicy)
+    """Where requests may go and how much of an answer is read."""
 
 
 class RunContext:
@@ -69,6 +71,8 @@ class RunContext:
         prefix = target.config.pat_prefix
         self.redactor = redactor if redactor is not None else Redactor(prefix)
         self.redactor.register_all(target.config.secrets())
+        config = self.config
+        self.redactor.register_basic(config.text("client_id"), config.text("client_secret"))
         self.retry = RetryPolicy(budget=options.retry_budget, max_wait=options.max_retry_wait)
         self.exchange = Exchange(
             target,
@@ -76,6 +80,7 @@ class RunContext:
             read_timeout=options.read_timeout,
             retry=self.retry,
             observe=self._observe,
+            network=options.network,
         )
         self.documents = Documents(target.config.documents)
         self.ledger = Ledger(options.ledger_path, self.run_id)

@@ -1,12 +1,12 @@
 """The one place tokens are created and deleted, always through the run's ledger.
 
 A create is written to the ledger before it is sent and confirmed with the id it returned.
-An answer that does not say whether the token was made (a timeout after the request left, a
-5xx, a 429) is settled by listing the creator's tokens and looking for the ledger's name;
-a create is never resent before that. A delete of an id the ledger does not hold is refused
-and never sent. At the end, :meth:`Custodian.finish` deletes whatever is still outstanding,
-settles what is still unknown, and lists once more to check that what the ledger calls
-deleted is gone.
+Any other answer (a refusal, a timeout after the request left, a 5xx, a 429) is settled by
+listing the creator's tokens and looking for the ledger's name; a create is never resent
+before that, and a refusal is believed only when the name is not listed. A delete of an id
+the ledger does not hold is refused and never sent. At the end, :meth:`Custodian.finish`
+deletes whatever is still outstanding, settles what is still unknown, and lists once more to
+check that what the ledger calls deleted is gone.
 """
 
 from __future__ import annotations
@@ -144,10 +144,11 @@ class Custodian:
                 attempt += 1
                 self._sleep(delay)
                 continue
-            if refused(observed):
+            # Even a clear refusal is believed only once a listing by the run's name agrees:
+            # a deployment may make the token and still answer an error.
+            known, found = self._find(name)
+            if known and found is None and refused(observed):
                 self.ledger.abandon(name)
-            else:
-                self._find(name)
             return observed
 
     def _settle(self, name: str) -> str:

@@ -1,25 +1,64 @@
 """Sending the run's requests: one httpx client, explicit connect and read timeouts, TLS
 verification on, no redirect followed (a secret never travels to another host), and 429 /
 503 answers resent within the run's :class:`~patgate.runner.retries.RetryPolicy` when the
-request may be repeated."""
+request may be repeated.
+
+No answer can crash or hold the run: each request has a total deadline (the connect and
+read timeouts added up, from the first byte sent to the last byte read), each answer a size
+cap (after decompression), and whatever the bytes, headers, charset or encoding, the result
+is an :class:`~patgate.checks.Observed` or a :class:`RequestFailed` naming the problem.
+
+Requests go only to the target's own origins (its ``*_url`` keys) and to origins a flag adds
+(:class:`NetworkPolicy`); a request carrying a credential is never sent over plain http
+except to loopback; proxies named by the environment are ignored unless asked for.
+"""
 
 from __future__ import annotations
 
+import json as jsonlib
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
+from urllib.parse import urlsplit
 
 from patgate import __version__
 from patgate.checks import Observed
 from patgate.errors import TargetUnreachable
+from patgate.runner.deadline import DEADLINE_MESSAGE, Deadlines, deadline_transport
 from patgate.runner.retries import RetryPolicy
+from patgate.runner.target import is_loopback_host
+from patgate.target_contract import TARGET_KEYS
 
 if TYPE_CHECKING:
     from patgate.runner.target import Target
 
-__all__ = ["Exchange", "RequestFailed", "may_repeat"]
+__all__ = [
+    "DEFAULT_MAX_RESPONSE_BYTES",
+    "Exchange",
+    "NetworkPolicy",
+    "RequestFailed",
+    "may_repeat",
+    "origin_of",
+]
 
 _SAFE_METHODS = frozenset(("GET", "HEAD", "OPTIONS"))
+DEFAULT_MAX_RESPONSE_BYTES = 4 * 1024 * 1024
+"""The largest answer read by default (4 MiB, decompressed); ``--max-response-bytes``."""
+_URL_KEYS = tuple(key for key in TARGET_KEYS if key.endswith("_url"))
+_CREDENTIAL_HEADERS = frozenset(("authorization", "cookie", "proxy-authorization"))
+
+
+@dataclass(frozen=True)
+class NetworkPolicy:
+    """Where the run may send requests and how much of an answer it reads."""
+
+    max_response_bytes: int = DEFAULT_MAX_RESPONSE_BYTES
+    """An answer longer than this (decompressed) fails its step unread."""
+    extra_origins: tuple[str, ...] = ()
+    """Origins (``https://host[:port]``) steps may address besides the target's own."""
+    use_env_proxy: bool = False
+    """Honour ``HTTP(S)_PROXY`` and friends (ignored by default: a proxy sees secrets)."""
 
 
 class RequestFailed(Exception):
@@ -32,6 +71,20 @@ class RequestFailed(Exception):
     def __init__(self, message: str, *, sent: bool = True) -> None:
         super().__init__(message)
         self.sent = sent
+
+
+def origin_of(url: str) -> str:
+    """``scheme://host:port`` of ``url``, the port always written (``""`` if unparsable)."""
+    try:
+        parts = urlsplit(url.strip())
+        host = (parts.hostname or "").lower()
+        port = parts.port or {"http": 80, "https": 443}.get(parts.scheme.lower())
+    except ValueError:
+        return ""
+    if not host or port is None:
+        return ""
+    shown = f"[{host}]" if ":" in host else host
+    return f"{parts.scheme.lower()}://{shown}:{port}"
 
 
 def may_repeat(method: str, kind: str) -> bool:
@@ -59,16 +112,32 @@ class Exchange:
         retry: RetryPolicy | None = None,
         observe: Callable[[Observed], None] | None = None,
         sleep: Callable[[float], None] = time.sleep,
+        network: NetworkPolicy | None = None,
     ) -> None:
         import httpx
 
+        self.network = network if network is not None else NetworkPolicy()
+        self._deadlines = Deadlines()
+        self._deadline = connect_timeout + read_timeout
+        transport = target.transport()
+        if transport is None and not self.network.use_env_proxy:
+            transport = deadline_transport(self._deadlines)
         self._client = httpx.Client(
-            transport=target.transport(),
+            transport=transport,
             timeout=httpx.Timeout(read_timeout, connect=connect_timeout),
             follow_redirects=False,
             verify=True,
+            trust_env=self.network.use_env_proxy,
             headers={"User-Agent": f"patgate/{__version__}"},
         )
+        urls = [target.config.text(key) for key in _URL_KEYS]
+        self.origins = frozenset(
+            origin
+            for origin in map(origin_of, [*filter(None, urls), *self.network.extra_origins])
+            if origin
+        )
+        """The origins requests may go to."""
+        self._secrets = [secret.reveal() for secret in target.config.secrets()]
         self.retry = retry if retry is not None else RetryPolicy()
         self._observe = observe
         self._sleep = sleep
@@ -128,8 +197,10 @@ class Exchange:
     ) -> Observed:
         import httpx
 
+        where = f"{method} {_origin(url)}"
+        self._check_destination(where, url, [headers, params, form, json, content], basic)
         try:
-            response = self._client.request(
+            request = self._client.build_request(
                 method,
                 url,
                 headers=dict(headers or {}),
@@ -137,32 +208,114 @@ class Exchange:
                 data=_text_values(form) if form is not None else None,
                 json=json,
                 content=content,
-                auth=basic,
             )
+            if basic is not None:
+                request = next(httpx.BasicAuth(*basic).auth_flow(request))
+        except (httpx.HTTPError, httpx.InvalidURL, ValueError, TypeError) as error:
+            raise RequestFailed(f"{where}: cannot build the request: {error}", sent=False) from None
+        try:
+            with self._deadlines.within(self._deadline):
+                response = self._client.send(request, stream=True)
+                try:
+                    status, body, fields = self._read(response, where)
+                finally:
+                    response.close()
+        except RequestFailed:
+            raise
         except (httpx.ConnectError, httpx.ConnectTimeout, httpx.PoolTimeout) as error:
             if not self.answered:
                 raise TargetUnreachable(f"cannot reach {_origin(url)}: {error}") from None
+            raise RequestFailed(f"{where}: {type(error).__name__}: {error}", sent=False) from None
+        except httpx.TimeoutException as error:
+            if DEADLINE_MESSAGE in str(error):
+                raise RequestFailed(
+                    f"{where}: no complete answer within {self._deadline:g} s (the connect and "
+                    "read timeouts added up)"
+                ) from None
+            raise RequestFailed(f"{where}: {type(error).__name__}: {error}") from None
+        except Exception as error:
+            # An answer no HTTP library can make sense of may surface as any exception type
+            # (a protocol error, a codec's, a decompressor's): each is a failed request.
             raise RequestFailed(
-                f"{method} {_origin(url)}: {type(error).__name__}: {error}", sent=False
-            ) from None
-        except (httpx.HTTPError, httpx.InvalidURL) as error:
-            raise RequestFailed(
-                f"{method} {_origin(url)}: {type(error).__name__}: {error}"
+                f"{where}: the answer could not be read: {type(error).__name__}: {error}"
             ) from None
         self.answered += 1
-        observed = Observed(
-            response.status_code,
-            response.text,
-            {name: ", ".join(response.headers.get_list(name)) for name in response.headers},
-            kind,
-        )
+        observed = Observed(status, body, fields, kind)
         if self._observe is not None:
             self._observe(observed)
         return observed
 
+    def _read(self, response: Any, where: str) -> tuple[int, str, dict[str, str]]:
+        """Status, text and headers of ``response``, its body read up to the size cap."""
+        cap = self.network.max_response_bytes
+        declared = response.headers.get("content-length", "")
+        if declared.isascii() and declared.isdigit() and int(declared) > cap:
+            raise RequestFailed(f"{where}: the answer announces {declared} bytes; {_over(cap)}")
+        chunks: list[bytes] = []
+        size = 0
+        for chunk in response.iter_bytes():
+            size += len(chunk)
+            if size > cap:
+                raise RequestFailed(f"{where}: the answer is larger than {cap} bytes; {_over(cap)}")
+            chunks.append(chunk)
+        fields = {name: ", ".join(response.headers.get_list(name)) for name in response.headers}
+        return response.status_code, _decode(b"".join(chunks), response), fields
+
+    def _check_destination(
+        self, where: str, url: str, parts: Iterable[Any], basic: tuple[str, str] | None
+    ) -> None:
+        origin = origin_of(url)
+        if origin not in self.origins:
+            raise RequestFailed(
+                f"{where}: refused, not one of the target's origins "
+                f"({', '.join(sorted(self.origins))}); --allow-origin {origin or 'ORIGIN'} "
+                "adds it",
+                sent=False,
+            )
+        host = urlsplit(url.strip()).hostname or ""
+        plain = origin.startswith("http://") and not is_loopback_host(host)
+        if plain and (basic is not None or self._carries_secret(parts)):
+            raise RequestFailed(
+                f"{where}: refused, a credential is never sent over plain http except to loopback",
+                sent=False,
+            )
+
+    def _carries_secret(self, parts: Iterable[Any]) -> bool:
+        for part in parts:
+            if part is None:
+                continue
+            if isinstance(part, Mapping) and any(
+                str(name).lower() in _CREDENTIAL_HEADERS for name in part
+            ):
+                return True
+            text = part if isinstance(part, str) else jsonlib.dumps(part, default=str)
+            if any(secret and secret in text for secret in self._secrets):
+                return True
+        return False
+
     def close(self) -> None:
         """Close the client."""
         self._client.close()
+
+
+def _over(cap: int) -> str:
+    return f"answers are read up to {cap} bytes (--max-response-bytes)"
+
+
+def _decode(content: bytes, response: Any) -> str:
+    """``content`` as text: in its declared charset when Python knows it and it decodes,
+    else UTF-8; bytes that do not decode become U+FFFD, never an error."""
+    try:
+        charset = response.charset_encoding
+    except Exception:  # a Content-Type too odd to parse names no charset
+        charset = None
+    for encoding in (charset, "utf-8"):
+        if encoding:
+            try:
+                return content.decode(encoding, errors="replace")
+            except (LookupError, UnicodeError, ValueError):
+                continue
+    return content.decode("utf-8", errors="replace")
 
 
 def _text_values(values: Mapping[str, Any]) -> dict[str, str]:

@@ -33,6 +33,7 @@ __all__ = [
     "LiveTarget",
     "Target",
     "TargetConfig",
+    "is_loopback_host",
     "read_world_file",
     "resolve_target_config",
 ]
@@ -301,12 +302,13 @@ def _check_url(key: str, url: str) -> str:
         raise UsageError(f"{key} must not hold user information; give credentials as keys")
     if parts.scheme not in ("http", "https") or not parts.hostname:
         raise UsageError(f"{key} must be an absolute http(s) URL, got {url!r}")
-    if parts.scheme == "http" and not _is_loopback(parts.hostname):
+    if parts.scheme == "http" and not is_loopback_host(parts.hostname):
         raise UsageError(f"{key}: plain http is refused except on loopback, got {url!r}")
     return url.rstrip("/")
 
 
-def _is_loopback(host: str) -> bool:
+def is_loopback_host(host: str) -> bool:
+    """Whether ``host`` is ``localhost`` or a loopback address."""
     if host.lower() in _LOOPBACK_NAMES:
         return True
     try:

@@ -24,38 +24,39 @@ from patgate.wire.request_log import LoggedRequest
 __all__ = ["inspector", "requests_table"]
 
 
+def _user_fields(row: Membership, action: str) -> list[str]:
+    return [
+        hidden("user", row.user.id),
+        hidden("organization", row.organization.id),
+        hidden("action", action),
+    ]
+
+
 def _role_form(view: View, row: Membership, index: int) -> str:
+    """A member's role picker; a removed user's "Restore" (with the role they had)."""
+    name = escape(row.user.name)
+    if row.role is None:
+        label = f'Restore<span class="visually-hidden"> {name}</span>'
+        return post_form(view, "/inspector/users", _user_fields(row, "restore"), label)
     options = "".join(
-        f'<option value="{role.value}"{" selected" if role is (row.role or Role.MEMBER) else ""}>'
+        f'<option value="{role.value}"{" selected" if role is row.role else ""}>'
         f"{escape(role_name(role))}</option>"
         for role in Role
     )
     select = (
-        f'<label class="visually-hidden" for="role-{index}">Role of '
-        f"{escape(row.user.name)}</label>"
+        f'<label class="visually-hidden" for="role-{index}">Role of {name}</label>'
         f'<select id="role-{index}" name="role">{options}</select>'
     )
-    fields = [
-        hidden("user", row.user.id),
-        hidden("organization", row.organization.id),
-        hidden("action", "role"),
-        select,
-    ]
-    verb = "Set role" if row.role is not None else "Restore"
-    label = f'{verb}<span class="visually-hidden"> of {escape(row.user.name)}</span>'
+    label = f'Set role<span class="visually-hidden"> of {name}</span>'
+    fields = [*_user_fields(row, "role"), select]
     return post_form(view, "/inspector/users", fields, label, css="quiet")
 
 
 def _remove_form(view: View, row: Membership) -> str:
     if row.role is None:
         return ""
-    fields = [
-        hidden("user", row.user.id),
-        hidden("organization", row.organization.id),
-        hidden("action", "remove"),
-    ]
     label = f'Remove<span class="visually-hidden"> {escape(row.user.name)}</span>'
-    return post_form(view, "/inspector/users", fields, label, css="danger")
+    return post_form(view, "/inspector/users", _user_fields(row, "remove"), label, css="danger")
 
 
 def requests_table(view: View, entries: Sequence[LoggedRequest]) -> str:

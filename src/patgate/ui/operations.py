@@ -165,6 +165,10 @@ class UiOperations:
         """Remove a user from an organization; their PATs stop working at once."""
         self.deployment.remove_user(user_id, organization_id)
 
+    def restore_user(self, user_id: str, organization_id: str) -> None:
+        """Add a removed user back to the organization; their PATs work again."""
+        self.deployment.set_role(user_id, organization_id, Role.MEMBER)
+
     def set_role(self, user_id: str, organization_id: str, role: Role) -> None:
         """Change a user's role, or restore a removed user with it."""
         self.deployment.set_role(user_id, organization_id, role)

@@ -60,6 +60,7 @@ _DONE = {
     "approved": "The request was approved; the token works now.",
     "rejected": "The request was rejected.",
     "removed": "The user was removed from the organization.",
+    "restored": "The user is back in the organization.",
     "role": "The role was changed.",
     "clock": "The clock moved forward.",
 }
@@ -326,6 +327,9 @@ def _change_user(call: _Call) -> Document:
     if action == "remove":
         operations.remove_user(user_id, organization_id)
         raise _Redirect("/inspector?done=removed")
+    if action == "restore":
+        operations.restore_user(user_id, organization_id)
+        raise _Redirect("/inspector?done=restored")
     if action == "role":
         try:
             role = Role(call.field("role"))
@@ -335,7 +339,7 @@ def _change_user(call: _Call) -> Document:
             ) from None
         operations.set_role(user_id, organization_id, role)
         raise _Redirect("/inspector?done=role")
-    raise InvalidRequest("action must be remove or role", rule_id="")
+    raise InvalidRequest("action must be remove, restore or role", rule_id="")
 
 
 def _advance(call: _Call) -> Document:

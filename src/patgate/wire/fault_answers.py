@@ -13,6 +13,7 @@ import re
 import time
 from collections.abc import Callable
 
+from patgate.behaviours import OBSERVERS, note
 from patgate.errors import DomainError
 from patgate.fake.deployment import Deployment
 from patgate.fake.faults import CallSite, FaultAction
@@ -88,12 +89,26 @@ def fault_for(
     return faults.decide(site)
 
 
+def _note(action: FaultAction) -> None:
+    if action.latency:
+        note("FAULT", "latency")
+    if action.drop:
+        note("FAULT", "dropped")
+    elif action.status is not None:
+        if action.rule_id == "rate-limit":
+            note("RATE-LIMIT", "refused")
+        else:
+            note("FAULT", "status")
+
+
 def fault_answer(
     action: FaultAction,
     render: Callable[[HttpRefusal], WireResponse],
     real: Callable[[], WireResponse],
 ) -> WireResponse:
     """Wait the latency, then drop, answer the rule's status, or give the ``real`` answer."""
+    if OBSERVERS:
+        _note(action)
     if action.latency:
         time.sleep(action.latency)
     if action.drop:
