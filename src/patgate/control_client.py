@@ -75,18 +75,23 @@ class ControlClient:
     """Calls the control API at ``url`` (a target file's ``control_url``) with ``token``."""
 
     def __init__(self, url: str, token: str, *, timeout: float = 10.0) -> None:
-        import httpx
-
         self.url = url.rstrip("/")
-        self._http: httpx.Client = httpx.Client(
-            timeout=timeout, headers={"Authorization": f"Bearer {token}"}
-        )
+        self._headers = {"Authorization": f"Bearer {token}"}
+        self._timeout = timeout
         self.faults = RemoteFaults(self)
         """The served fake's fault rules and rate-limit switch."""
 
     def call(self, method: str, path: str, body: dict[str, Any] | None = None) -> Any:
-        """One control call; its JSON answer, or :class:`ControlError`."""
-        response = self._http.request(method, self.url + path, json=body)
+        """One control call; its JSON answer, or :class:`ControlError`.
+
+        Each call has a connection of its own, closed at once: a client that is never
+        closed leaves nothing open.
+        """
+        import httpx
+
+        response = httpx.request(
+            method, self.url + path, json=body, headers=self._headers, timeout=self._timeout
+        )
         answer = _json(response)
         if response.status_code >= 400:
             error = answer.get("error", {}) if isinstance(answer, dict) else {}
@@ -98,8 +103,7 @@ class ControlClient:
         return answer
 
     def close(self) -> None:
-        """Close the HTTP connections."""
-        self._http.close()
+        """Nothing stays open between calls; kept so a client works as a context manager."""
 
     def __enter__(self) -> ControlClient:
         return self
