@@ -171,9 +171,13 @@ class LiveTarget:
     def __init__(
         self, config: TargetConfig, *, transport: httpx.BaseTransport | None = None
     ) -> None:
+        from patgate.runner.http_control import http_control_for
+
         self.config = config
         self._transport = transport
         self.display = config.text("base_url") or config.text("auth_url") or "live target"
+        # A served fake on loopback is controlled through its control API; nothing else is.
+        self.control = http_control_for(config) if transport is None else None
 
     def transport(self) -> httpx.BaseTransport | None:
         """The injected transport, or ``None`` for the network."""
