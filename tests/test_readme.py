@@ -72,7 +72,9 @@ def _help_texts() -> str:
 
 
 def test_every_flag_the_readme_names_exists() -> None:
-    named = set(re.findall(r"(?<![\w-])(--[a-z][a-z-]+)", README))
+    # Lines that run the vendor's CLI name its flags, not patgate's.
+    own = "\n".join(line for line in README.splitlines() if "dc-cli " not in line)
+    named = set(re.findall(r"(?<![\w-])(--[a-z][a-z-]+)", own))
     helps = _help_texts()
     missing = sorted(flag for flag in named if not re.search(rf"{flag}\b", helps))
     assert missing == []

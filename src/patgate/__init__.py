@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from importlib.metadata import PackageNotFoundError, version
 
+from patgate.control_client import ControlClient, ControlError
 from patgate.errors import (
     CheckFailure,
     DomainError,
@@ -29,6 +30,8 @@ except PackageNotFoundError:  # pragma: no cover - running from a bare checkout
 __all__ = [
     "WORLD_KEYS",
     "CheckFailure",
+    "ControlClient",
+    "ControlError",
     "DomainError",
     "Fake",
     "FakeUrls",

@@ -19,15 +19,20 @@ from typing import TYPE_CHECKING, Any, Protocol
 from patgate.target_contract import TARGET_KEYS
 
 if TYPE_CHECKING:
+    from datetime import datetime
+
     import httpx
 
     from patgate.fake.clock import Clock
     from patgate.fake.deployment import Deployment
-    from patgate.fake.model import CreatedToken, Hub, PatRecord, Role, User
+    from patgate.fake.faults import FaultRule, Faults
+    from patgate.fake.model import ApiClient, CreatedToken, Hub, PatRecord, Role, User
     from patgate.fake.world import DefaultWorld
+    from patgate.wire.control_service import ControlService
     from patgate.wire.messages import WireHandler, WireRequest, WireResponse
-    from patgate.wire.request_log import RequestLog
+    from patgate.wire.request_log import RequestLog, RequestPage
     from patgate.wire.urls import FakeUrls
+    from patgate.wire.user_content import ContentPaths
 
 __all__ = ["WORLD_KEYS", "Fake"]
 
@@ -67,13 +72,21 @@ class Fake:
     ``deployment``: a :class:`~patgate.fake.deployment.Deployment` (a subclass with a fault,
     say) to serve; the default world is added to it. ``urls``: a ``FakeUrls`` or a mapping
     with any of ``auth_url``, ``base_url``, ``graphql_url`` (default: the real hosts).
-    ``wrap_app``: ``app -> app``, to alter answers on the way out. A bug inside the fake
-    raises in the caller; it never becomes a 500.
+    ``wrap_app``: ``app -> app``, to alter answers on the way out. ``log_size``: how many
+    requests :attr:`request_log` keeps (the oldest go first). ``control_token``: the token
+    the HTTP control API (``world["control_url"]``) requires (default: a new random one).
+    ``world``: the ids and credentials of a world already in ``deployment`` (a restored
+    state); without it the default world is built. A bug inside the fake raises in the
+    caller; it never becomes a 500.
 
     The deployment's settings, keyword-only (without ``deployment``): ``expires_in`` (client
     token lifetime, s, default 300), ``session_expires_in`` (default 86400),
     ``max_tokens_per_user`` (the PAT cap, default 5), ``pat_prefix`` (default ``amp_pat_``),
     ``seed`` (ids and, other than 0, names of the world, generated with the ``worlds`` extra).
+
+    The control methods below (reset, users, the UI path, the clock, the log, faults) are
+    those of :class:`~patgate.wire.control_service.ControlService` (:attr:`control`), with
+    the same names as :class:`patgate.ControlClient`'s, which calls them over HTTP.
     """
 
     def __init__(
@@ -82,35 +95,77 @@ class Fake:
         urls: FakeUrls | Mapping[str, str | None] | None = None,
         strict: bool = False,
         wrap_app: Callable[[WireHandler], WireHandler] | None = None,
+        *,
+        log_size: int | None = None,
+        control_token: str | None = None,
+        world: DefaultWorld | None = None,
         **settings: Any,
     ) -> None:
+        import secrets
+
         from patgate.fake.deployment import Deployment
         from patgate.fake.settings import deployment_settings
         from patgate.fake.world import build_default_world
         from patgate.wire.app import WireApp
-        from patgate.wire.request_log import RequestLog
+        from patgate.wire.control_api import ControlApi
+        from patgate.wire.control_service import ControlService
+        from patgate.wire.request_log import DEFAULT_LOG_SIZE, RequestLog
 
         chosen = deployment_settings(settings, given_deployment=deployment is not None)
         self.deployment: Deployment = deployment if deployment is not None else Deployment(**chosen)
         self.urls: FakeUrls = _coerce_urls(urls)
         self.strict = strict
-        self.default_world: DefaultWorld = build_default_world(
-            self.deployment, chosen.get("seed", 0)
+        self.default_world: DefaultWorld = (
+            world
+            if world is not None
+            else build_default_world(self.deployment, chosen.get("seed", 0))
         )
         """The default world's ids and credentials (``admin_id``, ``member_token``, ...)."""
-        self.request_log: RequestLog = RequestLog(self.deployment.pat_format.prefix)
-        """Every request the fake answered: method, redacted URL, status."""
-        app: WireHandler = WireApp(self.deployment, self.urls, self.request_log)
+        self.request_log: RequestLog = RequestLog(
+            self.deployment.pat_format.prefix, log_size or DEFAULT_LOG_SIZE
+        )
+        """The latest requests the fake answered: method, redacted URL, status, principal."""
+        wire_app = WireApp(self.deployment, self.urls, self.request_log)
+        self.content: ContentPaths = wire_app.content
+        """Register your own content API paths behind the fake's authorization."""
+        app: WireHandler = wire_app
         self._app = wrap_app(app) if wrap_app is not None else app
+        self.control: ControlService = ControlService(
+            self.deployment, self.default_world, self.request_log
+        )
+        """The control operations as plain calls (the HTTP control API calls the same)."""
+        self.control_token: str = control_token or secrets.token_urlsafe(32)
+        """What the HTTP control API requires as ``Authorization: Bearer``."""
+        self._control_api = ControlApi(self.control, self.control_token, self.urls.base_url)
         self._interceptions: list[_Interception] = []
 
     # -- serving ---------------------------------------------------------------------------
 
     def handle(self, request: WireRequest) -> WireResponse | None:
-        """Answer one request (``None``: not a URL of this fake) and log it."""
-        response = self._app(request)
+        """Answer one request (``None``: not a URL of this fake) and log it.
+
+        Control API calls are answered first and are not logged.
+        """
+        import time
+
+        from patgate.wire.fault_answers import DroppedConnection, request_principal
+
+        control = self._control_api(request)
+        if control is not None:
+            return control
+        started = time.perf_counter()
+        principal = request_principal(self.deployment, request)
+        try:
+            response = self._app(request)
+        except DroppedConnection:
+            self.request_log.record(
+                request, None, principal=principal, duration=time.perf_counter() - started
+            )
+            raise
         if response is not None:
-            self.request_log.record(request, response)
+            self.request_log.record(
+                request, response, principal=principal, duration=time.perf_counter() - started
+            )
         return response
 
     @property
@@ -130,6 +185,8 @@ class Fake:
             "unpermitted_token": w.unpermitted_token,
             "pat_prefix": self.deployment.pat_format.prefix,
             "ui_url": self.urls.ui_url,
+            "control_url": self._control_api.url,
+            "control_token": self.control_token,
         }
 
     def httpx_transport(self) -> httpx.BaseTransport:
@@ -193,12 +250,30 @@ class Fake:
         """The fake's clock; client tokens expire against it."""
         return self.deployment.clock
 
+    @property
+    def faults(self) -> Faults:
+        """Fault rules and the rate-limit switch: ``fake.faults.add("hubs", status=503)``."""
+        return self.deployment.faults
+
+    def reset(self) -> None:
+        """Back to the default world with the same credentials; no faults; an empty log."""
+        self.control.reset()
+
+    def snapshot(self) -> dict[str, Any]:
+        """The state as JSON values (users, roles, clients, hubs, masked tokens, clock)."""
+        return self.control.snapshot()
+
+    def world_ids(self) -> dict[str, str]:
+        """The seeded world's organization and principals (``admin``, ...) by id."""
+        return self.control.world_ids()
+
     def advance_clock(self, seconds: float) -> None:
         """Move the fake's time forward (client tokens expire; PATs do not)."""
-        self.deployment.clock.advance(seconds)
+        self.control.advance_clock(seconds)
 
-    def _org(self, organization_id: str | None) -> str:
-        return organization_id or self.default_world.organization_id
+    def clock_now(self) -> datetime:
+        """The fake's current instant."""
+        return self.control.clock_now()
 
     def add_user(
         self,
@@ -209,14 +284,19 @@ class Fake:
         organization_id: str | None = None,
     ) -> User:
         """A new user in the organization (default: the world's) with ``role``."""
-        from patgate.fake.model import Role
+        return self.control.add_user(name, email, role=role, organization_id=organization_id)
 
-        address = email or ".".join(name.lower().split()) + "@example.com"
-        return self.deployment.add_user(name, address, self._org(organization_id), Role(role))
+    def users(self) -> list[User]:
+        """Every user, members or not."""
+        return self.control.users()
 
     def add_client(self, user_id: str, organization_id: str | None = None) -> tuple[str, str]:
         """An API key acting as ``user_id``: ``(client_id, client_secret)``."""
-        return self.deployment.add_client(user_id, self._org(organization_id))
+        return self.control.add_client(user_id, organization_id)
+
+    def clients(self) -> list[ApiClient]:
+        """Every API client."""
+        return self.control.clients()
 
     def add_hub(
         self,
@@ -227,34 +307,74 @@ class Fake:
         **fields: Any,
     ) -> Hub:
         """A hub in the organization; ``fields`` may set label, description, status, ..."""
-        creator = created_by or self.default_world.admin_id
-        return self.deployment.add_hub(
-            self._org(organization_id), name, created_by=creator, **fields
+        return self.control.add_hub(
+            name, organization_id=organization_id, created_by=created_by, **fields
         )
+
+    def hubs(self) -> list[Hub]:
+        """Every hub."""
+        return self.control.hubs()
 
     def set_role(self, user_id: str, role: Role | str, organization_id: str | None = None) -> None:
         """Change the user's role, or add them back to the organization with it."""
-        from patgate.fake.model import Role
-
-        self.deployment.set_role(user_id, self._org(organization_id), Role(role))
+        self.control.set_role(user_id, role, organization_id)
 
     def remove_user(self, user_id: str, organization_id: str | None = None) -> None:
         """Remove the user from the organization; their PATs stop working at once."""
-        self.deployment.remove_user(user_id, self._org(organization_id))
+        self.control.remove_user(user_id, organization_id)
+
+    def restore_user(self, user_id: str, organization_id: str | None = None) -> None:
+        """Add a removed user back with the role they had; their PATs work again."""
+        self.control.restore_user(user_id, organization_id)
 
     def request_token_via_ui(
         self, user_id: str, name: str, organization_id: str | None = None
     ) -> CreatedToken:
         """The management UI path: an admin's token works at once, anyone else's pends."""
-        return self.deployment.request_token_via_ui(user_id, self._org(organization_id), name)
+        return self.control.request_token_via_ui(user_id, name, organization_id)
+
+    def pending_requests(self, organization_id: str | None = None) -> list[PatRecord]:
+        """Token requests waiting for an admin's approval, oldest first."""
+        return self.control.pending_requests(organization_id)
 
     def approve_token_request(self, token_id: str, approver_id: str | None = None) -> PatRecord:
         """An admin approves a pending token; it becomes usable."""
-        return self.deployment.approve_token_request(token_id, approver_id)
+        return self.control.approve_token_request(token_id, approver_id)
 
     def reject_token_request(self, token_id: str) -> None:
         """An admin rejects a pending token; it disappears."""
-        self.deployment.reject_token_request(token_id)
+        self.control.reject_token_request(token_id)
+
+    def requests(
+        self,
+        page: int = 0,
+        size: int = 50,
+        *,
+        status: int | str | None = None,
+        path: str | None = None,
+    ) -> RequestPage:
+        """The request log, newest first, filtered by status (``429``, ``"4xx"``) and path."""
+        return self.control.requests(page, size, status=status, path=path)
+
+    def clear_requests(self) -> None:
+        """Empty the request log."""
+        self.control.clear_requests()
+
+    def add_fault(self, endpoint: str = "any", **spec: Any) -> FaultRule:
+        """Add a fault rule (:mod:`patgate.fake.faults`): ``add_fault("token", status=503)``."""
+        return self.control.add_fault(endpoint, **spec)
+
+    def remove_fault(self, rule_id: str) -> None:
+        """Remove one fault rule."""
+        self.control.remove_fault(rule_id)
+
+    def clear_faults(self) -> None:
+        """Remove every fault rule and switch the rate limit off."""
+        self.control.clear_faults()
+
+    def set_rate_limit(self, on: bool) -> None:
+        """Switch the GraphQL rate limit (60 requests per minute per key) on or off."""
+        self.control.set_rate_limit(on)
 
     def issue_token(
         self, user_id: str, name: str = "patgate test token", organization_id: str | None = None

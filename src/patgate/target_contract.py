@@ -21,6 +21,8 @@ TARGET_KEYS: tuple[str, ...] = (
     "unpermitted_token",
     "pat_prefix",
     "ui_url",
+    "control_url",
+    "control_token",
 )
 """Every key of a target file, in the documented order."""
 
@@ -30,5 +32,6 @@ SECRET_KEYS: tuple[str, ...] = (
     "member_token",
     "removed_token",
     "unpermitted_token",
+    "control_token",
 )
 """The keys whose values are credentials: held as ``Secret`` and redacted from all output."""

@@ -9,7 +9,11 @@ from pathlib import Path
 import pytest
 
 README = Path(__file__).resolve().parents[2] / "README.md"
-SECTIONS = ("### Configuring the fake", "### Listing and deleting tokens over GraphQL")
+SECTIONS = (
+    "### Configuring the fake",
+    "### Faults from Python",
+    "### Listing and deleting tokens over GraphQL",
+)
 
 
 def _blocks(heading: str) -> list[str]:

@@ -11,8 +11,8 @@ import pytest
 import patgate.fake.graph_documents as graph_documents
 from patgate.fake.deployment import Deployment
 from patgate.fake.graph_documents import MAX_DOCUMENTS, clear_caches, prepare_document
-from patgate.fake.graph_executor import execute_graph_request
 from patgate.fake.model import Principal
+from tests.fake.graph_bodies import execute_graph_request
 
 LISTING = "{ viewer { personalAccessTokens { id name token } } }"
 

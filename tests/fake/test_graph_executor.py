@@ -8,9 +8,9 @@ import pytest
 
 import patgate.fake.graph_documents as graph_documents
 from patgate.fake.deployment import Deployment
-from patgate.fake.graph_executor import execute_graph_request
 from patgate.fake.model import Principal, Role
 from patgate.fake.world import DefaultWorld
+from tests.fake.graph_bodies import execute_graph_request
 
 CREATE = """mutation Create($name: String!, $org: ID!) {
   createPersonalAccessToken(input: {name: $name, organizationId: $org}) {

@@ -14,6 +14,7 @@ import pytest
 
 pytest.importorskip("schemathesis", reason="needs the fuzz extra: pip install -e '.[fuzz]'")
 
+from patgate import api_paths
 from patgate.fuzz import FuzzOptions, FuzzReport, fuzz_fake
 from patgate.wire.messages import WireRequest, WireResponse
 from tests.fuzz.conftest import Fault, broken_fake, faulty_fake, with_json
@@ -24,12 +25,17 @@ HUBS_BEARER = "GET /v2/content/hubs +bearer"
 OPERATIONS = {
     "POST /oauth/token",
     "POST /oauth/token +basic",
-    "GET /v2/content/hubs",
-    "GET /v2/content/hubs +bearer",
     "Query.viewer",
     "Mutation.createPersonalAccessToken",
     "Mutation.deletePersonalAccessToken",
     "PAT lifecycle",
+    # Every content path, without and with a bearer.
+    *(
+        f"GET {path.template}{bearer}"
+        for path in api_paths.ALL_PATHS
+        if path.is_content
+        for bearer in ("", " +bearer")
+    ),
 }
 
 

@@ -21,7 +21,7 @@ from .server import Misbehaviour, Server
 EXIT_CODES = {0: "no gate rule failed", 1: "a gate rule failed"}
 """The README's exit codes a hostile answer may lead to (2 and 3 are for bad input and an
 unreachable target, which the first answer disproves)."""
-TIMEOUTS = ("--connect-timeout", "0.5", "--read-timeout", "1")
+TIMEOUTS = ("--connect-timeout", "2", "--read-timeout", "3")
 
 
 def run_against(server: Server, folder: Path, *extra: str) -> tuple[int, str]:

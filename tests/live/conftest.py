@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import subprocess
 from collections.abc import Iterator
 from pathlib import Path
@@ -15,7 +16,8 @@ from .support import Served, patgate_command, stop
 def served(tmp_path: Path) -> Iterator[Served]:
     """``patgate serve --port 0 --world w.json`` in another process, for one test.
 
-    Scope: function. Type: :class:`Served`. Default: the default world, on 127.0.0.1.
+    Scope: function. Type: :class:`Served`. Default: the default world, on 127.0.0.1, its
+    target file without the control keys (a live deployment offers no control).
     """
     world_file = tmp_path / "w.json"
     process = subprocess.Popen(
@@ -29,6 +31,11 @@ def served(tmp_path: Path) -> Iterator[Served]:
         assert process.stdout is not None
         line = process.stdout.readline()
         assert line.startswith("patgate serve: listening on http://127.0.0.1:"), line
+        # Like a real deployment: no control API in the target file, so waits take real time.
+        world = json.loads(world_file.read_text(encoding="utf-8"))
+        for key in ("control_url", "control_token"):
+            world.pop(key, None)
+        world_file.write_text(json.dumps(world), encoding="utf-8")
         yield Served(process, line.rsplit(" ", 1)[1].strip(), world_file, tmp_path)
     finally:
         stop(process)

@@ -54,7 +54,7 @@ class Row:
     item: int
     """The item number in docs/security.md."""
     endpoint: str
-    """``token``, ``hubs`` or ``graphql``."""
+    """``token``, ``hubs``, ``hub`` (one hub of the world) or ``graphql``."""
     method: str = "POST"
     headers: Headers = ()
     body: str | bytes = b""
@@ -297,11 +297,14 @@ class Kit:
     # -- sending -------------------------------------------------------------------------------
 
     def url(self, row: Row) -> str:
-        base = {
-            "token": self.urls.token_url,
-            "hubs": self.urls.hubs_url,
-            "graphql": self.urls.graphql_url,
-        }[row.endpoint]
+        if row.endpoint == "hub":
+            base = f"{self.urls.hubs_url}/{self.fake.deployment.hubs[0].id}"
+        else:
+            base = {
+                "token": self.urls.token_url,
+                "hubs": self.urls.hubs_url,
+                "graphql": self.urls.graphql_url,
+            }[row.endpoint]
         return f"{base}?{self.fill(row.query)}" if row.query else base
 
     def request(self, row: Row) -> tuple[str, str, list[tuple[str, bytes]], bytes]:

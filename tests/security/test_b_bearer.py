@@ -7,6 +7,8 @@ gets the same 401 as an unknown token, with nothing saying which part was wrong.
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import pytest
 
 from tests.security.catalogue import (
@@ -167,6 +169,14 @@ ROWS = [
         challenge=INVALID,
         error="UNAUTHENTICATED",
     ),
+]
+
+# Every refusal of the hubs listing holds on one hub's path too: the content API judges the
+# bearer before it looks the path up.
+ROWS += [
+    replace(row, id=f"{row.id}-one-hub", endpoint="hub", then=())
+    for row in ROWS
+    if row.endpoint == "hubs" and row.status in (401, 403)
 ]
 
 

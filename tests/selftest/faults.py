@@ -403,11 +403,31 @@ class PatsExpireAfterADay(Deployment):
         return principal
 
 
+def _single_hub_without_authorization(app: WireHandler) -> WireHandler:
+    """One hub's path answers 200 whatever the bearer (the listing still checks it)."""
+
+    def handler(request: WireRequest) -> WireResponse | None:
+        response = app(request)
+        path = request.url.split("?")[0]
+        if response is not None and "/v2/content/hubs/" in path and response.status in (401, 403):
+            return WireResponse(200, (("Content-Type", "application/hal+json"),), b"{}")
+        return response
+
+    return handler
+
+
 def _set(*rules: str) -> frozenset[str]:
     return frozenset(rules)
 
 
 FAULTS: tuple[Fault, ...] = (
+    Fault(
+        "one hub's path answers without a valid bearer",
+        "CONTENT-AUTH-EVERY-PATH",
+        _set("CONTENT-AUTH-EVERY-PATH"),
+        wrap_app=_single_hub_without_authorization,
+        whole_suite=_set("CONTENT-AUTH-EVERY-PATH"),
+    ),
     Fault(
         "expires_in is a string",
         "TOKEN-OK",
@@ -472,7 +492,8 @@ FAULTS: tuple[Fault, ...] = (
         "CONTENT-PAT",
         _set("CONTENT-PAT"),
         deployment=ContentRefusesPats,
-        whole_suite=_set("CONTENT-PAT"),
+        # The single-hub scenario finds its hub with a PAT, so it cannot run either.
+        whole_suite=_set("CONTENT-PAT", "CONTENT-AUTH-EVERY-PATH"),
     ),
     Fault(
         "the create ignores the name",
@@ -558,7 +579,7 @@ FAULTS: tuple[Fault, ...] = (
         "PAT-REMOVED-USER",
         _set("PAT-REMOVED-USER"),
         deployment=RemovalIgnored,
-        whole_suite=_set("PAT-REMOVED-USER", "PAT-REMOVAL-IMMEDIATE"),
+        whole_suite=_set("PAT-REMOVED-USER", "PAT-REMOVAL-IMMEDIATE", "CONTENT-AUTH-EVERY-PATH"),
     ),
     Fault(
         "removal is noticed late",

@@ -18,10 +18,10 @@ from graphql import (
 )
 
 from patgate.fake.deployment import Deployment
-from patgate.fake.graph_executor import execute_graph_request
 from patgate.fake.graph_schema import graph_schema
 from patgate.fake.world import build_default_world
 from patgate.resources import specs_dir
+from tests.fake.graph_bodies import execute_graph_request
 from tests.specs.schema_files import standalone_validator
 
 TOKEN_FIELDS = {"id", "name", "token", "createdDate", "lastUsedDate"}

@@ -128,9 +128,10 @@ def test_an_absolute_form_target_is_served(served: tuple[LoopbackServer, Fake]) 
 
 
 def test_head_gets_headers_without_a_body(served: tuple[LoopbackServer, Fake]) -> None:
-    server, _ = served
+    server, fake = served
     connection = _connection(server)
-    connection.request("HEAD", "/v2/content/hubs")
+    auth = {"Authorization": f"Bearer {fake.world['admin_token']}"}
+    connection.request("HEAD", "/v2/content/hubs", headers=auth)
     response = connection.getresponse()
     assert response.status == 405
     assert response.getheader("Allow") == "GET"

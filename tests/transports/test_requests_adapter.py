@@ -60,3 +60,22 @@ def test_every_kind_of_request_body_is_read(kind: str) -> None:
         )
     assert response.status_code == 200, response.text
     assert response.headers["Content-Length"] == str(len(response.content))
+
+
+def test_a_wrapped_answer_with_mapping_headers_reaches_both_libraries() -> None:
+    import httpx
+
+    from patgate.wire import WireResponse
+
+    def wrap(app):  # type: ignore[no-untyped-def]
+        return lambda request: WireResponse(418, {"Retry-After": "3"}, b"teapot")
+
+    with Fake(wrap_app=wrap) as fake:
+        url = fake.world["base_url"] + "/v2/content/hubs"
+        answer = requests.get(url, timeout=5)
+        assert (answer.status_code, answer.headers["Retry-After"], answer.text) == (
+            418,
+            "3",
+            "teapot",
+        )
+        assert httpx.get(url).headers["Retry-After"] == "3"

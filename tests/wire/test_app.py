@@ -11,14 +11,21 @@ def test_urls_the_fake_does_not_serve_get_none(app: WireApp) -> None:
     assert app(WireRequest("POST", "http://auth.amplience.net/oauth/token")) is None
 
 
-def test_an_unknown_path_on_a_served_host_is_a_json_404_naming_the_endpoints(
-    call: Call,
+def test_an_unknown_content_path_needs_a_bearer_before_it_is_a_404(
+    call: Call, world: DefaultWorld
 ) -> None:
-    response = call("GET", "https://api.amplience.net/v2/content/hub")
+    assert call("GET", "https://api.amplience.net/v2/content/hub").status == 401
+    response = call("GET", "https://api.amplience.net/v2/content/hub", (bearer(world.admin_token),))
     assert response.status == 404
     message = response.json()["errors"][0]["message"]
-    assert "GET https://api.amplience.net/v2/content/hubs" in message
+    assert "GET https://api.amplience.net/v2/content/hubs/{hub_id}" in message
     assert "POST https://auth.amplience.net/oauth/token" in message
+
+
+def test_an_unknown_path_outside_the_content_api_is_a_json_404(call: Call) -> None:
+    response = call("GET", "https://auth.amplience.net/oauth/tokens")
+    assert response.status == 404
+    assert "errors" in response.json()
 
 
 def test_hosts_compare_case_insensitively_and_ignore_the_default_port(

@@ -76,3 +76,13 @@ def test_a_credential_sent_without_a_scheme_is_not_logged_as_one() -> None:
     assert lower.auth_scheme == "bearer"
     assert log.record(WireRequest("GET", "https://a.test/"), WireResponse(401)).auth_scheme is None
     assert secret[:6] not in repr(log.entries())
+
+
+def test_the_log_keeps_the_newest_entries_up_to_its_capacity() -> None:
+    log = RequestLog(capacity=3)
+    for page in range(5):
+        log.record(
+            WireRequest("GET", f"https://api.test/v2/content/hubs?page={page}"), WireResponse(200)
+        )
+    assert [entry.url[-1] for entry in log] == ["2", "3", "4"]
+    assert len(log) == 3

@@ -8,7 +8,12 @@ is deleted with the target's token that made it (the ledger names the key, never
 value). Nothing outside the ledger is touched. Each outcome is appended to the ledger, so a
 second cleanup has nothing to do.
 
-Exit codes: 0 nothing is left open, 1 something could not be deleted, 2 a usage error,
+Before a delete, the entry must have been made on this deployment (the ledger records each
+entry's origins and organization) and the token listed under its id must carry the recorded
+name; a reused id is reported as a mismatch and left alone.
+
+Exit codes: 0 nothing is left open, 1 something could not be deleted (or was a mismatch),
+2 a usage error,
 3 the target cannot be reached, 143 / 130 interrupted (run it again to finish).
 """
 
@@ -100,7 +105,8 @@ def _clean(args: argparse.Namespace, config: TargetConfig, path: Path, redactor:
         with SignalGuard():
             for ledger in open_runs:
                 before = {e.name: e.state for e in ledger.entries()}
-                session.context.custodian_for(ledger).finish()
+                custodian = session.context.custodian_for(ledger)
+                custodian.finish()
                 after = ledger.entries()
                 opened = (LedgerState.PENDING, LedgerState.CREATED)
                 deleted = sum(
@@ -111,16 +117,23 @@ def _clean(args: argparse.Namespace, config: TargetConfig, path: Path, redactor:
                     for e in after
                 )
                 still = [e for e in after if e.outstanding]
-                left += len(still)
+                mismatched = sum(
+                    e.state is LedgerState.MISMATCH and before[e.name] is not LedgerState.MISMATCH
+                    for e in after
+                )
+                left += len(still) + mismatched
+                mismatch = f", {mismatched} mismatch (not deleted)" if mismatched else ""
                 print(
                     redactor.redact(
                         f"patgate cleanup: run {ledger.run_id}: {deleted} deleted, "
-                        f"{absent} never created, {len(still)} left"
+                        f"{absent} never created, {len(still)} left{mismatch}"
                     )
                 )
                 for entry in still:
                     what = entry.token_id or "no id yet"
                     print(f"  left: {entry.name} ({what})", file=sys.stderr)
+                for problem in custodian.problems:
+                    print(redactor.redact(f"  not deleted: {problem}"), file=sys.stderr)
     except KeyboardInterrupt as stop:
         print("patgate cleanup: interrupted; run it again to finish", file=sys.stderr)
         return interrupt_exit_code(interrupt_name(stop))

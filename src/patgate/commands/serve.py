@@ -3,7 +3,11 @@
 Prints ``patgate serve: listening on http://HOST:PORT`` once it accepts connections, and
 serves auth, content and GraphQL on that one origin until Ctrl-C or SIGTERM, then exits 0.
 ``--world PATH`` first writes the target file (JSON, readable by the owner only) holding
-every key of the target contract, so ``patgate run --world PATH`` can test the server.
+every key of the target contract, so ``patgate run --world PATH`` can test the server; its
+``control_url`` and ``control_token`` reach the control API (``/__patgate/...``).
+``--state PATH`` keeps the state across restarts (:mod:`patgate.commands.serve_state`);
+``--seed N`` makes the world's ids the same on every run; ``--log-size N`` bounds the
+request log.
 """
 
 from __future__ import annotations
@@ -17,9 +21,15 @@ import threading
 import traceback
 from pathlib import Path
 from types import FrameType
+from typing import TYPE_CHECKING
 
 from patgate.commands.arguments import whole_number
+from patgate.commands.serve_state import StateKeeper, restore_fake
 from patgate.errors import UsageError
+
+if TYPE_CHECKING:
+    from patgate.harness import Fake
+    from patgate.wire.urls import FakeUrls
 
 __all__ = ["configure", "main", "write_world"]
 
@@ -41,6 +51,29 @@ def configure(parser: argparse.ArgumentParser) -> None:
         metavar="PATH",
         help="write the target file (URLs, credentials, tokens) for this server to PATH",
     )
+    parser.add_argument(
+        "--state",
+        type=Path,
+        metavar="PATH",
+        help="keep users, roles, tokens (hashes only), pending requests, the clock and the "
+        "world's credentials in PATH across restarts (written atomically)",
+    )
+    parser.add_argument(
+        "--seed",
+        type=whole_number(0, 2**63 - 1, what="a seed"),
+        default=0,
+        metavar="N",
+        help="seed of the world's ids and of fault probabilities (default: 0)",
+    )
+    parser.add_argument(
+        "--log-size",
+        type=whole_number(1, 10_000_000, what="a number of requests"),
+        default=None,
+        metavar="N",
+        # The number is request_log.DEFAULT_LOG_SIZE; importing it here would load the wire
+        # layer for every subcommand (a test keeps the two equal).
+        help="requests the request log keeps; older ones go first (default: 1000)",
+    )
 
 
 def write_world(path: Path, world: dict[str, str]) -> None:
@@ -56,6 +89,16 @@ def write_world(path: Path, world: dict[str, str]) -> None:
         raise UsageError(f"cannot write the world file {path}: {error.strerror}") from None
 
 
+def _fake(args: argparse.Namespace, urls: FakeUrls) -> Fake:
+    """The fake to serve: from ``--state`` when the file exists, else a new seeded world."""
+    from patgate.fake.deployment import Deployment
+    from patgate.harness import Fake
+
+    if args.state is not None and args.state.exists():
+        return restore_fake(args.state, urls, log_size=args.log_size)
+    return Fake(deployment=Deployment(seed=args.seed), urls=urls, log_size=args.log_size)
+
+
 def _print_error(error: BaseException) -> None:
     print("patgate serve: the fake failed on a request:", file=sys.stderr)
     traceback.print_exception(type(error), error, error.__traceback__, file=sys.stderr)
@@ -63,7 +106,6 @@ def _print_error(error: BaseException) -> None:
 
 def main(args: argparse.Namespace) -> int:
     """Serve until SIGINT or SIGTERM; 0 on a clean stop, 1 if the fake failed a request."""
-    from patgate.harness import Fake
     from patgate.transports.loopback_server import LoopbackServer
 
     try:
@@ -79,8 +121,12 @@ def main(args: argparse.Namespace) -> int:
         stopping.set()
 
     previous = {sig: signal.signal(sig, request_stop) for sig in (signal.SIGINT, signal.SIGTERM)}
+    keeper: StateKeeper | None = None
     try:
-        fake = Fake(urls=server.urls)
+        fake = _fake(args, server.urls)
+        if args.state is not None:
+            keeper = StateKeeper(args.state, fake)
+            keeper.save()
         if args.world is not None:
             write_world(args.world, fake.world)
         server.start(fake.handle)
@@ -88,12 +134,20 @@ def main(args: argparse.Namespace) -> int:
         print(f"patgate serve: management page at {fake.urls.ui_url}/", flush=True)
         if args.world is not None:
             print(f"patgate serve: target file written to {args.world}", flush=True)
+        print(
+            f"patgate serve: control API at {fake.world['control_url']} "
+            f"(Authorization: Bearer {fake.control_token})",
+            flush=True,
+        )
         while not stopping.wait(0.5):
-            pass
+            if keeper is not None:
+                keeper.save_if_changed()
     finally:
         for sig, handler in previous.items():
             signal.signal(sig, handler)
         server.stop(raise_errors=False)
+        if keeper is not None:
+            keeper.save_if_changed()
     failures = len(server.errors)
     print("patgate serve: stopped", flush=True)
     if failures:

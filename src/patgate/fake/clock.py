@@ -40,6 +40,19 @@ class Clock:
         with self._lock:
             self._offset += timedelta(seconds=seconds)
 
+    @property
+    def offset(self) -> float:
+        """Seconds the clock has been advanced in all (kept by ``patgate serve --state``)."""
+        with self._lock:
+            return self._offset.total_seconds()
+
+    def set_offset(self, seconds: float) -> None:
+        """Put the clock back at ``seconds`` of advance (a reset, or a restored state)."""
+        if seconds < 0:
+            raise ValueError("the clock's offset is never negative")
+        with self._lock:
+            self._offset = timedelta(seconds=seconds)
+
 
 def format_timestamp(moment: datetime) -> str:
     """ISO 8601 in UTC with milliseconds and a trailing ``Z``, as the real service writes."""

@@ -51,6 +51,7 @@ from patgate.errors import (
 )
 from patgate.fake.client_tokens import ClientTokenIssuer, IssuedClientToken
 from patgate.fake.clock import Clock
+from patgate.fake.content import ContentStore
 from patgate.fake.faults import Faults
 from patgate.fake.identifiers import IdFactory, global_id
 from patgate.fake.model import (
@@ -98,6 +99,8 @@ class Deployment:
             self.clock, expires_in=expires_in, session_expires_in=session_expires_in
         )
         self.max_tokens_per_user = max_tokens_per_user
+        self.seed = seed
+        """The seed of the ids and of fault probabilities (``patgate serve --seed``)."""
         self.ids = IdFactory(seed)
         self._lock = type(self).lock_factory()
         self.organizations: dict[str, Organization] = {}
@@ -106,6 +109,8 @@ class Deployment:
         self.hubs: list[Hub] = []
         self.tokens: dict[str, PatRecord] = {}
         self._tokens_by_segment: dict[str, PatRecord] = {}
+        self.content = ContentStore()
+        """The hubs' content resources (see :mod:`patgate.fake.content`)."""
         # Owner -> that user's records in creation order (the listing's "oldest first").
         self._tokens_by_owner: dict[str, dict[str, PatRecord]] = {}
         # Token id -> the owner it was filed under, so a record is unfiled from the right
@@ -287,9 +292,8 @@ class Deployment:
                     record.user_id, record.organization_id, via="pat", token_id=record.id
                 )
         if ClientTokenIssuer.looks_like_jwt(bearer):
-            try:
-                claims = self.client_tokens.verify(bearer)
-            except Unauthenticated:
+            claims = self.client_tokens.claims_of(bearer)
+            if claims is None:
                 return None
             return Principal(claims.user_id, claims.organization_id, via="client")
         return None
@@ -477,6 +481,34 @@ class Deployment:
             return self.organizations[organization_id]
         except KeyError:
             raise NotFound(f"no organization {organization_id!r}", rule_id="") from None
+
+    def replace_state(
+        self,
+        organizations: Iterable[Organization],
+        users: Iterable[User],
+        clients: Iterable[ApiClient],
+        hubs: Iterable[Hub],
+        tokens: Iterable[PatRecord],
+    ) -> None:
+        """Swap the whole state at once (a reset, a restored ``--state`` file).
+
+        Every index is rebuilt here, from the records given.
+        """
+        with self._lock:
+            self.organizations = {org.id: org for org in organizations}
+            self.users = {user.id: user for user in users}
+            self.clients = {client.client_id: client for client in clients}
+            self.hubs = list(hubs)
+            self.tokens = {record.id: record for record in tokens}
+            self._tokens_by_segment = {r.id_segment: r for r in self.tokens.values()}
+            self._tokens_by_owner = {}
+            self._owner_of = {}
+            for record in self.tokens.values():  # in creation order, as the state lists them
+                self._tokens_by_owner.setdefault(record.user_id, {})[record.id] = record
+                self._owner_of[record.id] = record.user_id
+            self._hubs_by_organization = {}
+            for hub in self.hubs:
+                self._hubs_by_organization.setdefault(hub.organization_id, []).append(hub)
 
     def tokens_of(self, user_id: str) -> Iterable[PatRecord]:
         """A snapshot of a user's token records (for tests and control code)."""

@@ -17,28 +17,14 @@ from typing import Any
 
 from graphql import ExecutionResult, GraphQLError, execute
 
-from patgate.errors import (
-    DomainError,
-    Forbidden,
-    InvalidRequest,
-    NotFound,
-    TokenLimitReached,
-    Unauthenticated,
-)
+from patgate.errors import DomainError
 from patgate.fake.deployment import Deployment
 from patgate.fake.graph_documents import prepare_document
+from patgate.fake.graph_outcome import Failure, GraphOutcome, GraphProblem
 from patgate.fake.graph_schema import GraphContext, graph_schema
 from patgate.fake.model import Principal
 
-__all__ = ["GraphLimits", "GraphOutcome", "execute_graph_request"]
-
-_CODES: dict[type[DomainError], str] = {
-    Unauthenticated: "UNAUTHENTICATED",
-    Forbidden: "FORBIDDEN",
-    TokenLimitReached: "LIMIT_REACHED",
-    NotFound: "NOT_FOUND",
-    InvalidRequest: "BAD_USER_INPUT",
-}
+__all__ = ["Failure", "GraphLimits", "GraphOutcome", "GraphProblem", "execute_graph_request"]
 
 
 @dataclass(frozen=True)
@@ -53,20 +39,8 @@ class GraphLimits:
     """Lexical tokens, checked by graphql-core while parsing."""
 
 
-@dataclass(frozen=True)
-class GraphOutcome:
-    """The response body, and whether the request reached execution.
-
-    A request that did not (bad document, limits, variables) has no ``data`` key; the wire
-    layer answers it with a 4xx, an executed one with 200.
-    """
-
-    body: dict[str, Any]
-    executed: bool
-
-
-def _request_error(message: str, code: str) -> GraphOutcome:
-    return GraphOutcome({"errors": [{"message": message, "extensions": {"code": code}}]}, False)
+def _request_error(message: str, failure: Failure) -> GraphOutcome:
+    return GraphOutcome(None, (GraphProblem({"message": message}, failure),))
 
 
 _LINE_TERMINATOR = re.compile(r"[\r\n]")
@@ -100,13 +74,10 @@ def _bracket_depth(text: str) -> int:
     return deepest
 
 
-def _format_error(error: GraphQLError) -> dict[str, Any]:
+def _problem(error: GraphQLError, cause: DomainError | Failure | None) -> GraphProblem:
     formatted = dict(error.formatted)
-    original = error.original_error
-    if isinstance(original, DomainError):
-        code = next((c for cls, c in _CODES.items() if isinstance(original, cls)), original.code)
-        formatted["extensions"] = {"code": code}
-    return formatted
+    formatted.pop("extensions", None)
+    return GraphProblem(formatted, cause)
 
 
 def execute_graph_request(
@@ -119,32 +90,24 @@ def execute_graph_request(
 ) -> GraphOutcome:
     """Run one GraphQL request as ``principal``.
 
-    A rule's refusal (not admin, cap reached, not yours) comes back as an entry of
-    ``errors`` with ``extensions.code`` and a null field. An exception that is not a
-    :class:`DomainError` is a bug in the fake and is re-raised, never hidden in a response.
+    A rule's refusal (not admin, cap reached, not yours) comes back as a problem caused by
+    the :class:`DomainError`, and a null field. An exception that is not a
+    :class:`DomainError` is a bug in the fake and is re-raised, never hidden in a result.
     """
     if len(query) > limits.max_length:
         return _request_error(
-            f"the query is longer than {limits.max_length} characters", "QUERY_TOO_LARGE"
+            f"the query is longer than {limits.max_length} characters", Failure.QUERY_TOO_LARGE
         )
     if _bracket_depth(query) > limits.max_depth:
         return _request_error(
-            f"the query is nested deeper than {limits.max_depth} levels", "QUERY_TOO_DEEP"
+            f"the query is nested deeper than {limits.max_depth} levels", Failure.QUERY_TOO_DEEP
         )
     prepared = prepare_document(query, limits.max_tokens)
     if prepared.document is None:
         first = prepared.errors[0] if prepared.errors else None
         parse_failed = first is not None and first.message.startswith("Syntax Error")
-        code = "GRAPHQL_PARSE_FAILED" if parse_failed else "GRAPHQL_VALIDATION_FAILED"
-        return GraphOutcome(
-            {
-                "errors": [
-                    {**dict(error.formatted), "extensions": {"code": code}}
-                    for error in prepared.errors
-                ]
-            },
-            False,
-        )
+        failure = Failure.PARSE if parse_failed else Failure.VALIDATION
+        return GraphOutcome(None, tuple(_problem(error, failure) for error in prepared.errors))
     result = execute(
         graph_schema(),
         prepared.document,
@@ -158,13 +121,11 @@ def execute_graph_request(
         if original is not None and not isinstance(original, (DomainError, GraphQLError)):
             raise original
     if result.data is None:
-        errors = [
-            {**dict(error.formatted), "extensions": {"code": "BAD_USER_INPUT"}}
-            for error in result.errors or ()
-        ]
-        return GraphOutcome({"errors": errors}, False)
-    body: dict[str, Any] = {}
-    if result.errors:
-        body["errors"] = [_format_error(error) for error in result.errors]
-    body["data"] = result.data
-    return GraphOutcome(body, True)
+        return GraphOutcome(
+            None, tuple(_problem(error, Failure.INPUT) for error in result.errors or ())
+        )
+    problems = []
+    for error in result.errors or ():
+        original = error.original_error
+        problems.append(_problem(error, original if isinstance(original, DomainError) else None))
+    return GraphOutcome(result.data, tuple(problems))

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import base64
 import random
+from typing import Any
 
 __all__ = ["IdFactory", "global_id"]
 
@@ -44,3 +45,13 @@ class IdFactory:
     def token_id(self, user_uuid: str) -> str:
         """A PAT's global id (``PersonalAccessToken:<user uuid>/<uuid>``)."""
         return global_id("PersonalAccessToken", f"{user_uuid}/{self.uuid()}")
+
+    def random_state(self) -> list[Any]:
+        """The generator's position as JSON values, for a saved state."""
+        version, internal, gauss = self._random.getstate()
+        return [version, list(internal), gauss]
+
+    def set_random_state(self, state: list[Any]) -> None:
+        """Continue from a position given by :meth:`random_state`."""
+        version, internal, gauss = state
+        self._random.setstate((version, tuple(internal), gauss))

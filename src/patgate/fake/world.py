@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from patgate.errors import UsageError
+from patgate.fake.content import seed_content
 from patgate.fake.deployment import Deployment
 from patgate.fake.model import Role
 
@@ -120,6 +121,7 @@ def build_default_world(deployment: Deployment, seed: int = DEFAULT_SEED) -> Def
     client_id, client_secret = deployment.add_client(admin.id, org.id)
     for name in template.hub_names:
         deployment.add_hub(org.id, name, created_by=admin.id)
+    seed_content(deployment)
 
     def ui_token(user_id: str) -> str:
         created = deployment.request_token_via_ui(user_id, org.id, "patgate world token")

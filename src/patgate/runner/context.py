@@ -16,7 +16,7 @@ from patgate.runner.custodian import Custodian
 from patgate.runner.documents import Documents, organization_ids
 from patgate.runner.exchange import Exchange, NetworkPolicy
 from patgate.runner.leaks import RevealedTokens
-from patgate.runner.ledger import Ledger
+from patgate.runner.ledger import Ledger, TargetIdentity
 from patgate.runner.model import Observed
 from patgate.runner.retries import RetryPolicy
 from patgate.runner.target import Target
@@ -86,7 +86,9 @@ class RunContext:
             network=options.network,
         )
         self.documents = Documents(target.config.documents)
-        self.ledger = Ledger(options.ledger_path, self.run_id)
+        self.target_identity = TargetIdentity.of(target.config)
+        """The deployment this run creates on, written with each create."""
+        self.ledger = Ledger(options.ledger_path, self.run_id, target=self.target_identity)
         self.custodian = self.custodian_for(self.ledger)
         self.revealed = RevealedTokens(prefix)
         for key in (*BEARER_KEYS, "removed_token"):
@@ -101,7 +103,12 @@ class RunContext:
         """A custodian of ``ledger`` sending through this run's client (``patgate cleanup``
         finishes each ledger it loads with one)."""
         return Custodian(
-            ledger, self.documents, self.graphql, bearer_of_key=self.config.text, retry=self.retry
+            ledger,
+            self.documents,
+            self.graphql,
+            bearer_of_key=self.config.text,
+            retry=self.retry,
+            target=self.target_identity,
         )
 
     def new_name(self) -> str:

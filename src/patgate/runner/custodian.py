@@ -7,6 +7,11 @@ before that, and a refusal is believed only when the name is not listed. A delet
 the ledger does not hold is refused and never sent. At the end, :meth:`Custodian.finish`
 deletes whatever is still outstanding, settles what is still unknown, and lists once more to
 check that what the ledger calls deleted is gone.
+
+Those end-of-run deletes (and ``patgate cleanup``'s) are sent only for an entry made on the
+same deployment (:class:`~patgate.runner.ledger.TargetIdentity`) whose id its creator still
+lists under the recorded name: an id the deployment reused for another token is reported as
+a mismatch and left alone, and an entry that cannot be checked stays open.
 """
 
 from __future__ import annotations
@@ -19,7 +24,7 @@ from patgate.checks import delete_succeeded
 from patgate.errors import CreateRefused, RequestFailed
 from patgate.redaction import Secret
 from patgate.runner.documents import Documents
-from patgate.runner.ledger import Ledger, LedgerEntry, LedgerState
+from patgate.runner.ledger import Ledger, LedgerEntry, LedgerState, TargetIdentity
 from patgate.runner.model import Observed
 from patgate.runner.retries import RETRY_STATUSES, RetryPolicy
 from patgate.scenario.paths import PathError, PathMissing, resolve_path
@@ -80,8 +85,13 @@ class Custodian:
         bearer_of_key: Callable[[str], str | None],
         retry: RetryPolicy | None = None,
         sleep: Callable[[float], None] = time.sleep,
+        target: TargetIdentity | None = None,
     ) -> None:
         self.ledger = ledger
+        self.target = target if target is not None else ledger.target
+        """The deployment this custodian talks to."""
+        self.problems: list[str] = []
+        """Why entries were not deleted: another target, a name that does not match."""
         self.documents = documents
         self._send = send
         self._bearer_of_key = bearer_of_key
@@ -229,8 +239,11 @@ class Custodian:
         """Delete the outstanding entries (those named, or all), settling pending ones by
         listing; ``final``: a pending create not listed is recorded as never made."""
         chosen = None if names is None else set(names)
+        listings: dict[str, list[dict[str, Any]] | None] = {}
         for entry in self.ledger.outstanding():
             if chosen is not None and entry.name not in chosen:
+                continue
+            if not self._same_target(entry):
                 continue
             if entry.state is LedgerState.PENDING:
                 known, found = self._find(entry.name)
@@ -238,12 +251,56 @@ class Custodian:
                     if known and final:
                         self.ledger.absent(entry.name)
                     continue
-            self._sweep_one(entry)
+                listings.clear()  # the listing that found it is newer than any kept
+            self._sweep_one(entry, listings)
 
-    def _sweep_one(self, entry: LedgerEntry) -> None:
+    def _same_target(self, entry: LedgerEntry) -> bool:
+        if entry.target is None or self.target is None:
+            return True
+        if entry.target.same_deployment(self.target):
+            return True
+        self._problem(
+            f"{entry.name}: made on another target ({entry.target.describe()}), not on "
+            f"{self.target.describe()}; not deleted here"
+        )
+        return False
+
+    def _problem(self, text: str) -> None:
+        if text not in self.problems:
+            self.problems.append(text)
+
+    def _verified(
+        self, entry: LedgerEntry, listings: dict[str, list[dict[str, Any]] | None]
+    ) -> bool:
+        """Whether a delete of ``entry``'s id may be sent: the listing shows the id under
+        ``entry``'s name, or not at all (the delete then settles it, and a deployment refuses
+        to delete another user's token); another name is recorded as a mismatch."""
+        bearer, _ = self._bearer(entry)
+        if not bearer:
+            return False
+        if bearer not in listings:
+            listings[bearer] = self._listing(bearer)
+        listed = listings[bearer]
+        if listed is None:
+            self._problem(f"{entry.name}: its creator's tokens could not be listed; not deleted")
+            return False
+        token = next((t for t in listed if t.get("id") == entry.token_id), None)
+        if token is not None and token.get("name") != entry.name:
+            # The deployment reused the id (a restart?): never name the other token here.
+            reason = f"the token listed under {entry.token_id!r} has another name"
+            self.ledger.mismatch(entry.name, reason)
+            self._problem(f"{entry.name}: mismatch, {reason}; not deleted")
+            return False
+        return True
+
+    def _sweep_one(
+        self, entry: LedgerEntry, listings: dict[str, list[dict[str, Any]] | None]
+    ) -> None:
         token_id = entry.token_id
         bearer, creator = self._bearer(entry)
         if token_id is None or not bearer:
+            return
+        if not self._verified(entry, listings):
             return
 
         def send(query: str, variables: Mapping[str, Any] | None) -> Observed:

@@ -7,8 +7,11 @@ settles it: found (``created``) or not there (``absent``). The file is JSON line
 and fsynced after every entry, so a run killed at any point leaves a ledger that
 ``patgate cleanup`` can finish. A delete of an id the ledger does not hold is refused.
 
-Entries never hold a secret: a name, an id, and the target key (``admin_token``) whose
-token made the create, so cleanup knows which of the target's tokens deletes it.
+Entries never hold a secret: a name, an id, the target key (``admin_token``) whose token
+made the create, so cleanup knows which of the target's tokens deletes it, and the target's
+identity (:class:`TargetIdentity`: its origins and organization), so cleanup never deletes
+on another deployment. Before a delete, the token listed under the id must carry the
+recorded name; otherwise the entry is closed as ``mismatch`` and nothing is deleted.
 
 Without a path the ledger lives in memory only: against the embedded fake nothing outlives
 the process, and no file is written.
@@ -23,11 +26,16 @@ import threading
 from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from patgate.errors import CreateRefused, ForeignDeleteRefused, UsageError
+from patgate.runner.exchange import origin_of
+from patgate.target_contract import TARGET_KEYS
 
-__all__ = ["NAME_PREFIX", "Ledger", "LedgerEntry", "LedgerState"]
+if TYPE_CHECKING:
+    from patgate.runner.target import TargetConfig
+
+__all__ = ["NAME_PREFIX", "Ledger", "LedgerEntry", "LedgerState", "TargetIdentity"]
 
 NAME_PREFIX = "patgate-"
 
@@ -43,6 +51,9 @@ class LedgerState(str, enum.Enum):
     """The deployment said no: nothing exists."""
     ABSENT = "absent"
     """A create that may have happened, and a listing showed it did not."""
+    MISMATCH = "mismatch"
+    """The id now names a token this run did not make (or the entry is of another
+    target): closed without a delete."""
 
     def __str__(self) -> str:
         return self.value
@@ -50,6 +61,49 @@ class LedgerState(str, enum.Enum):
 
 _OPEN = (LedgerState.PENDING, LedgerState.CREATED)
 """States that still need cleaning up."""
+
+
+@dataclass(frozen=True)
+class TargetIdentity:
+    """Which deployment a token was made on: its origins and its organization."""
+
+    origins: tuple[str, ...]
+    """``scheme://host:port`` of each URL key of the target file, sorted."""
+    organization: str | None = None
+
+    @classmethod
+    def of(cls, config: TargetConfig) -> TargetIdentity:
+        """The identity of the deployment ``config`` describes."""
+        urls = [config.text(key) for key in TARGET_KEYS if key.endswith("_url")]
+        origins = sorted({origin for origin in map(origin_of, filter(None, urls)) if origin})
+        return cls(tuple(origins), config.text("organization_id"))
+
+    def record(self) -> dict[str, Any]:
+        """The identity as written in the ledger."""
+        return {"origins": list(self.origins), "organization": self.organization}
+
+    @classmethod
+    def from_record(cls, value: Any) -> TargetIdentity | None:
+        """The identity written by :meth:`record`, or ``None`` for anything else."""
+        if not isinstance(value, dict) or not isinstance(value.get("origins"), list):
+            return None
+        origins = tuple(str(origin) for origin in value["origins"])
+        organization = value.get("organization")
+        return cls(origins, organization if isinstance(organization, str) else None)
+
+    def same_deployment(self, other: TargetIdentity) -> bool:
+        """Whether ``other`` names this deployment: a shared origin, and the same
+        organization when both know theirs."""
+        if not set(self.origins) & set(other.origins):
+            return False
+        return not (self.organization and other.organization) or (
+            self.organization == other.organization
+        )
+
+    def describe(self) -> str:
+        """``https://host:443 (organization org-1)``."""
+        where = ", ".join(self.origins) or "no origin"
+        return f"{where} (organization {self.organization})" if self.organization else where
 
 
 @dataclass
@@ -62,6 +116,8 @@ class LedgerEntry:
     token_id: str | None = None
     bearer_key: str | None = None
     """The target key (``admin_token``) whose token made the create, when it was one."""
+    target: TargetIdentity | None = None
+    """The deployment the create was sent to (``None`` in ledgers older than the field)."""
 
     @property
     def outstanding(self) -> bool:
@@ -72,12 +128,16 @@ class LedgerEntry:
 class Ledger:
     """One run's ledger, appended to ``path`` (shared by runs; entries carry the run id).
 
-    ``path=None`` keeps it in memory (the embedded fake).
+    ``path=None`` keeps it in memory (the embedded fake). ``target``: the deployment this
+    run creates on, written with each create.
     """
 
-    def __init__(self, path: Path | str | None, run_id: str) -> None:
+    def __init__(
+        self, path: Path | str | None, run_id: str, *, target: TargetIdentity | None = None
+    ) -> None:
         self.path = Path(path) if path is not None else None
         self.run_id = run_id
+        self.target = target
         self._lock = threading.Lock()
         self._entries: dict[str, LedgerEntry] = {}
         self._by_id: dict[str, LedgerEntry] = {}
@@ -122,9 +182,11 @@ class Ledger:
             record: dict[str, Any] = {"event": "pending", "name": name}
             if bearer_key:
                 record["as"] = bearer_key
+            if self.target is not None:
+                record["target"] = self.target.record()
             self._append(record)
             self._entries[name] = LedgerEntry(
-                name, self.run_id, LedgerState.PENDING, None, bearer_key
+                name, self.run_id, LedgerState.PENDING, None, bearer_key, self.target
             )
 
     def adopt(self, name: str, token_id: str, *, bearer_key: str | None = None) -> str:
@@ -163,6 +225,15 @@ class Ledger:
             if entry is not None and entry.state is LedgerState.PENDING:
                 self._append({"event": state.value, "name": name})
                 entry.state = state
+
+    def mismatch(self, name: str, reason: str) -> None:
+        """The id no longer names this run's token (or the entry is of another target):
+        closed without a delete, ``reason`` written down."""
+        with self._lock:
+            entry = self._entries.get(name)
+            if entry is not None and entry.outstanding:
+                self._append({"event": LedgerState.MISMATCH.value, "name": name, "reason": reason})
+                entry.state = LedgerState.MISMATCH
 
     def check_delete(self, token_id: str) -> LedgerEntry:
         """The entry for ``token_id`` (in any state); :class:`ForeignDeleteRefused`, counted
@@ -250,8 +321,14 @@ class Ledger:
         entry = self._entries.setdefault(name, LedgerEntry(name, self.run_id, LedgerState.PENDING))
         if event == LedgerState.PENDING:
             entry.bearer_key = record.get("as") or entry.bearer_key
+            entry.target = TargetIdentity.from_record(record.get("target")) or entry.target
         elif event == LedgerState.CREATED and isinstance(record.get("id"), str):
             entry.state, entry.token_id = LedgerState.CREATED, record["id"]
             self._by_id[record["id"]] = entry
-        elif event in (LedgerState.DELETED, LedgerState.REFUSED, LedgerState.ABSENT):
+        elif event in (
+            LedgerState.DELETED,
+            LedgerState.REFUSED,
+            LedgerState.ABSENT,
+            LedgerState.MISMATCH,
+        ):
             entry.state = LedgerState(event)

@@ -123,7 +123,8 @@ def _plain(key: str, value: str | Secret) -> str:
 
 
 class Control(Protocol):
-    """Out-of-band control of a deployment (only the embedded fake offers it)."""
+    """Out-of-band control of a deployment (the embedded fake, or a served fake on loopback
+    through its control API)."""
 
     def perform(self, action: str, argument: Any) -> ControlResult:
         """Do ``action`` (a name of ``CONTROL_ACTIONS``) with its resolved argument."""
@@ -175,9 +176,13 @@ class LiveTarget:
     def __init__(
         self, config: TargetConfig, *, transport: httpx.BaseTransport | None = None
     ) -> None:
+        from patgate.runner.http_control import http_control_for
+
         self.config = config
         self._transport = transport
         self.display = config.text("base_url") or config.text("auth_url") or "live target"
+        # A served fake on loopback is controlled through its control API; nothing else is.
+        self.control = http_control_for(config) if transport is None else None
 
     def transport(self) -> httpx.BaseTransport | None:
         """The injected transport, or ``None`` for the network."""
@@ -185,13 +190,27 @@ class LiveTarget:
 
 
 def read_world_file(path: Path) -> dict[str, Any]:
-    """The mapping in a world file (JSON, or YAML); :class:`UsageError` names what is wrong."""
+    """The mapping in a world file (JSON, or YAML); :class:`UsageError` names what is wrong,
+    with the line. The file is held to the loading limits of :mod:`patgate.scenario.bounds`
+    (size, nesting, alias expansion) before it is parsed."""
+    from patgate.scenario.bounds import (
+        LimitExceeded,
+        check_json_text,
+        check_size,
+        check_yaml_text,
+    )
+
+    json_file = path.suffix.lower() == ".json"
     try:
+        check_size(path.stat().st_size)
         text = path.read_text(encoding="utf-8")
+        (check_json_text if json_file else check_yaml_text)(text)
+    except LimitExceeded as error:
+        raise UsageError(f"{path}:{error.line or 1}: {error}") from None
     except (OSError, UnicodeDecodeError) as error:
         raise UsageError(f"cannot read the world file {path}: {error}") from None
     data: Any
-    if path.suffix.lower() == ".json":
+    if json_file:
         try:
             data = json.loads(text)
         except ValueError as error:

@@ -9,6 +9,7 @@ exist, and no literal looks like a secret.
 from __future__ import annotations
 
 import functools
+import json
 import math
 import re
 from collections import Counter
@@ -19,6 +20,7 @@ from typing import Any
 
 from patgate.errors import ScenarioError
 from patgate.resources import specs_dir
+from patgate.scenario.bounds import LimitExceeded, check_size, check_yaml_text, foreign_refs
 from patgate.scenario.catalogue import Catalogue, load_catalogue
 from patgate.scenario.model import Scenario
 from patgate.scenario.source import SourceDocument, read_documents
@@ -60,6 +62,12 @@ def find_scenario_files(directory: Path) -> list[Path]:
 def load_file(path: Path, *, catalogue: Catalogue | None = None) -> ScenarioFile:
     """Read and validate one scenario file."""
     try:
+        check_size(path.stat().st_size)
+    except LimitExceeded as error:
+        raise ScenarioError(str(error), path=str(path), line=error.line) from None
+    except OSError:
+        pass  # read_text below names the problem
+    try:
         text = path.read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError) as error:
         raise ScenarioError(f"cannot read the file: {error}", path=str(path)) from None
@@ -69,6 +77,10 @@ def load_file(path: Path, *, catalogue: Catalogue | None = None) -> ScenarioFile
 def load_text(text: str, path: str, *, catalogue: Catalogue | None = None) -> tuple[Scenario, ...]:
     """Validate the scenarios in ``text``; ``path`` names it in messages."""
     catalogue = catalogue if catalogue is not None else load_catalogue()
+    try:
+        check_yaml_text(text)
+    except LimitExceeded as error:
+        raise ScenarioError(str(error), path=path, line=error.line) from None
     documents = [doc for doc in read_documents(text, path) if doc.data is not None]
     if not documents:
         raise ScenarioError("the file holds no scenario", path=path, line=1)
@@ -151,6 +163,7 @@ def _scenario(doc: SourceDocument, catalogue: Catalogue) -> Scenario:
     cleanup = tuple(
         builder.step(raw, ["cleanup", i]) for i, raw in enumerate(data.get("cleanup", ()))
     )
+    _refs_stay_inside(doc, (*steps, *cleanup))
     checked = {e.rule for step in (*steps, *cleanup) for e in step.expect}
     for index, rule in enumerate(rules):
         if rule not in checked:
@@ -183,6 +196,29 @@ def _scenario(doc: SourceDocument, catalogue: Catalogue) -> Scenario:
         bulk=bool(data.get("bulk", False)),
         untracked_writes=builder.untracked_writes,
     )
+
+
+def _refs_stay_inside(doc: SourceDocument, steps: Sequence[Any]) -> None:
+    """A schema (inline, or a file beside the scenario) may ``$ref`` only inside itself: a
+    reference to a file or a URL would be read outside the runner's rules."""
+    shipped = (specs_dir() / "schemas").resolve()
+    for step in steps:
+        for expectation in step.expect:
+            if expectation.check != "schema":
+                continue
+            schema = expectation.argument
+            if isinstance(schema, str):
+                if Path(schema).resolve().parent == shipped:
+                    continue
+                schema = json.loads(Path(schema).read_text(encoding="utf-8"))
+            for where, reference in foreign_refs(schema)[:1]:
+                spot = "/".join(str(part) for part in where)
+                raise ScenarioError(
+                    f"the schema's {spot} refers to {reference!r}; a schema may refer only "
+                    "inside itself (#...); name a shipped schema file with schema: FILE",
+                    path=doc.path,
+                    line=expectation.line,
+                )
 
 
 def _schema_folders(path: str) -> tuple[Path, ...]:

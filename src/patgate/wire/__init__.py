@@ -14,13 +14,14 @@ from typing import TYPE_CHECKING, Any
 
 from patgate.wire.messages import WireHandler, WireRequest, WireResponse
 from patgate.wire.request_log import LoggedRequest, RequestLog
-from patgate.wire.statuses import STATUS_BY_ERROR, HttpRefusal, status_of
+from patgate.wire.statuses import ANSWER_BY_ERROR, STATUS_BY_ERROR, HttpRefusal, status_of
 from patgate.wire.urls import FakeUrls, UnmatchedRequest
 
 if TYPE_CHECKING:
     from patgate.wire.app import MAX_BODY_BYTES, WireApp
 
 __all__ = [
+    "ANSWER_BY_ERROR",
     "MAX_BODY_BYTES",
     "STATUS_BY_ERROR",
     "FakeUrls",

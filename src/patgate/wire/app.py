@@ -1,9 +1,26 @@
-"""The fake's one HTTP application: a route table from URL to endpoint, and request limits.
+"""The fake's one HTTP application: the route table, the content API's gate, request limits.
 
 ``WireApp(deployment, urls)`` is a :data:`~patgate.wire.messages.WireHandler`: every
 transport (httpx, requests, the loopback server) calls it and so gets the same answers. It
 returns ``None`` for a URL outside the fake's bases, which the transport passes to the
 network (or refuses, in strict mode).
+
+A request is answered in this order:
+
+0. under ``{base_url}/ui``: the management page, which answers for itself;
+1. under ``{base_url}/v2/content``: size limits, then the bearer (401) and the caller's
+   permission (403), on every path, known or not;
+2. the route table: an unknown path is 404, a known path with another method 405 with
+   ``Allow``;
+3. size limits (outside the content API), a fault rule a test set, then the endpoint.
+
+Mounting more routes (a control API under a reserved prefix, a page) is one call per route::
+
+    app.mount(app.urls.base_url, "/_patgate/control/users/{user_id}", MyEndpoint(...))
+
+where ``MyEndpoint`` subclasses :class:`~patgate.wire.endpoint.Endpoint` (``methods``,
+``respond(request, call)`` with ``call.params["user_id"]``, ``render``). A path mounted under
+``/v2/content`` gets the content API's authorization like every other.
 """
 
 from __future__ import annotations
@@ -11,16 +28,20 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 from urllib.parse import urlsplit
 
+from patgate.api_paths import CONTENT_PREFIX
+from patgate.errors import DomainError, NotFound
 from patgate.fake.deployment import Deployment
-from patgate.wire.content_api import HubsEndpoint, errors_body
-from patgate.wire.endpoint import Endpoint
+from patgate.fake.model import Principal
+from patgate.wire.content_api import ContentEndpoint, authorize
+from patgate.wire.endpoint import Call, Endpoint
 from patgate.wire.fault_answers import fault_answer, fault_for
-from patgate.wire.graph_endpoint import GraphEndpoint
-from patgate.wire.messages import WireRequest, WireResponse, json_response
+from patgate.wire.messages import WireRequest, WireResponse
 from patgate.wire.request_log import RequestLog
+from patgate.wire.router import Router
+from patgate.wire.routes import served_routes
 from patgate.wire.statuses import HttpRefusal
-from patgate.wire.token_endpoint import TokenEndpoint
 from patgate.wire.urls import FakeUrls, canonical_url
+from patgate.wire.user_content import ContentPaths
 
 if TYPE_CHECKING:
     from patgate.ui.site import ManagementUi
@@ -35,8 +56,19 @@ MAX_HEADERS = 100
 """More header fields than this are refused with 431."""
 
 
+class _Unrouted(ContentEndpoint):
+    """Answers what no route serves, in the content API's error shape."""
+
+    def __init__(self, app: WireApp) -> None:
+        super().__init__(app.deployment, app.urls)
+        self.app = app
+
+    def respond(self, request: WireRequest, call: Call) -> WireResponse:
+        raise NotFound(f"not found; this fake serves {self.app.describe()}")
+
+
 class WireApp:
-    """Routes a :class:`WireRequest` to the token endpoint, the hubs listing or GraphQL."""
+    """Routes a :class:`WireRequest` to the endpoint serving its URL."""
 
     def __init__(
         self,
@@ -48,22 +80,50 @@ class WireApp:
         self.urls = urls if urls is not None else FakeUrls()
         self.request_log = request_log
         self._ui: ManagementUi | None = None
-        endpoints: tuple[tuple[str, type[Endpoint]], ...] = (
-            (self.urls.token_url, TokenEndpoint),
-            (self.urls.hubs_url, HubsEndpoint),
-            (self.urls.graphql_url, GraphEndpoint),
-        )
-        self._routes: dict[str, Endpoint] = {
-            url: cls(deployment, self.urls) for url, cls in endpoints
-        }
+        self.router: Router[Endpoint] = Router()
+        """Canonical URL template -> endpoint; :meth:`mount` adds to it."""
+        self._content_base = self.urls.base_url + CONTENT_PREFIX
+        self._unrouted = _Unrouted(self)
+        for path, factory in served_routes():
+            self.mount(self.urls.base_for(path.base), path.template, factory(deployment, self.urls))
+        self.content = ContentPaths(self)
+        """Users' own content API paths behind the same authorization (``fake.content``)."""
+
+    def mount(self, base: str, path: str, endpoint: Endpoint) -> None:
+        """Serve ``base + path`` (``{name}`` segments are path parameters) with ``endpoint``.
+
+        ``base`` must be one of this app's base URLs (``app.urls.base_url``, ...); a URL the
+        app already serves raises ``ValueError``.
+        """
+        template = canonical_url(base + path) if path else canonical_url(base).rstrip("/")
+        if not self.urls.serves_canonical(template):
+            raise ValueError(f"{base} is not one of this fake's base URLs")
+        self.router.add(template, endpoint)
+
+    def describe(self) -> str:
+        """Every route as ``METHODS url-template``, separated by ``; ``."""
+        return "; ".join(f"{'/'.join(e.methods)} {template}" for template, e in self.router)
 
     def __call__(self, request: WireRequest) -> WireResponse | None:
         key = canonical_url(request.url)
-        endpoint = self._routes.get(key)
-        if endpoint is None:
-            if key == self.urls.ui_url or key.startswith(self.urls.ui_url + "/"):
-                return self._management_ui()(request)
-            return self._not_found() if self.urls.serves_canonical(key) else None
+        if not self.urls.serves_canonical(key):
+            return None
+        if key == self.urls.ui_url or key.startswith(self.urls.ui_url + "/"):
+            return self._management_ui()(request)
+        query = urlsplit(request.url).query
+        principal: Principal | None = None
+        limits_checked = False
+        if key == self._content_base or key.startswith(self._content_base + "/"):
+            try:
+                _check_limits(request)
+                limits_checked = True
+                principal = authorize(self.deployment, request, query)
+            except (DomainError, HttpRefusal) as error:
+                return self._unrouted.refuse(error)
+        match = self.router.match(key)
+        if match is None:
+            return self._unrouted.answer(request, Call(query))
+        endpoint = match.target
         if request.method not in endpoint.methods:
             allow = ", ".join(endpoint.methods)
             return endpoint.refuse(
@@ -74,17 +134,16 @@ class WireApp:
                     headers=(("Allow", allow),),
                 )
             )
-        refusal = _limits(request)
-        if refusal is not None:
-            return endpoint.refuse(refusal)
+        if not limits_checked:
+            try:
+                _check_limits(request)
+            except HttpRefusal as refusal:
+                return endpoint.refuse(refusal)
+        call = Call(query, match.params, principal)
         fault = fault_for(self.deployment, self.urls, request, key)
         if fault is not None:
-            return fault_answer(
-                fault,
-                endpoint.refuse,
-                lambda: endpoint.answer(request, urlsplit(request.url).query),
-            )
-        return endpoint.answer(request, urlsplit(request.url).query)
+            return fault_answer(fault, endpoint.refuse, lambda: endpoint.answer(request, call))
+        return endpoint.answer(request, call)
 
     def _management_ui(self) -> ManagementUi:
         # Built on first use: the page's modules cost nothing to a fake nobody browses.
@@ -96,19 +155,14 @@ class WireApp:
             self._ui = ManagementUi(operations, self.urls.ui_url)
         return self._ui
 
-    def _not_found(self) -> WireResponse:
-        served = "; ".join(f"{method} {url}" for method, url in self.urls.endpoints())
-        return json_response(404, errors_body(f"not found; this fake serves {served}"))
 
-
-def _limits(request: WireRequest) -> HttpRefusal | None:
+def _check_limits(request: WireRequest) -> None:
     if len(request.headers) > MAX_HEADERS:
-        return HttpRefusal(431, "the request has too many header fields", code="HEADERS_TOO_LARGE")
+        raise HttpRefusal(431, "the request has too many header fields", code="HEADERS_TOO_LARGE")
     for _name, value in request.headers:
         if len(value) > MAX_HEADER_BYTES:
-            return HttpRefusal(
+            raise HttpRefusal(
                 431, "a request header field is larger than 16 KiB", code="HEADERS_TOO_LARGE"
             )
     if len(request.body) > MAX_BODY_BYTES:
-        return HttpRefusal(413, "the request body is larger than 1 MiB", code="PAYLOAD_TOO_LARGE")
-    return None
+        raise HttpRefusal(413, "the request body is larger than 1 MiB", code="PAYLOAD_TOO_LARGE")

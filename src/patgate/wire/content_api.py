@@ -1,5 +1,10 @@
-"""``GET {base_url}/v2/content/hubs``: the hubs listing of the content API, as a HAL page.
+"""The content API's family traits: the bearer gate, the error shape, HAL pages.
 
+Every request under ``{base_url}/v2/content/`` passes :func:`authorize` before routing, so a
+missing, malformed, unknown, expired, deleted or pending bearer answers 401 and a removed
+user 403 on every path, known or not; only then does an unknown path answer 404. Each route's
+domain call then judges the permission it needs (content read permission, for every route the
+fake serves), so a user without it gets 403 before a lookup can say 404.
 Refusals follow RFC 6750: 401 with ``WWW-Authenticate: Bearer`` (plus
 ``error="invalid_token"`` when a token was sent but is not valid), 403 with
 ``error="insufficient_scope"``, and the body ``{"errors": [{"message": ...}]}`` the real API
@@ -8,26 +13,36 @@ uses.
 
 from __future__ import annotations
 
-import functools
 import re
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 from patgate.errors import InvalidRequest
-from patgate.fake.clock import format_timestamp
-from patgate.fake.model import Hub, HubPage
+from patgate.fake.deployment import Deployment
+from patgate.fake.model import Principal
 from patgate.wire.credentials import bearer_challenge, bearer_token
 from patgate.wire.endpoint import Endpoint, Refusal
-from patgate.wire.forms import parse_form
+from patgate.wire.forms import parameter_names, parse_form
 from patgate.wire.messages import Headers, WireRequest, WireResponse, json_response
 
-__all__ = ["HubsEndpoint", "errors_body", "hub_page_view"]
+__all__ = [
+    "DEFAULT_PAGE_SIZE",
+    "HAL_TYPE",
+    "MAX_PAGE_SIZE",
+    "ContentEndpoint",
+    "PageRequest",
+    "authorize",
+    "content_refusal",
+    "errors_body",
+    "hal_page",
+    "page_request",
+]
 
 HAL_TYPE = "application/hal+json"
 DEFAULT_PAGE_SIZE = 20
+MAX_PAGE_SIZE = 100
 _INTEGER = re.compile(r"-?[0-9]{1,9}")
-# strftime costs ~2.4 us and a hub's dates rarely change, so a page of 20 hubs would spend
-# ~100 us formatting the same instants again; the function is pure, so answers are kept.
-_timestamp = functools.lru_cache(maxsize=4096)(format_timestamp)
 
 
 def errors_body(message: str) -> dict[str, Any]:
@@ -35,53 +50,42 @@ def errors_body(message: str) -> dict[str, Any]:
     return {"errors": [{"message": message}]}
 
 
-def _hub_view(hub: Hub, listing_url: str) -> dict[str, Any]:
-    href = f"{listing_url}/{hub.id}"
-    return {
-        "id": hub.id,
-        "name": hub.name,
-        "label": hub.label,
-        "description": hub.description,
-        "status": hub.status,
-        "settings": hub.settings,
-        "createdBy": hub.created_by,
-        "createdDate": _timestamp(hub.created_date),
-        "lastModifiedBy": hub.last_modified_by,
-        "lastModifiedDate": _timestamp(hub.last_modified_date),
-        "_links": {
-            "self": {"href": href},
-            "hub": {"href": href},
-            "content-repositories": {
-                "href": f"{href}/content-repositories{{?page,size,sort}}",
-                "templated": True,
-            },
-            "events": {"href": f"{href}/events{{?page,size,sort}}", "templated": True},
-        },
-    }
+def content_refusal(status: int, message: str, headers: Headers, error: Exception) -> WireResponse:
+    """``{"errors": [{"message": ...}]}``, with a Bearer challenge on 401 and 403."""
+    return json_response(status, errors_body(message), (*bearer_challenge(status, error), *headers))
 
 
-def hub_page_view(page: HubPage, listing_url: str) -> dict[str, Any]:
-    """One page of hubs as HAL: ``_embedded.hubs``, ``_links`` and the 0-based ``page``."""
+def authorize(deployment: Deployment, request: WireRequest, query: str) -> Principal:
+    """The caller of a content API request: a valid bearer of a user still in the organization."""
+    token = bearer_token(request, token_in_query="access_token" in parameter_names(query))
+    principal = deployment.authenticate(token)
+    deployment.role_of(principal)
+    return principal
 
-    def link(number: int) -> dict[str, str]:
-        return {"href": f"{listing_url}?page={number}&size={page.size}"}
 
-    last = max(page.total_pages - 1, 0)
-    links = {"self": link(page.number), "first": link(0), "last": link(last)}
-    if page.number > 0:
-        links["prev"] = link(min(page.number - 1, last))
-    if page.number < last:
-        links["next"] = link(page.number + 1)
-    return {
-        "_embedded": {"hubs": [_hub_view(hub, listing_url) for hub in page.hubs]},
-        "_links": links,
-        "page": {
-            "size": page.size,
-            "totalElements": page.total_elements,
-            "totalPages": page.total_pages,
-            "number": page.number,
-        },
-    }
+class ContentEndpoint(Endpoint):
+    """A content API route: GET only, answers HAL, refuses in the content API's shape."""
+
+    methods: tuple[str, ...] = ("GET",)
+
+    def render(
+        self, status: int, code: str, message: str, headers: Headers, error: Refusal
+    ) -> WireResponse:
+        """``{"errors": [{"message": ...}]}``, with a Bearer challenge on 401 and 403."""
+        return content_refusal(status, message, headers, error)
+
+
+@dataclass(frozen=True)
+class PageRequest:
+    """The ``page`` (0-based) and ``size`` a listing was asked for, validated."""
+
+    number: int
+    size: int
+
+    def slice(self, items: Sequence[Any]) -> Sequence[Any]:
+        """The items on this page."""
+        start = self.number * self.size
+        return items[start : start + self.size]
 
 
 def _integer(params: dict[str, str], name: str, default: int) -> int:
@@ -94,25 +98,50 @@ def _integer(params: dict[str, str], name: str, default: int) -> int:
     return int(value)
 
 
-class HubsEndpoint(Endpoint):
-    """Lists the hubs of the caller's organization; a client token or a PAT may call it."""
+def page_request(query: str) -> PageRequest:
+    """``page`` and ``size`` from the query string (defaults 0 and 20; size 1 to 100)."""
+    params = parse_form(query, "the query string") if query else {}
+    number = _integer(params, "page", 0)
+    size = _integer(params, "size", DEFAULT_PAGE_SIZE)
+    if number < 0:
+        raise InvalidRequest("page must be 0 or more", rule_id="HUBS-HAL")
+    if not 1 <= size <= MAX_PAGE_SIZE:
+        raise InvalidRequest(f"size must be between 1 and {MAX_PAGE_SIZE}", rule_id="HUBS-HAL")
+    return PageRequest(number, size)
 
-    methods = ("GET",)
 
-    def respond(self, request: WireRequest, query: str) -> WireResponse:
-        """One HAL page of the hubs of the bearer's organization."""
-        params = parse_form(query, "the query string") if query else {}
-        token = bearer_token(request, token_in_query="access_token" in params)
-        principal = self.deployment.authenticate(token)
-        page = _integer(params, "page", 0)
-        size = _integer(params, "size", DEFAULT_PAGE_SIZE)
-        listing = self.deployment.list_hubs(principal, page=page, size=size)
-        return json_response(200, hub_page_view(listing, self.urls.hubs_url), (), HAL_TYPE)
+def hal_page(
+    relation: str,
+    items: Sequence[Any],
+    total: int,
+    view: Callable[[Any], dict[str, Any]],
+    page: PageRequest,
+    listing_url: str,
+) -> dict[str, Any]:
+    """One page as HAL: ``_embedded.<relation>`` (``items``, the page's records, each through
+    ``view``), ``_links`` and ``page`` (``total`` records in all).
 
-    def render(
-        self, status: int, code: str, message: str, headers: Headers, error: Refusal
-    ) -> WireResponse:
-        """``{"errors": [{"message": ...}]}``, with a Bearer challenge on 401 and 403."""
-        return json_response(
-            status, errors_body(message), (*bearer_challenge(status, error), *headers)
-        )
+    ``_links`` holds ``self``, ``first`` and ``last``, with ``prev`` and ``next`` where they
+    exist, each with the page's ``size``, as the hubs listing of the real API does.
+    """
+    total_pages = (total + page.size - 1) // page.size
+
+    def link(number: int) -> dict[str, str]:
+        return {"href": f"{listing_url}?page={number}&size={page.size}"}
+
+    last = max(total_pages - 1, 0)
+    links = {"self": link(page.number), "first": link(0), "last": link(last)}
+    if page.number > 0:
+        links["prev"] = link(min(page.number - 1, last))
+    if page.number < last:
+        links["next"] = link(page.number + 1)
+    return {
+        "_embedded": {relation: [view(item) for item in items]},
+        "_links": links,
+        "page": {
+            "size": page.size,
+            "totalElements": total,
+            "totalPages": total_pages,
+            "number": page.number,
+        },
+    }

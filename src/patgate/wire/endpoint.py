@@ -9,17 +9,32 @@ left to propagate, so it reaches the test instead of becoming a polite 500.
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from typing import ClassVar
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from types import MappingProxyType
 
 from patgate.errors import DomainError
 from patgate.fake.deployment import Deployment
+from patgate.fake.model import Principal
 from patgate.wire.messages import Headers, WireRequest, WireResponse
-from patgate.wire.statuses import HttpRefusal, status_of
+from patgate.wire.statuses import HttpRefusal, answer_of
 from patgate.wire.urls import FakeUrls
 
-__all__ = ["Endpoint", "Refusal", "media_type"]
+__all__ = ["Call", "Endpoint", "Refusal", "media_type"]
 
 Refusal = DomainError | HttpRefusal
+
+
+@dataclass(frozen=True)
+class Call:
+    """What routing learnt about a request before its endpoint runs."""
+
+    query: str = ""
+    """The raw query string."""
+    params: Mapping[str, str] = field(default_factory=lambda: MappingProxyType({}))
+    """The path parameters of the matched route (``{"hub_id": ...}``), percent-decoded."""
+    principal: Principal | None = None
+    """Who the bearer speaks for, when the route needed authorization (the content API)."""
 
 
 def media_type(request: WireRequest) -> str:
@@ -31,9 +46,9 @@ def media_type(request: WireRequest) -> str:
 
 
 class Endpoint(ABC):
-    """One URL of the fake."""
+    """One route of the fake (a URL template), answering one or more methods."""
 
-    methods: ClassVar[tuple[str, ...]]
+    methods: tuple[str, ...]
     """The methods it answers; any other gets 405 with ``Allow``."""
 
     def __init__(self, deployment: Deployment, urls: FakeUrls) -> None:
@@ -41,8 +56,8 @@ class Endpoint(ABC):
         self.urls = urls
 
     @abstractmethod
-    def respond(self, request: WireRequest, query: str) -> WireResponse:
-        """The answer to an allowed method; ``query`` is the raw query string."""
+    def respond(self, request: WireRequest, call: Call) -> WireResponse:
+        """The answer to an allowed method."""
 
     @abstractmethod
     def render(
@@ -51,14 +66,16 @@ class Endpoint(ABC):
         """A refusal in this endpoint family's body shape."""
 
     def refuse(self, error: Refusal) -> WireResponse:
-        """The 4xx answer for ``error``; its status comes from the one status table."""
+        """The 4xx answer for ``error``; its status and code come from the one table
+        (:data:`~patgate.wire.statuses.ANSWER_BY_ERROR`)."""
         if isinstance(error, HttpRefusal):
             return self.render(error.status, error.code, error.message, error.headers, error)
-        return self.render(status_of(error), error.code, error.message, (), error)
+        answer = answer_of(error)
+        return self.render(answer.status, answer.code, error.message, (), error)
 
-    def answer(self, request: WireRequest, query: str) -> WireResponse:
+    def answer(self, request: WireRequest, call: Call) -> WireResponse:
         """:meth:`respond`, with domain and request errors turned into 4xx answers."""
         try:
-            return self.respond(request, query)
+            return self.respond(request, call)
         except (DomainError, HttpRefusal) as error:
             return self.refuse(error)

@@ -14,15 +14,20 @@ import time
 from collections.abc import Callable
 
 from patgate.behaviours import OBSERVERS, note
-from patgate.errors import DomainError, PatgateError
+from patgate.errors import PatgateError
 from patgate.fake.deployment import Deployment
 from patgate.fake.faults import CallSite, FaultAction
-from patgate.wire.credentials import bearer_token
 from patgate.wire.messages import WireRequest, WireResponse, json_response
 from patgate.wire.statuses import HttpRefusal
 from patgate.wire.urls import FakeUrls
 
-__all__ = ["DroppedConnection", "endpoint_names", "fault_answer", "fault_for"]
+__all__ = [
+    "DroppedConnection",
+    "endpoint_names",
+    "fault_answer",
+    "fault_for",
+    "request_principal",
+]
 
 _OPERATION = re.compile(rb"\b(?:query|mutation|subscription)\s+([_A-Za-z][_0-9A-Za-z]*)")
 _OPERATION_NAME = re.compile(rb'"operationName"\s*:\s*"([_A-Za-z][_0-9A-Za-z]*)"')
@@ -39,10 +44,18 @@ def _operation(request: WireRequest) -> str | None:
 
 
 def _bearer(request: WireRequest) -> str | None:
-    try:
-        return bearer_token(request, token_in_query=False)
-    except (HttpRefusal, DomainError):  # a malformed header just means no principal
+    # A plain look, raising nothing: the endpoint judges the header (and records refusals).
+    values = request.header_values("authorization")
+    if len(values) != 1:
         return None
+    scheme, _, token = values[0].strip().partition(" ")
+    return (token.strip() or None) if scheme.lower() == "bearer" else None
+
+
+def request_principal(deployment: Deployment, request: WireRequest) -> str | None:
+    """The user id ``request``'s bearer speaks for, or ``None``; marks nothing as used."""
+    principal = deployment.identify(_bearer(request))
+    return principal.user_id if principal is not None else None
 
 
 def endpoint_names(urls: FakeUrls, key: str) -> tuple[str, ...]:

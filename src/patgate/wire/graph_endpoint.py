@@ -9,17 +9,56 @@ that did not execute (bad JSON, bad document, limits) is HTTP 400.
 from __future__ import annotations
 
 import json
+from collections.abc import Mapping
+from types import MappingProxyType
 from typing import Any
 
+from patgate.errors import DomainError
+from patgate.fake.graph_outcome import Failure, GraphOutcome
 from patgate.wire.credentials import bearer_challenge, bearer_token
-from patgate.wire.endpoint import Endpoint, Refusal, media_type
+from patgate.wire.endpoint import Call, Endpoint, Refusal, media_type
 from patgate.wire.forms import parameter_names
 from patgate.wire.messages import Headers, WireRequest, WireResponse, json_response
-from patgate.wire.statuses import HttpRefusal
+from patgate.wire.statuses import HttpRefusal, answer_of
 
-__all__ = ["GraphEndpoint"]
+__all__ = ["FAILURE_CODES", "GraphEndpoint", "graph_answer"]
 
 JSON_TYPE = "application/json"
+
+FAILURE_CODES: Mapping[Failure, str] = MappingProxyType(
+    {
+        Failure.QUERY_TOO_LARGE: "QUERY_TOO_LARGE",
+        Failure.QUERY_TOO_DEEP: "QUERY_TOO_DEEP",
+        Failure.PARSE: "GRAPHQL_PARSE_FAILED",
+        Failure.VALIDATION: "GRAPHQL_VALIDATION_FAILED",
+        Failure.INPUT: "BAD_USER_INPUT",
+    }
+)
+"""``extensions.code`` of a request that did not execute; domain errors take theirs from
+:data:`~patgate.wire.statuses.ANSWER_BY_ERROR`."""
+
+
+def graph_answer(outcome: GraphOutcome) -> tuple[int, dict[str, Any]]:
+    """The HTTP status and body of a GraphQL result.
+
+    An executed request answers 200 with ``data`` (a rule's refusal is an entry of
+    ``errors`` with ``extensions.code`` and a null field); one that did not execute answers
+    400 with ``errors`` only.
+    """
+    errors = []
+    for problem in outcome.problems:
+        error = dict(problem.error)
+        cause = problem.cause
+        if isinstance(cause, DomainError):
+            error["extensions"] = {"code": answer_of(cause).code}
+        elif cause is not None:
+            error["extensions"] = {"code": FAILURE_CODES[cause]}
+        errors.append(error)
+    if not outcome.executed:
+        return 400, {"errors": errors}
+    body: dict[str, Any] = {"errors": errors} if errors else {}
+    body["data"] = outcome.data
+    return 200, body
 
 
 def _bad_request(message: str) -> HttpRefusal:
@@ -63,11 +102,11 @@ class GraphEndpoint(Endpoint):
 
     methods = ("POST",)
 
-    def respond(self, request: WireRequest, query: str) -> WireResponse:
+    def respond(self, request: WireRequest, call: Call) -> WireResponse:
         """Content type, then bearer, then body, then the executor: the first refusal wins."""
         if media_type(request) != JSON_TYPE:
             raise HttpRefusal(415, f"the body must be {JSON_TYPE}", code="UNSUPPORTED_MEDIA_TYPE")
-        token = bearer_token(request, token_in_query="access_token" in parameter_names(query))
+        token = bearer_token(request, token_in_query="access_token" in parameter_names(call.query))
         principal = self.deployment.authenticate(token)
         document, variables, operation_name = _graph_request(_json_object(request.body))
         # Imported here: graphql-core is the fake's largest import, and a test that never
@@ -77,7 +116,7 @@ class GraphEndpoint(Endpoint):
         outcome = execute_graph_request(
             self.deployment, principal, document, variables, operation_name
         )
-        return json_response(200 if outcome.executed else 400, outcome.body)
+        return json_response(*graph_answer(outcome))
 
     def render(
         self, status: int, code: str, message: str, headers: Headers, error: Refusal

@@ -8,7 +8,7 @@ No library types appear here: a transport turns an ``httpx.Request``, a
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -55,11 +55,19 @@ class WireRequest:
 
 @dataclass(frozen=True)
 class WireResponse:
-    """One HTTP response: a status, header fields in order, and the body bytes."""
+    """One HTTP response: a status, header fields in order, and the body bytes.
+
+    ``headers`` may also be given as a mapping (``{"Retry-After": "5"}``), as a ``wrap_app``
+    written by hand often does; it is stored as pairs.
+    """
 
     status: int
     headers: Headers = field(default=())
     body: bytes = b""
+
+    def __post_init__(self) -> None:
+        if isinstance(self.headers, Mapping):
+            object.__setattr__(self, "headers", tuple(self.headers.items()))
 
     def header(self, name: str) -> str | None:
         """The first value of the header ``name`` (case-insensitive), or ``None``."""

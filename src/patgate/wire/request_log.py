@@ -1,14 +1,18 @@
 """What the fake was asked, for tests to read: method, URL, status, never a credential.
 
 Every entry is redacted when it is recorded, so printing the log, an entry, or a failing
-assertion that shows them cannot leak a token or a secret.
+assertion that shows them cannot leak a token or a secret. The log is a ring buffer of
+``capacity`` entries (``patgate serve --log-size``): the oldest entry goes when a new one
+comes, so memory stays flat however long a fake serves.
 """
 
 from __future__ import annotations
 
+import itertools
 import re
 import threading
-from collections.abc import Iterator
+from collections import deque
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from urllib.parse import unquote_plus, urlsplit, urlunsplit
 
@@ -16,8 +20,18 @@ from patgate.redaction import REDACTED
 from patgate.token_grammar import DEFAULT_PAT_PREFIX, JWT_SHAPE, pat_start
 from patgate.wire.messages import WireRequest, WireResponse
 
-__all__ = ["REDACTED", "LoggedRequest", "RequestLog"]
+__all__ = ["DEFAULT_LOG_SIZE", "REDACTED", "LoggedRequest", "RequestLog", "RequestPage"]
 
+DEFAULT_LOG_SIZE = 1000
+"""Entries a log keeps unless told otherwise: about 1 MB at most."""
+DROPPED = 0
+"""The ``status`` of an entry whose connection a fault rule dropped without an answer."""
+_MAX_HEADER_TEXT = 256
+# Headers whose whole value is a credential; Authorization keeps its scheme only.
+_SECRET_HEADERS = frozenset(
+    {"cookie", "set-cookie", "x-api-key", "api-key", "x-auth-token", "x-patgate-control-token"}
+)
+_AUTHORIZATION = frozenset({"authorization", "proxy-authorization"})
 _SENSITIVE_NAMES = frozenset(
     {"access_token", "client_secret", "token", "secret", "password", "refresh_token"}
     | {"id_token", "code", "api_key", "apikey", "key"}
@@ -49,23 +63,114 @@ class LoggedRequest:
     """``"Bearer"``, ``"Basic"``, another registered scheme (as sent, case kept), ``None``
     without (or with an empty) ``Authorization`` header, or :data:`REDACTED` for anything
     else: never the credential."""
+    number: int = 0
+    """1 for the first request the fake answered, and so on (gaps: entries dropped)."""
+    principal: str | None = None
+    """The user id the bearer spoke for, when it was valid."""
+    duration_ms: float = 0.0
+    """How long the fake took to answer, in milliseconds."""
+    headers: tuple[tuple[str, str], ...] = ()
+    """The request's header fields, lower-cased, with credentials redacted."""
+
+    def to_json(self) -> dict[str, object]:
+        """The entry as the control API shows it."""
+        return {
+            "number": self.number,
+            "method": self.method,
+            "url": self.url,
+            "status": self.status,
+            "principal": self.principal,
+            "duration_ms": round(self.duration_ms, 3),
+            "auth_scheme": self.auth_scheme,
+            "headers": [list(pair) for pair in self.headers],
+        }
+
+
+@dataclass(frozen=True)
+class RequestPage:
+    """One page of the log, newest first, and how many entries matched the filters."""
+
+    entries: tuple[LoggedRequest, ...]
+    page: int
+    size: int
+    total: int
 
 
 class RequestLog:
-    """The requests one fake answered, oldest first. Safe to share between threads."""
+    """The latest requests one fake answered, oldest first. Safe to share between threads."""
 
-    def __init__(self, pat_prefix: str = DEFAULT_PAT_PREFIX) -> None:
-        self._entries: list[LoggedRequest] = []
+    def __init__(
+        self, pat_prefix: str = DEFAULT_PAT_PREFIX, capacity: int = DEFAULT_LOG_SIZE
+    ) -> None:
+        if capacity < 1:
+            raise ValueError("a request log keeps at least 1 entry")
+        self.capacity = capacity
+        self._entries: deque[LoggedRequest] = deque(maxlen=capacity)
+        self._numbers = itertools.count(1)
         self._lock = threading.Lock()
         self._secret_shape = re.compile(f"{JWT_SHAPE.pattern}|{pat_start(pat_prefix).pattern}")
 
-    def record(self, request: WireRequest, response: WireResponse) -> LoggedRequest:
-        """Append a redacted entry for an answered request."""
+    def record(
+        self,
+        request: WireRequest,
+        response: WireResponse | None,
+        *,
+        principal: str | None = None,
+        duration: float = 0.0,
+    ) -> LoggedRequest:
+        """Add a redacted entry for an answered request (``response=None``: dropped).
+
+        ``duration`` is in seconds.
+        """
         scheme = _auth_scheme(request.header("authorization"))
-        entry = LoggedRequest(request.method, self.redact_url(request.url), response.status, scheme)
+        url = self.redact_url(request.url)
+        headers = tuple(self._redact_header(name, value) for name, value in request.headers)
+        status = response.status if response is not None else DROPPED
         with self._lock:
+            entry = LoggedRequest(
+                request.method,
+                url,
+                status,
+                scheme,
+                next(self._numbers),
+                principal,
+                duration * 1000.0,
+                headers,
+            )
             self._entries.append(entry)
         return entry
+
+    def _redact_header(self, name: str, value: str) -> tuple[str, str]:
+        if name in _AUTHORIZATION:
+            scheme = _auth_scheme(value)
+            return name, REDACTED if scheme in (None, REDACTED) else f"{scheme} {REDACTED}"
+        if name in _SECRET_HEADERS:
+            return name, REDACTED
+        return name, self._secret_shape.sub(REDACTED, value[:_MAX_HEADER_TEXT])
+
+    def page(
+        self,
+        page: int = 0,
+        size: int = 50,
+        *,
+        status: int | str | None = None,
+        path: str | None = None,
+    ) -> RequestPage:
+        """Entries newest first, ``size`` per page, filtered by status and path.
+
+        ``status`` is a code (``429``) or a class (``"4xx"``); ``path`` keeps the entries
+        whose URL path contains it.
+        """
+        wanted = _status_filter(status)
+        with self._lock:
+            newest_first = list(reversed(self._entries))
+        matching = [
+            e
+            for e in newest_first
+            if wanted(e.status) and (not path or path in urlsplit(e.url).path)
+        ]
+        start = page * size
+        return RequestPage(tuple(matching[start : start + size]), page, size, len(matching))
 
     def redact_url(self, url: str) -> str:
         """``url`` without user info, fragment, secret query values or token-shaped text."""
@@ -95,6 +200,7 @@ class RequestLog:
             return list(self._entries)
 
     def __iter__(self) -> Iterator[LoggedRequest]:
+        """The entries, oldest first."""
         return iter(self.entries())
 
     def __len__(self) -> int:
@@ -107,3 +213,16 @@ class RequestLog:
     def __repr__(self) -> str:
         lines = [f"  {e.method} {e.url} -> {e.status}" for e in self.entries()]
         return "RequestLog([\n" + "\n".join(lines) + "\n])" if lines else "RequestLog([])"
+
+
+def _status_filter(status: int | str | None) -> Callable[[int], bool]:
+    if status is None or status == "":
+        return lambda _status: True
+    text = str(status).lower()
+    if re.fullmatch(r"[1-5]xx", text):
+        first = int(text[0])
+        return lambda code: code // 100 == first
+    if re.fullmatch(r"\d{1,3}", text):
+        code = int(text)
+        return lambda actual: actual == code
+    raise ValueError(f"status must be a code such as 429 or a class such as 4xx, not {status!r}")

@@ -8,11 +8,12 @@ never echoes what was sent, so an unknown id and a wrong secret answer byte for 
 
 from __future__ import annotations
 
-from patgate.errors import InvalidRequest
+from patgate.errors import DomainError, InvalidRequest
 from patgate.wire.credentials import basic_credentials
-from patgate.wire.endpoint import Endpoint, Refusal, media_type
+from patgate.wire.endpoint import Call, Endpoint, Refusal, media_type
 from patgate.wire.forms import parameter_names, parse_form
 from patgate.wire.messages import Headers, WireRequest, WireResponse, json_response
+from patgate.wire.statuses import answer_of
 
 __all__ = ["TokenEndpoint"]
 
@@ -34,11 +35,11 @@ class TokenEndpoint(Endpoint):
 
     methods = ("POST",)
 
-    def respond(self, request: WireRequest, query: str) -> WireResponse:
+    def respond(self, request: WireRequest, call: Call) -> WireResponse:
         """A token for valid client credentials, sent as a form or HTTP Basic."""
         if media_type(request) != FORM_TYPE:
             raise InvalidRequest(f"the body must be {FORM_TYPE}")
-        if "client_secret" in parameter_names(query):
+        if "client_secret" in parameter_names(call.query):
             raise InvalidRequest("client credentials must not be sent in the URL")
         form = parse_form(request.body)
         client_id = form.get("client_id")
@@ -63,6 +64,8 @@ class TokenEndpoint(Endpoint):
         self, status: int, code: str, message: str, headers: Headers, error: Refusal
     ) -> WireResponse:
         """The OAuth 2.0 error body; codes outside RFC 6749's list become invalid_request."""
+        if isinstance(error, DomainError):
+            code = answer_of(error).oauth
         oauth_code = code if code in _OAUTH_CODES else "invalid_request"
         body = {"error": oauth_code, "error_description": _description(message)}
         return json_response(status, body, (*NO_STORE, *headers))

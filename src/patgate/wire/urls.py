@@ -10,6 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from urllib.parse import urlsplit
 
+from patgate import api_paths
 from patgate.errors import UnmatchedRequest, UsageError
 
 __all__ = [
@@ -22,10 +23,10 @@ __all__ = [
 
 DEFAULT_AUTH_URL = "https://auth.amplience.net"
 DEFAULT_BASE_URL = "https://api.amplience.net"
-TOKEN_PATH = "/oauth/token"
-HUBS_PATH = "/v2/content/hubs"
 GRAPHQL_PATH = "/graphql"
+"""Where ``graphql_url`` is by default, below ``base_url``."""
 UI_PATH = "/ui"
+"""Where the management page is, below ``base_url``."""
 
 _DEFAULT_PORTS = {"http": 80, "https": 443}
 
@@ -102,15 +103,22 @@ class FakeUrls:
         """Everything on one origin, as the loopback server serves it."""
         return cls(auth_url=origin, base_url=origin)
 
+    def base_for(self, key: str) -> str:
+        """The base URL of a target key: ``auth_url``, ``base_url`` or ``graphql_url``."""
+        if key not in ("auth_url", "base_url", "graphql_url"):
+            raise KeyError(key)
+        value: str = getattr(self, key)
+        return value
+
     @property
     def token_url(self) -> str:
         """``POST`` here for a client-credential token."""
-        return self.auth_url + TOKEN_PATH
+        return api_paths.TOKEN.url(self.auth_url)
 
     @property
     def hubs_url(self) -> str:
         """``GET`` here for the hubs listing."""
-        return self.base_url + HUBS_PATH
+        return api_paths.HUBS.url(self.base_url)
 
     @property
     def ui_url(self) -> str:
@@ -134,7 +142,10 @@ class FakeUrls:
 
     def describe(self) -> str:
         """The served endpoints, one per line, for error messages."""
-        return "\n".join(f"  {method} {url}" for method, url in self.endpoints())
+        lines = [f"  {method} {url}" for method, url in self.endpoints()]
+        content = self.base_url + api_paths.CONTENT_PREFIX
+        lines.append(f"  GET {content}/... (hubs and the resources their links lead to)")
+        return "\n".join(lines)
 
     def unmatched(self, method: str, url: str) -> UnmatchedRequest:
         """The error a strict fake raises for a request it does not serve."""

@@ -1,0 +1,276 @@
+"""The content API's resources below a hub: repositories, content types and their schemas,
+workflow states, extensions, webhooks and events.
+
+Records are plain JSON-ready field dictionaries, named as the vendor's published SDK
+fixtures name them (docs/facts.md, "The JavaScript management SDK"). Each kind has default
+fields, so a test adds a record by naming only what it cares about::
+
+    deployment.content.add(WEBHOOKS, hub.id, label="orders")
+
+:func:`seed_content` gives every hub of a deployment the same realistic records on every run:
+ids derive from the hub's id by hashing (no random generator, no faker), so they are stable
+and do not shift the ids the deployment makes for anything else.
+"""
+
+from __future__ import annotations
+
+import copy
+import hashlib
+import threading
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from patgate.errors import Forbidden, NotFound
+from patgate.fake.clock import format_timestamp
+
+if TYPE_CHECKING:
+    from patgate.fake.deployment import Deployment
+    from patgate.fake.model import Hub, Principal
+
+__all__ = [
+    "CONTENT_REPOSITORIES",
+    "CONTENT_TYPES",
+    "CONTENT_TYPE_SCHEMAS",
+    "EVENTS",
+    "EXTENSIONS",
+    "KINDS",
+    "WEBHOOKS",
+    "WORKFLOW_STATES",
+    "ContentRecord",
+    "ContentStore",
+    "authorize_reader",
+    "read_hub",
+    "read_record",
+    "seed_content",
+]
+
+CONTENT_REPOSITORIES = "content-repositories"
+CONTENT_TYPES = "content-types"
+CONTENT_TYPE_SCHEMAS = "content-type-schemas"
+WORKFLOW_STATES = "workflow-states"
+EXTENSIONS = "extensions"
+WEBHOOKS = "webhooks"
+EVENTS = "events"
+KINDS: tuple[str, ...] = (
+    CONTENT_REPOSITORIES,
+    CONTENT_TYPES,
+    CONTENT_TYPE_SCHEMAS,
+    WORKFLOW_STATES,
+    EXTENSIONS,
+    WEBHOOKS,
+    EVENTS,
+)
+"""Every kind of record a hub holds; also the key of each kind's listing in ``_embedded``."""
+
+_SCHEMA_BODY = (
+    '{"$schema":"http://json-schema.org/draft-07/schema#","$id":"%s","title":"%s",'
+    '"allOf":[{"$ref":"http://bigcontent.io/cms/schema/v1/core#/definitions/content"}],'
+    '"type":"object","properties":{"title":{"type":"string","title":"Title"}}}'
+)
+
+_DEFAULTS: Mapping[str, Mapping[str, Any]] = {
+    CONTENT_REPOSITORIES: {
+        "name": "content",
+        "label": "Content",
+        "status": "ACTIVE",
+        "features": [],
+        "type": "CONTENT",
+        "contentTypes": [],
+        "itemLocales": ["en-GB"],
+    },
+    CONTENT_TYPES: {
+        "contentTypeUri": "https://schema.example.com/item.json",
+        "status": "ACTIVE",
+        "settings": {"label": "Item", "icons": [], "visualizations": []},
+    },
+    CONTENT_TYPE_SCHEMAS: {
+        "schemaId": "https://schema.example.com/item.json",
+        "body": _SCHEMA_BODY % ("https://schema.example.com/item.json", "Item"),
+        "validationLevel": "CONTENT_TYPE",
+        "version": 1,
+        "status": "ACTIVE",
+    },
+    WORKFLOW_STATES: {"label": "Todo", "color": "rgb(0,0,0)"},
+    EXTENSIONS: {
+        "name": "extension",
+        "label": "Extension",
+        "description": "",
+        "url": "https://extensions.example.com/index.html",
+        "height": 200,
+        "category": "CONTENT_FIELD",
+        "parameters": "{}",
+        "snippets": [],
+        "settings": '{"API":{"READ":false,"EDIT":false}}',
+        "status": "ACTIVE",
+    },
+    WEBHOOKS: {
+        "label": "webhook",
+        "events": ["dynamic-content.content-item.updated"],
+        "active": True,
+        "handlers": ["https://hooks.example.com/content"],
+        "notifications": [],
+        "headers": [],
+        "method": "POST",
+    },
+    EVENTS: {
+        "name": "Event",
+        "comment": "",
+        "start": "2024-01-01T00:00:00.000Z",
+        "end": "2024-01-02T00:00:00.000Z",
+        "brief": "",
+    },
+}
+
+
+@dataclass
+class ContentRecord:
+    """One resource of a hub: its kind, id, hub and fields (everything but ``id``)."""
+
+    kind: str
+    id: str
+    hub_id: str
+    fields: dict[str, Any]
+
+
+def _record_id(hub_id: str, kind: str, serial: int) -> str:
+    digest = hashlib.sha256(f"{hub_id}/{kind}/{serial}".encode()).hexdigest()
+    return digest[:24]
+
+
+class ContentStore:
+    """Every hub's content resources, by kind and id."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._by_id: dict[str, dict[str, ContentRecord]] = {kind: {} for kind in KINDS}
+        self._by_hub: dict[tuple[str, str], list[ContentRecord]] = {}
+
+    def add(self, kind: str, hub_id: str, **fields: Any) -> ContentRecord:
+        """A new record of ``kind`` in ``hub_id``: the kind's defaults, overridden by ``fields``.
+
+        The id is derived from the hub, the kind and a serial number, so the same calls give
+        the same ids in every run.
+        """
+        if kind not in _DEFAULTS:
+            raise ValueError(f"unknown content kind {kind!r}; known: {', '.join(KINDS)}")
+        with self._lock:
+            listing = self._by_hub.setdefault((kind, hub_id), [])
+            serial = len(listing)
+            record_id = _record_id(hub_id, kind, serial)
+            while record_id in self._by_id[kind]:
+                serial += 1
+                record_id = _record_id(hub_id, kind, serial)
+            record = ContentRecord(kind, record_id, hub_id, copy.deepcopy(dict(_DEFAULTS[kind])))
+            record.fields.update(fields)
+            listing.append(record)
+            self._by_id[kind][record_id] = record
+            return record
+
+    def listing(self, kind: str, hub_id: str) -> list[ContentRecord]:
+        """The records of ``kind`` in ``hub_id``, oldest first."""
+        with self._lock:
+            return list(self._by_hub.get((kind, hub_id), ()))
+
+    def get(self, kind: str, record_id: str) -> ContentRecord | None:
+        """The record of ``kind`` with ``record_id``, or ``None``."""
+        with self._lock:
+            return self._by_id[kind].get(record_id)
+
+    def has_hub(self, hub_id: str) -> bool:
+        """Whether any record belongs to ``hub_id``."""
+        with self._lock:
+            return any(key[1] == hub_id and records for key, records in self._by_hub.items())
+
+
+def authorize_reader(deployment: Deployment, principal: Principal) -> None:
+    """Refuse (:class:`Forbidden`) a caller who was removed or may not read content."""
+    if not deployment.role_of(principal).can_read_content:
+        raise Forbidden("the user has no permission to read content", rule_id="PAT-LOST-PERMISSION")
+
+
+def read_hub(deployment: Deployment, principal: Principal, hub_id: str) -> Hub:
+    """The hub ``hub_id``, for a caller who may read content in the hub's organization.
+
+    Permission is judged first (403), then existence: another organization's hub is not
+    found (404), exactly like one that does not exist.
+    """
+    authorize_reader(deployment, principal)
+    for hub in list(deployment.hubs):
+        if hub.id == hub_id and hub.organization_id == principal.organization_id:
+            return hub
+    raise NotFound("no such hub", rule_id="CONTENT-ORG-SCOPE")
+
+
+def read_record(
+    deployment: Deployment,
+    principal: Principal,
+    kind: str,
+    record_id: str,
+    hub_id: str | None = None,
+) -> ContentRecord:
+    """The record of ``kind`` with ``record_id`` (in ``hub_id`` when given), as for
+    :func:`read_hub`: 403 for a caller who may not read, 404 for another organization's."""
+    authorize_reader(deployment, principal)
+    record = deployment.content.get(kind, record_id)
+    if record is None or (hub_id is not None and hub_id != record.hub_id):
+        raise NotFound(f"no such {kind} record", rule_id="CONTENT-ORG-SCOPE")
+    read_hub(deployment, principal, record.hub_id)
+    return record
+
+
+def _seed_hub(store: ContentStore, hub: Hub) -> None:
+    who = hub.created_by
+    when = format_timestamp(hub.created_date)
+    stamp = {"createdBy": who, "createdDate": when, "lastModifiedBy": who, "lastModifiedDate": when}
+    types = []
+    for name, title in (("article", "Article"), ("banner", "Banner")):
+        uri = f"https://schema.example.com/{hub.name}/{name}.json"
+        store.add(
+            CONTENT_TYPE_SCHEMAS, hub.id, schemaId=uri, body=_SCHEMA_BODY % (uri, title), **stamp
+        )
+        content_type = store.add(
+            CONTENT_TYPES,
+            hub.id,
+            contentTypeUri=uri,
+            settings={"label": title, "icons": [], "visualizations": []},
+        )
+        types.append({"hubContentTypeId": content_type.id, "contentTypeUri": uri})
+    store.add(CONTENT_REPOSITORIES, hub.id, name="content", label="Content", contentTypes=types)
+    store.add(
+        CONTENT_REPOSITORIES,
+        hub.id,
+        name="slots",
+        label="Slots",
+        features=["slots"],
+        type="CONTENT",
+        contentTypes=types[1:],
+    )
+    for label, color in (("Todo", "rgb(204,204,204)"), ("In review", "rgb(255,187,0)")):
+        store.add(WORKFLOW_STATES, hub.id, label=label, color=color, **stamp)
+    store.add(WORKFLOW_STATES, hub.id, label="Done", color="rgb(0,170,85)", **stamp)
+    store.add(
+        EXTENSIONS,
+        hub.id,
+        hubId=hub.id,
+        name="rich-text",
+        label="Rich text",
+        description="A field for rich text, stored as JSON.",
+        **stamp,
+    )
+    store.add(
+        WEBHOOKS,
+        hub.id,
+        label="Publish notifications",
+        secret="patgate-webhook-signing-key",
+        createdDate=when,
+        lastModifiedDate=when,
+    )
+    store.add(EVENTS, hub.id, name="Spring launch", comment="Seeded by patgate")
+
+
+def seed_content(deployment: Deployment) -> None:
+    """Give every hub of ``deployment`` that has no content yet the default records."""
+    for hub in list(deployment.hubs):
+        if not deployment.content.has_hub(hub.id):
+            _seed_hub(deployment.content, hub)

@@ -1,0 +1,125 @@
+"""The scenarios' control steps over HTTP, for a served fake on loopback.
+
+A target file with ``control_url`` and ``control_token`` (``patgate serve --world`` writes
+both) gives the runner out-of-band control of that deployment through its control API, as
+the embedded fake gives it in process, so ``control:`` scenarios run there too. The runner
+sends control calls to loopback addresses only: a ``control_url`` elsewhere is ignored and
+those scenarios skip as "needs control", because a live service must never be told to
+remove a user or move its clock.
+"""
+
+from __future__ import annotations
+
+import ipaddress
+from typing import TYPE_CHECKING, Any
+from urllib.parse import urlsplit
+
+from patgate.control_client import ControlClient, ControlError
+from patgate.runner.model import ControlResult
+
+if TYPE_CHECKING:
+    from patgate.runner.target import TargetConfig
+
+__all__ = ["HttpControl", "http_control_for", "is_loopback_url"]
+
+PRINCIPALS = ("admin", "member", "removed", "unpermitted")
+
+
+def is_loopback_url(url: str) -> bool:
+    """Whether ``url``'s host is a loopback address (``127.0.0.0/8``, ``::1``, localhost)."""
+    host = (urlsplit(url).hostname or "").lower()
+    if host == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False
+
+
+def http_control_for(config: TargetConfig) -> HttpControl | None:
+    """Control through ``config``'s control API, when it has one on loopback; else ``None``."""
+    url, token = config.text("control_url"), config.get("control_token")
+    if not url or token is None or not is_loopback_url(url):
+        return None
+    secret = token if isinstance(token, str) else token.reveal()
+    return HttpControl(ControlClient(url, secret), config)
+
+
+class HttpControl:
+    """The runner's :class:`~patgate.runner.target.Control`, done by the control API.
+
+    Answers are shaped as the embedded fake's control answers are, so a scenario reads
+    them the same way on both targets.
+    """
+
+    def __init__(self, client: ControlClient, config: TargetConfig) -> None:
+        self.client = client
+        self._config = config
+        self._ids: dict[str, str] | None = None
+        self._roles: dict[str, str | None] = {}
+
+    def _user_id(self, principal: str) -> str:
+        if self._ids is None:
+            self._ids = self.client.world_ids()
+            organization = self._ids["organization_id"]
+            roles = {u["id"]: u["roles"].get(organization) for u in self.client.users()}
+            self._roles = {name: roles.get(self._ids[name]) for name in PRINCIPALS}
+        return self._ids[principal]
+
+    def bearer_of(self, principal: str) -> str | None:
+        """The world token of ``principal``, from the target file."""
+        value = self._config.get(f"{principal}_token")
+        if value is None:
+            return None
+        return value if isinstance(value, str) else value.reveal()
+
+    def advance_clock(self, seconds: float) -> None:
+        """Move the served fake's clock forward."""
+        self.client.advance_clock(seconds)
+
+    def perform(self, action: str, argument: Any) -> ControlResult:
+        """Do the control action; a refusal of the control API is a result that is not
+        ``ok``, with the API's message and code."""
+        try:
+            values = self._perform(action, argument)
+        except ControlError as error:
+            message = str(error).split(": ", 1)[-1]
+            return ControlResult(action, False, message=message, code=error.code or "")
+        return ControlResult(action, True, values)
+
+    def _perform(self, action: str, argument: Any) -> dict[str, Any]:
+        client = self.client
+        if action == "remove_user":
+            client.remove_user(self._user_id(argument))
+            return {"removed": argument}
+        if action == "restore_user":
+            user_id = self._user_id(argument)
+            role = self._roles.get(argument)
+            if role is None:
+                client.remove_user(user_id)
+            else:
+                client.set_role(user_id, role)
+            return {"restored": argument, "role": role}
+        if action == "set_role":
+            client.set_role(self._user_id(argument["user"]), str(argument["role"]))
+            return {"user": argument["user"], "role": argument["role"]}
+        if action == "request_token":
+            made = client.request_token_via_ui(
+                self._user_id(argument["user"]), str(argument["name"])
+            )
+            return {
+                "id": made["id"],
+                "name": made["name"],
+                "token": made["value"],
+                "status": made["status"],
+            }
+        if action == "approve":
+            record = client.approve_token_request(str(argument))
+            return {"id": record["id"], "status": record["status"]}
+        if action == "reject":
+            client.reject_token_request(str(argument))
+            return {"id": argument, "status": "rejected"}
+        if action == "advance_clock":
+            client.advance_clock(float(argument))
+            return {"advanced": argument}
+        raise ValueError(f"unknown control action {action!r}")

@@ -1,0 +1,252 @@
+"""The content API's read surface: hubs, each hub's listings, and the records they link to.
+
+Shapes follow the vendor's published SDK fixtures: every resource carries ``_links`` with
+``self`` and its own relation name, hubs link each listing under the relation the SDK looks up
+(``content-repositories``, ``content-types``, ``list-content-type-schemas``,
+``workflow-states``, ``extensions``, ``webhooks``, ``events``), and listings are HAL pages
+paged like the hubs listing. The fake advertises only relations it serves, so a client that
+follows links never meets a 404 (write relations such as ``create-event`` are left out).
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from types import MappingProxyType
+from typing import Any
+
+from patgate import api_paths
+from patgate.fake import content
+from patgate.fake.clock import format_timestamp
+from patgate.fake.content import ContentRecord, read_hub, read_record
+from patgate.fake.deployment import Deployment
+from patgate.fake.model import Hub, Principal
+from patgate.wire.content_api import HAL_TYPE, ContentEndpoint, hal_page, page_request
+from patgate.wire.endpoint import Call, Endpoint
+from patgate.wire.messages import WireRequest, WireResponse, json_response
+from patgate.wire.urls import FakeUrls
+
+__all__ = [
+    "KIND_ROUTES",
+    "EditionsEndpoint",
+    "HubEndpoint",
+    "HubListingEndpoint",
+    "HubsEndpoint",
+    "KindRoute",
+    "RecordEndpoint",
+    "content_routes",
+]
+
+# strftime costs ~2.4 us and a hub's dates rarely change, so a page of 20 hubs would spend
+# ~100 us formatting the same instants again; the function is pure, so answers are kept.
+_timestamp = functools.lru_cache(maxsize=4096)(format_timestamp)
+_PAGED = "{?page,size,sort}"
+
+
+@dataclass(frozen=True)
+class KindRoute:
+    """How one kind of hub record is reached: the hub's relation, its listing, its own URL."""
+
+    kind: str
+    """The record kind, also the key of its listing's ``_embedded`` list."""
+    hub_relation: str
+    """The link relation on a hub that leads to the listing (what the SDK looks up)."""
+    listing: api_paths.ApiPath
+    single: api_paths.ApiPath
+    relation: str | None
+    """The record's own relation name besides ``self`` (``content-repository``), if any."""
+    template: str = _PAGED
+    """The URI template variables the hub's link advertises."""
+
+
+KIND_ROUTES: tuple[KindRoute, ...] = (
+    KindRoute(
+        content.CONTENT_REPOSITORIES,
+        "content-repositories",
+        api_paths.HUB_CONTENT_REPOSITORIES,
+        api_paths.CONTENT_REPOSITORY,
+        "content-repository",
+    ),
+    KindRoute(
+        content.CONTENT_TYPES,
+        "content-types",
+        api_paths.HUB_CONTENT_TYPES,
+        api_paths.CONTENT_TYPE,
+        "content-type",
+        "{?page,size,sort,status}",
+    ),
+    KindRoute(
+        content.CONTENT_TYPE_SCHEMAS,
+        "list-content-type-schemas",
+        api_paths.HUB_CONTENT_TYPE_SCHEMAS,
+        api_paths.CONTENT_TYPE_SCHEMA,
+        "content-type-schema",
+    ),
+    KindRoute(
+        content.WORKFLOW_STATES,
+        "workflow-states",
+        api_paths.HUB_WORKFLOW_STATES,
+        api_paths.WORKFLOW_STATE,
+        "workflow-state",
+    ),
+    KindRoute(
+        content.EXTENSIONS,
+        "extensions",
+        api_paths.HUB_EXTENSIONS,
+        api_paths.EXTENSION,
+        "extension",
+    ),
+    KindRoute(content.WEBHOOKS, "webhooks", api_paths.HUB_WEBHOOKS, api_paths.WEBHOOK, None),
+    KindRoute(content.EVENTS, "events", api_paths.HUB_EVENTS, api_paths.EVENT, "event"),
+)
+"""One row per kind of hub record."""
+
+_BY_KIND: Mapping[str, KindRoute] = MappingProxyType({route.kind: route for route in KIND_ROUTES})
+
+
+def _href(url: str) -> dict[str, str]:
+    return {"href": url}
+
+
+def hub_view(hub: Hub, base_url: str) -> dict[str, Any]:
+    """A hub as the content API shows it, linking every listing the fake serves."""
+    href = api_paths.HUB.url(base_url, hub_id=hub.id)
+    links: dict[str, Any] = {"self": _href(href), "hub": _href(href)}
+    for route in KIND_ROUTES:
+        listing = route.listing.url(base_url, hub_id=hub.id)
+        links[route.hub_relation] = {"href": listing + route.template, "templated": True}
+    return {
+        "id": hub.id,
+        "name": hub.name,
+        "label": hub.label,
+        "description": hub.description,
+        "status": hub.status,
+        "settings": hub.settings,
+        "createdBy": hub.created_by,
+        "createdDate": _timestamp(hub.created_date),
+        "lastModifiedBy": hub.last_modified_by,
+        "lastModifiedDate": _timestamp(hub.last_modified_date),
+        "_links": links,
+    }
+
+
+def record_view(record: ContentRecord, base_url: str) -> dict[str, Any]:
+    """A hub record: ``id``, its fields, and links to itself and its hub."""
+    route = _BY_KIND[record.kind]
+    href = route.single.url(base_url, hub_id=record.hub_id, id=record.id)
+    links: dict[str, Any] = {"self": _href(href)}
+    if route.relation is not None:
+        links[route.relation] = _href(href)
+    links["hub"] = _href(api_paths.HUB.url(base_url, hub_id=record.hub_id))
+    if record.kind == content.EVENTS:
+        editions = api_paths.EVENT_EDITIONS.url(base_url, id=record.id)
+        links["editions"] = {"href": editions + _PAGED, "templated": True}
+    return {"id": record.id, **record.fields, "_links": links}
+
+
+def _hal(body: dict[str, Any]) -> WireResponse:
+    return json_response(200, body, (), HAL_TYPE)
+
+
+def _caller(call: Call) -> Principal:
+    # The app authorizes every content path before routing; a route without a principal
+    # would be a wiring bug, not a client's mistake.
+    assert call.principal is not None, "content routes are authorized before routing"
+    return call.principal
+
+
+class HubsEndpoint(ContentEndpoint):
+    """``GET /hubs``: the hubs of the caller's organization; a client token or a PAT may call."""
+
+    def respond(self, request: WireRequest, call: Call) -> WireResponse:
+        """One HAL page of the hubs of the bearer's organization."""
+        page = page_request(call.query)
+        listing = self.deployment.list_hubs(_caller(call), page=page.number, size=page.size)
+        base = self.urls.base_url
+        body = hal_page(
+            "hubs",
+            listing.hubs,
+            listing.total_elements,
+            lambda hub: hub_view(hub, base),
+            page,
+            self.urls.hubs_url,
+        )
+        return _hal(body)
+
+
+class HubEndpoint(ContentEndpoint):
+    """``GET /hubs/{hub_id}``: one hub; another organization's hub is not found."""
+
+    def respond(self, request: WireRequest, call: Call) -> WireResponse:
+        """The hub, with links to every listing below it."""
+        hub = read_hub(self.deployment, _caller(call), call.params["hub_id"])
+        return _hal(hub_view(hub, self.urls.base_url))
+
+
+class HubListingEndpoint(ContentEndpoint):
+    """``GET /hubs/{hub_id}/<kind>``: one HAL page of a hub's records of one kind."""
+
+    def __init__(self, deployment: Deployment, urls: FakeUrls, *, kind: str) -> None:
+        super().__init__(deployment, urls)
+        self.route = _BY_KIND[kind]
+
+    def respond(self, request: WireRequest, call: Call) -> WireResponse:
+        """The page the query asks for (``page``, ``size``; ``sort`` is accepted and ignored)."""
+        hub = read_hub(self.deployment, _caller(call), call.params["hub_id"])
+        page = page_request(call.query)
+        records = self.deployment.content.listing(self.route.kind, hub.id)
+        base = self.urls.base_url
+        listing_url = self.route.listing.url(base, hub_id=hub.id)
+        body = hal_page(
+            self.route.kind,
+            page.slice(records),
+            len(records),
+            lambda record: record_view(record, base),
+            page,
+            listing_url,
+        )
+        return _hal(body)
+
+
+class RecordEndpoint(ContentEndpoint):
+    """``GET`` one hub record by id; a record of another organization's hub is not found."""
+
+    def __init__(self, deployment: Deployment, urls: FakeUrls, *, kind: str) -> None:
+        super().__init__(deployment, urls)
+        self.route = _BY_KIND[kind]
+
+    def respond(self, request: WireRequest, call: Call) -> WireResponse:
+        """The record, with links to itself and its hub."""
+        record = read_record(
+            self.deployment,
+            _caller(call),
+            self.route.kind,
+            call.params["id"],
+            call.params.get("hub_id"),
+        )
+        return _hal(record_view(record, self.urls.base_url))
+
+
+class EditionsEndpoint(ContentEndpoint):
+    """``GET /events/{id}/editions``: an event's editions; the fake holds none, so the page
+    is empty (the vendor's CLI reads it to export events)."""
+
+    def respond(self, request: WireRequest, call: Call) -> WireResponse:
+        """An empty HAL page of editions for an event the caller may read."""
+        event = read_record(self.deployment, _caller(call), content.EVENTS, call.params["id"])
+        listing_url = api_paths.EVENT_EDITIONS.url(self.urls.base_url, id=event.id)
+        return _hal(hal_page("editions", [], 0, dict, page_request(call.query), listing_url))
+
+
+def content_routes() -> tuple[tuple[api_paths.ApiPath, Callable[..., Endpoint]], ...]:
+    """Every content API route the fake serves, as ``(path, endpoint factory)``."""
+    routes: list[tuple[api_paths.ApiPath, Callable[..., Endpoint]]] = [
+        (api_paths.HUBS, HubsEndpoint),
+        (api_paths.HUB, HubEndpoint),
+    ]
+    for route in KIND_ROUTES:
+        routes.append((route.listing, functools.partial(HubListingEndpoint, kind=route.kind)))
+        routes.append((route.single, functools.partial(RecordEndpoint, kind=route.kind)))
+    routes.append((api_paths.EVENT_EDITIONS, EditionsEndpoint))
+    return tuple(routes)

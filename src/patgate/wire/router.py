@@ -1,0 +1,80 @@
+"""The route table: absolute URL templates with path parameters, matched to endpoints.
+
+A template is a served URL with ``{name}`` segments, e.g.
+``https://api.example.com/v2/content/hubs/{hub_id}``; a parameter matches one path segment
+(no ``/``) and is percent-decoded. Templates without parameters are looked up in a dict, the
+others are tried in the order they were added, so the common paths cost one lookup.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass
+from types import MappingProxyType
+from typing import Generic, TypeVar
+from urllib.parse import unquote
+
+__all__ = ["RouteMatch", "Router"]
+
+T = TypeVar("T")
+_PARAMETER = re.compile(r"\{([a-z_][a-z0-9_]*)\}")
+_NO_PARAMETERS: Mapping[str, str] = MappingProxyType({})
+
+
+@dataclass(frozen=True)
+class RouteMatch(Generic[T]):
+    """A matched route: what it leads to and its path parameters, decoded."""
+
+    target: T
+    params: Mapping[str, str]
+    template: str
+
+
+def _pattern(template: str) -> re.Pattern[str]:
+    parts: list[str] = []
+    position = 0
+    for found in _PARAMETER.finditer(template):
+        parts.append(re.escape(template[position : found.start()]))
+        parts.append(f"(?P<{found.group(1)}>[^/]+)")
+        position = found.end()
+    parts.append(re.escape(template[position:]))
+    return re.compile("".join(parts))
+
+
+class Router(Generic[T]):
+    """Maps canonical URLs (see :func:`~patgate.wire.urls.canonical_url`) to targets."""
+
+    def __init__(self) -> None:
+        self._exact: dict[str, T] = {}
+        self._patterns: list[tuple[re.Pattern[str], str, T]] = []
+        self._templates: dict[str, T] = {}
+
+    def add(self, template: str, target: T) -> None:
+        """Serve ``template`` with ``target``; a template already served raises ``ValueError``."""
+        if template in self._templates:
+            raise ValueError(f"{template} is already routed")
+        self._templates[template] = target
+        if _PARAMETER.search(template):
+            self._patterns.append((_pattern(template), template, target))
+        else:
+            self._exact[template] = target
+
+    def match(self, url: str) -> RouteMatch[T] | None:
+        """The route serving the canonical ``url``, or ``None``."""
+        target = self._exact.get(url)
+        if target is not None:
+            return RouteMatch(target, _NO_PARAMETERS, url)
+        for pattern, template, candidate in self._patterns:
+            found = pattern.fullmatch(url)
+            if found is not None:
+                params = {name: unquote(value) for name, value in found.groupdict().items()}
+                return RouteMatch(candidate, MappingProxyType(params), template)
+        return None
+
+    def __iter__(self) -> Iterator[tuple[str, T]]:
+        """``(template, target)`` of every route, in the order they were added."""
+        return iter(self._templates.items())
+
+    def __len__(self) -> int:
+        return len(self._templates)

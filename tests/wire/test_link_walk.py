@@ -1,0 +1,84 @@
+"""Every ``_links`` href the fake returns is served: a breadth-first walk from the hubs listing."""
+
+from __future__ import annotations
+
+import re
+from collections import deque
+from typing import Any
+
+from patgate.fake.world import DefaultWorld
+from patgate.wire import WireApp, WireRequest
+from tests.wire.conftest import HUBS_URL, URLS
+
+# RFC 6570 form-style expansions ({?page,size}, {&sort}) vanish when no variable is given.
+_OPTIONAL = re.compile(r"\{[?&][^}]*\}")
+_REQUIRED = re.compile(r"\{[^}]*\}")
+
+
+def _hrefs(body: Any) -> list[str]:
+    found: list[str] = []
+    if isinstance(body, dict):
+        for key, value in body.items():
+            if key == "_links" and isinstance(value, dict):
+                found += [link["href"] for link in value.values() if isinstance(link, dict)]
+            else:
+                found += _hrefs(value)
+    elif isinstance(body, list):
+        for item in body:
+            found += _hrefs(item)
+    return found
+
+
+def walk(app: WireApp, bearer: str, start: str) -> tuple[dict[str, int], list[str]]:
+    """Status of every URL reached from ``start``, and the links that could not be followed."""
+    seen: dict[str, int] = {}
+    problems: list[str] = []
+    queue = deque([start])
+    while queue:
+        url = queue.popleft()
+        if url in seen:
+            continue
+        response = app(WireRequest("GET", url, (("Authorization", f"Bearer {bearer}"),)))
+        seen[url] = 0 if response is None else response.status
+        if response is None or response.status != 200:
+            problems.append(f"{url}: {seen[url]}")
+            continue
+        for href in _hrefs(response.json()):
+            expanded = _OPTIONAL.sub("", href)
+            if _REQUIRED.search(expanded):
+                problems.append(f"{href}: a required template variable")
+            elif not expanded.startswith(URLS.base_url + "/"):
+                problems.append(f"{href}: outside the fake")
+            else:
+                queue.append(expanded)
+    return seen, problems
+
+
+def test_every_link_resolves(app: WireApp, world: DefaultWorld) -> None:
+    seen, problems = walk(app, world.admin_token, f"{HUBS_URL}?size=1")
+    assert problems == []
+    # 3 hubs, each with 7 listings and 11 records, reached through the listing's pages.
+    reached = {re.sub(r"\?.*", "", url) for url in seen}
+    assert len([url for url in reached if "/hubs/" in url and url.count("/") == 6]) == 3
+    kinds = {url.split("/")[5] for url in reached if url.count("/") == 6}
+    expected = {"content-repositories", "content-types", "content-type-schemas", "events"}
+    assert expected | {"workflow-states", "extensions", "hubs"} == kinds
+
+
+def test_the_hub_links_each_relation_the_sdk_looks_up(app: WireApp, world: DefaultWorld) -> None:
+    request = WireRequest("GET", HUBS_URL, (("Authorization", f"Bearer {world.admin_token}"),))
+    response = app(request)
+    assert response is not None
+    hub = response.json()["_embedded"]["hubs"][0]
+    relations = {
+        "self",
+        "hub",
+        "content-repositories",
+        "content-types",
+        "list-content-type-schemas",
+        "workflow-states",
+        "extensions",
+        "webhooks",
+        "events",
+    }
+    assert set(hub["_links"]) == relations
