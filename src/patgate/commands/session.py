@@ -50,6 +50,8 @@ KEY_HELP = {
     "unpermitted_token": "a PAT of a member without content permission",
     "pat_prefix": "the fixed PAT prefix (default amp_pat_)",
     "ui_url": "the management page, for a person or a browser (no scenario needs it)",
+    "control_url": "a served fake's control API, on loopback only (runs control: scenarios)",
+    "control_token": "the bearer of that control API",
 }
 """The ``--help`` line of each target key's flag (a test holds the keys to TARGET_KEYS)."""
 
