@@ -45,6 +45,7 @@ from patgate.wire.user_content import ContentPaths
 
 if TYPE_CHECKING:
     from patgate.ui.site import ManagementUi
+    from patgate.wire.control_service import ControlService
 
 __all__ = ["MAX_BODY_BYTES", "MAX_HEADERS", "MAX_HEADER_BYTES", "WireApp"]
 
@@ -75,10 +76,13 @@ class WireApp:
         deployment: Deployment,
         urls: FakeUrls | None = None,
         request_log: RequestLog | None = None,
+        control: ControlService | None = None,
     ) -> None:
         self.deployment = deployment
         self.urls = urls if urls is not None else FakeUrls()
         self.request_log = request_log
+        self.control = control
+        """The control operations the management page acts through (none: no page)."""
         self._ui: ManagementUi | None = None
         self.router: Router[Endpoint] = Router()
         """Canonical URL template -> endpoint; :meth:`mount` adds to it."""
@@ -108,8 +112,10 @@ class WireApp:
         key = canonical_url(request.url)
         if not self.urls.serves_canonical(key):
             return None
-        if key == self.urls.ui_url or key.startswith(self.urls.ui_url + "/"):
-            return self._management_ui()(request)
+        if self.control is not None and (
+            key == self.urls.ui_url or key.startswith(self.urls.ui_url + "/")
+        ):
+            return self._management_ui(self.control)(request)
         match = self.router.match(key)
         # A fault stands for the service failing: it answers before any token is judged.
         fault = fault_for(self.deployment, self.urls, request, key)
@@ -151,13 +157,13 @@ class WireApp:
                 return endpoint.refuse(refusal)
         return endpoint.answer(request, Call(query, match.params, principal))
 
-    def _management_ui(self) -> ManagementUi:
+    def _management_ui(self, control: ControlService) -> ManagementUi:
         # Built on first use: the page's modules cost nothing to a fake nobody browses.
         if self._ui is None:
             from patgate.ui.operations import UiOperations
             from patgate.ui.site import ManagementUi
 
-            operations = UiOperations(self.deployment, self.request_log)
+            operations = UiOperations(self.deployment, control)
             self._ui = ManagementUi(operations, self.urls.ui_url)
         return self._ui
 
