@@ -140,4 +140,11 @@ def test_the_readme_shows_the_report_of_the_examples() -> None:
     readme = (root / "README.md").read_text(encoding="utf-8")
     shown = readme.split("### Behaviour coverage of your tests", 1)[1]
     shown = shown.split("```text\n", 1)[1].split("```", 1)[0]
-    assert shown.strip() == report.strip()
+    # How often a behaviour was driven varies with retries and timing; whether it was is fixed.
+    assert _exercised(shown) == _exercised(report)
+
+
+def _exercised(report: str) -> str:
+    import re
+
+    return re.sub(r"(?m)^(\S+ \S+ +)\d+ ", r"\1N ", report.strip())

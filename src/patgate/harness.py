@@ -125,15 +125,15 @@ class Fake:
             self.deployment.pat_format.prefix, log_size or DEFAULT_LOG_SIZE
         )
         """The latest requests the fake answered: method, redacted URL, status, principal."""
-        wire_app = WireApp(self.deployment, self.urls, self.request_log)
+        self.control: ControlService = ControlService(
+            self.deployment, self.default_world, self.request_log
+        )
+        """The control operations as plain calls (the HTTP control API and the page call them)."""
+        wire_app = WireApp(self.deployment, self.urls, self.request_log, self.control)
         self.content: ContentPaths = wire_app.content
         """Register your own content API paths behind the fake's authorization."""
         app: WireHandler = wire_app
         self._app = wrap_app(app) if wrap_app is not None else app
-        self.control: ControlService = ControlService(
-            self.deployment, self.default_world, self.request_log
-        )
-        """The control operations as plain calls (the HTTP control API calls the same)."""
         self.control_token: str = control_token or secrets.token_urlsafe(32)
         """What the HTTP control API requires as ``Authorization: Bearer``."""
         self._control_api = ControlApi(self.control, self.control_token, self.urls.base_url)

@@ -15,7 +15,8 @@ from patgate.errors import Forbidden, NotFound
 from patgate.fake.deployment import Deployment
 from patgate.fake.faults import FaultRule
 from patgate.fake.model import CreatedToken, Organization, PatRecord, Principal, Role, User
-from patgate.wire.request_log import LoggedRequest, RequestLog
+from patgate.wire.control_service import ControlService
+from patgate.wire.request_log import LoggedRequest
 
 __all__ = ["Identity", "Membership", "PendingRequest", "UiOperations"]
 
@@ -63,11 +64,16 @@ class PendingRequest:
 
 
 class UiOperations:
-    """The page's view of one fake: a deployment and the log of requests it answered."""
+    """The page's view of one fake: what a user reads and does, and the control operations.
 
-    def __init__(self, deployment: Deployment, request_log: RequestLog | None = None) -> None:
+    Every control action (people, approvals, the clock, the log, faults) goes through the
+    fake's :class:`~patgate.wire.control_service.ControlService`, the same one the HTTP
+    control API calls; a user's own token actions are the domain's API calls.
+    """
+
+    def __init__(self, deployment: Deployment, control: ControlService) -> None:
         self.deployment = deployment
-        self.request_log = request_log
+        self.control = control
 
     # -- who is who ------------------------------------------------------------------------
 
@@ -113,7 +119,7 @@ class UiOperations:
     def request_token(self, identity: Identity, name: str) -> CreatedToken:
         """The UI path: an admin's token is usable at once, anyone else's waits for approval."""
         organization_id = identity.organization.id if identity.organization else ""
-        return self.deployment.request_token_via_ui(identity.user.id, organization_id, name)
+        return self.control.request_token_via_ui(identity.user.id, name, organization_id)
 
     def find_token(self, identity: Identity, token_id: str) -> PatRecord:
         """One of the person's own tokens; another user's id looks like an unknown one."""
@@ -134,19 +140,17 @@ class UiOperations:
         organization_id = identity.principal.organization_id
         return [
             PendingRequest(record, self.deployment.users[record.user_id])
-            for user in self.users()
-            for record in self.deployment.tokens_of(user.id)
-            if record.status.value == "pending" and record.organization_id == organization_id
+            for record in self.control.pending_requests(organization_id)
         ]
 
     def approve(self, identity: Identity, token_id: str) -> PatRecord:
         """Approve a pending token as this admin; it is usable at once."""
-        return self.deployment.approve_token_request(token_id, identity.user.id)
+        return self.control.approve_token_request(token_id, identity.user.id)
 
     def reject(self, identity: Identity, token_id: str) -> PatRecord:
         """Reject a pending token of the admin's organization; it disappears."""
         record = self._pending_in(identity, token_id)
-        self.deployment.reject_token_request(token_id)
+        self.control.reject_token_request(token_id)
         return record
 
     def _pending_in(self, identity: Identity, token_id: str) -> PatRecord:
@@ -163,35 +167,35 @@ class UiOperations:
 
     def remove_user(self, user_id: str, organization_id: str) -> None:
         """Remove a user from an organization; their PATs stop working at once."""
-        self.deployment.remove_user(user_id, organization_id)
+        self.control.remove_user(user_id, organization_id)
 
     def restore_user(self, user_id: str, organization_id: str) -> None:
         """Add a removed user back to the organization; their PATs work again."""
-        self.deployment.set_role(user_id, organization_id, Role.MEMBER)
+        self.control.restore_user(user_id, organization_id)
 
     def set_role(self, user_id: str, organization_id: str, role: Role) -> None:
         """Change a user's role, or restore a removed user with it."""
-        self.deployment.set_role(user_id, organization_id, role)
+        self.control.set_role(user_id, role, organization_id)
 
     def now(self) -> datetime:
         """The fake's current instant."""
-        return self.deployment.clock.now()
+        return self.control.clock_now()
 
     def advance_clock(self, seconds: float) -> None:
         """Move the fake's time forward."""
-        self.deployment.clock.advance(seconds)
+        self.control.advance_clock(seconds)
 
     def latest_requests(self, limit: int, *, hidden_prefix: str) -> Sequence[LoggedRequest]:
         """The newest API requests first, without the page's own (under ``hidden_prefix``)."""
-        if self.request_log is None:
-            return ()
-        entries = [e for e in self.request_log.entries() if not e.url.startswith(hidden_prefix)]
+        entries = [
+            e for e in self.control.request_log.entries() if not e.url.startswith(hidden_prefix)
+        ]
         return entries[: -limit - 1 : -1]
 
     def active_faults(self) -> list[FaultRule]:
         """The fault rules the fake answers with, oldest first."""
-        return self.deployment.faults.rules()
+        return self.control.faults.rules()
 
     def rate_limit(self) -> bool:
         """Whether the published GraphQL rate limit is switched on."""
-        return self.deployment.faults.rate_limit
+        return self.control.faults.rate_limit

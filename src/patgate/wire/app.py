@@ -37,7 +37,7 @@ from patgate.wire.endpoint import Call, Endpoint
 from patgate.wire.fault_answers import fault_answer, fault_for
 from patgate.wire.messages import WireRequest, WireResponse
 from patgate.wire.request_log import RequestLog
-from patgate.wire.router import Router
+from patgate.wire.router import RouteMatch, Router
 from patgate.wire.routes import served_routes
 from patgate.wire.statuses import HttpRefusal
 from patgate.wire.urls import FakeUrls, canonical_url
@@ -45,6 +45,7 @@ from patgate.wire.user_content import ContentPaths
 
 if TYPE_CHECKING:
     from patgate.ui.site import ManagementUi
+    from patgate.wire.control_service import ControlService
 
 __all__ = ["MAX_BODY_BYTES", "MAX_HEADERS", "MAX_HEADER_BYTES", "WireApp"]
 
@@ -75,10 +76,13 @@ class WireApp:
         deployment: Deployment,
         urls: FakeUrls | None = None,
         request_log: RequestLog | None = None,
+        control: ControlService | None = None,
     ) -> None:
         self.deployment = deployment
         self.urls = urls if urls is not None else FakeUrls()
         self.request_log = request_log
+        self.control = control
+        """The control operations the management page acts through (none: no page)."""
         self._ui: ManagementUi | None = None
         self.router: Router[Endpoint] = Router()
         """Canonical URL template -> endpoint; :meth:`mount` adds to it."""
@@ -108,8 +112,21 @@ class WireApp:
         key = canonical_url(request.url)
         if not self.urls.serves_canonical(key):
             return None
-        if key == self.urls.ui_url or key.startswith(self.urls.ui_url + "/"):
-            return self._management_ui()(request)
+        if self.control is not None and (
+            key == self.urls.ui_url or key.startswith(self.urls.ui_url + "/")
+        ):
+            return self._management_ui(self.control)(request)
+        match = self.router.match(key)
+        # A fault stands for the service failing: it answers before any token is judged.
+        fault = fault_for(self.deployment, self.urls, request, key)
+        if fault is not None:
+            refuse = match.target.refuse if match is not None else self._unrouted.refuse
+            return fault_answer(fault, refuse, lambda: self._route(request, key, match))
+        return self._route(request, key, match)
+
+    def _route(
+        self, request: WireRequest, key: str, match: RouteMatch[Endpoint] | None
+    ) -> WireResponse:
         query = urlsplit(request.url).query
         principal: Principal | None = None
         limits_checked = False
@@ -120,7 +137,6 @@ class WireApp:
                 principal = authorize(self.deployment, request, query)
             except (DomainError, HttpRefusal) as error:
                 return self._unrouted.refuse(error)
-        match = self.router.match(key)
         if match is None:
             return self._unrouted.answer(request, Call(query))
         endpoint = match.target
@@ -139,19 +155,15 @@ class WireApp:
                 _check_limits(request)
             except HttpRefusal as refusal:
                 return endpoint.refuse(refusal)
-        call = Call(query, match.params, principal)
-        fault = fault_for(self.deployment, self.urls, request, key)
-        if fault is not None:
-            return fault_answer(fault, endpoint.refuse, lambda: endpoint.answer(request, call))
-        return endpoint.answer(request, call)
+        return endpoint.answer(request, Call(query, match.params, principal))
 
-    def _management_ui(self) -> ManagementUi:
+    def _management_ui(self, control: ControlService) -> ManagementUi:
         # Built on first use: the page's modules cost nothing to a fake nobody browses.
         if self._ui is None:
             from patgate.ui.operations import UiOperations
             from patgate.ui.site import ManagementUi
 
-            operations = UiOperations(self.deployment, self.request_log)
+            operations = UiOperations(self.deployment, control)
             self._ui = ManagementUi(operations, self.urls.ui_url)
         return self._ui
 
