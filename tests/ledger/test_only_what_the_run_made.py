@@ -12,7 +12,7 @@ import pytest
 from patgate.cli import main
 from patgate.harness import Fake
 from patgate.runner.exchange import origin_of
-from patgate.runner.ledger import Ledger, TargetIdentity
+from patgate.runner.ledger import Ledger, LedgerState, TargetIdentity
 from patgate.runner.target import TargetConfig
 
 
@@ -69,7 +69,7 @@ def test_an_id_reused_by_another_token_is_reported_not_deleted(
     assert "my laptop" not in captured.out + captured.err, "another token's name is not shown"
     assert "mismatch" in captured.out + captured.err
     assert "my laptop" in _admin_names(fake), "the user's token was not deleted"
-    assert Ledger.load(path)[0].entries()[0].state == "mismatch"
+    assert Ledger.load(path)[0].entries()[0].state is LedgerState.MISMATCH
 
 
 def test_a_ledger_of_another_target_is_not_cleaned_there(
