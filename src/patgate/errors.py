@@ -24,6 +24,12 @@
     │                                           refuses before any domain call
     ├── DroppedConnection                       wire/fault_answers.py: a fault rule closes the
     │                                           connection without answering
+    ├── LimitExceeded (ValueError)              scenario/bounds.py: a scenario or target file
+    │                                           over a size, depth or value limit
+    ├── ControlRefusal                          wire/control_api.py: a control call refused
+    │                                           before any operation runs
+    ├── ControlError                            control_client.py: the control API refused a
+    │                                           call (its status and code)
     └── DomainError                             a documented rule refused a request (the fake)
         ├── InvalidRequest (ValueError)         malformed input (OAuth ``invalid_request``)
         ├── UnsupportedGrantType (ValueError)   grant_type is not ``client_credentials``

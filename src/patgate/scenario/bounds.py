@@ -12,6 +12,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from patgate.errors import PatgateError
+
 __all__ = [
     "MAX_DEPTH",
     "MAX_FILE_BYTES",
@@ -31,7 +33,7 @@ MAX_VALUES = 100_000
 """The most values a file may hold once every alias is expanded."""
 
 
-class LimitExceeded(ValueError):
+class LimitExceeded(PatgateError, ValueError):
     """A file passes one of the limits; ``line`` (1-based) is where."""
 
     def __init__(self, message: str, line: int | None = None) -> None:

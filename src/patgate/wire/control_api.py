@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from typing import Any
 from urllib.parse import parse_qsl, urlsplit
 
-from patgate.errors import DomainError
+from patgate.errors import DomainError, PatgateError
 from patgate.wire.control_service import (
     ControlService,
     client_view,
@@ -37,7 +37,7 @@ _Body = Mapping[str, Any]
 _Query = Mapping[str, str]
 
 
-class ControlRefusal(Exception):
+class ControlRefusal(PatgateError):
     """A control call the API refuses before any operation runs."""
 
     def __init__(self, status: int, code: str, message: str) -> None:
