@@ -8,53 +8,29 @@ scenarios (approval, removal, the clock) run over HTTP too: none is skipped, not
 from __future__ import annotations
 
 import json
-import shutil
 import subprocess
-import sys
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
+from tests.control.served import patgate_command, served
+
 pytestmark = pytest.mark.slow
-
-
-def _patgate() -> list[str]:
-    script = shutil.which("patgate", path=str(Path(sys.executable).parent))
-    return [script] if script else [sys.executable, "-m", "patgate"]
 
 
 @pytest.fixture
 def world_file(tmp_path: Path) -> Iterator[Path]:
     path = tmp_path / "w.json"
-    server = subprocess.Popen(
-        [*_patgate(), "serve", "--port", "0", "--world", str(path)],
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-    )
-    try:
-        assert server.stdout is not None
-        line = server.stdout.readline()
-        assert line.startswith("patgate serve: listening on http://127.0.0.1:"), line
+    with served(path):
         yield path
-    finally:
-        server.terminate()  # the server this fixture started, by its handle
-        try:
-            server.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            server.kill()
-            server.wait(timeout=10)
-        for stream in (server.stdout, server.stderr):
-            if stream is not None:
-                stream.close()
 
 
 def test_a_served_fake_passes_every_scenario(world_file: Path, tmp_path: Path) -> None:
     report = tmp_path / "run.json"
     done = subprocess.run(
         [
-            *_patgate(),
+            *patgate_command(),
             "run",
             "--world",
             str(world_file),
