@@ -61,6 +61,7 @@ def test_keys_come_in_a_fixed_order_and_output_is_deterministic(
         "run_id",
         "target",
         "exit_code",
+        "interrupted",
         "duration",
         "counts",
         "gate_rules",

@@ -60,3 +60,31 @@ steps:
     expect:
       - ok: true
 """
+
+
+def writer(scenario_id: str, key: str) -> str:
+    """A scenario that creates a token as the holder of ``key``, lists, then deletes it."""
+    return f"""\
+id: {scenario_id}
+title: Creates a token as {key}
+rules: [PAT-SELF-ONLY]
+steps:
+  - name: create
+    graphql: create_token
+    args: {{name: "${{new_name}}"}}
+    bearer: ${{{key}}}
+    expect:
+      - ok: true
+    capture:
+      made: data.createPersonalAccessToken.id
+  - name: list
+    graphql: viewer
+    bearer: ${{{key}}}
+    expect:
+      - ok: true
+cleanup:
+  - name: delete it
+    graphql: delete_token
+    args: {{id: "${{made}}"}}
+    bearer: ${{{key}}}
+"""

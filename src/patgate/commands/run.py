@@ -12,6 +12,10 @@ The last line counts the gate rules passed, failed and not checked, and says "ev
 rule passed" only when every gate rule in scope was checked. A run narrowed by ``--rule``,
 ``--scenario`` or ``--scenarios`` reports only the rules its scenarios cover.
 
+Scenarios run ``--concurrency`` at a time (default 4); those that share a constraint never
+overlap (see :mod:`patgate.runner.scheduler`), and the reports list them in catalogue order
+whichever finished first.
+
 Exit codes: 0 no gate rule failed and nothing was left behind; 1 a gate rule failed (or a
 warning, with ``--strict``), or a token was left behind or a delete refused; 2 a usage or
 configuration error; 3 the target cannot be reached; 4 a gate rule ``--require`` names
@@ -27,10 +31,10 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from patgate.commands.arguments import network_policy, seconds
+from patgate.commands.arguments import network_policy, seconds, whole_number
 from patgate.commands.session import configure_network, configure_target, guarded, resolve_config
 from patgate.errors import UsageError
-from patgate.runner.session import DEFAULT_LEDGER
+from patgate.runner.session import DEFAULT_CONCURRENCY, DEFAULT_LEDGER, MAX_CONCURRENCY
 
 if TYPE_CHECKING:
     from patgate.redaction import Redactor
@@ -80,6 +84,14 @@ def configure(parser: argparse.ArgumentParser) -> None:
         default=0.0,
         metavar="SECONDS",
         help="longest real wait a live scenario may take (default 0: such checks are skipped)",
+    )
+    behaviour.add_argument(
+        "--concurrency",
+        type=whole_number(1, MAX_CONCURRENCY, what="a number of scenarios"),
+        default=DEFAULT_CONCURRENCY,
+        metavar="N",
+        help=f"scenarios run at once (default {DEFAULT_CONCURRENCY}; 1: one after the other); "
+        "scenarios writing as the same principal, control steps and bulk writers never overlap",
     )
     behaviour.add_argument("--strict", action="store_true", help="advisory warnings fail the run")
     behaviour.add_argument(
@@ -140,6 +152,7 @@ def _run(args: argparse.Namespace, config: TargetConfig | None, redactor: Redact
         explicit=frozenset(args.scenario or ()),
         require=_required(args.require, catalogue),
         network=network_policy(args),
+        concurrency=args.concurrency,
     )
 
     def handle(event: Event) -> None:

@@ -23,6 +23,7 @@ def report_document(started: RunStarted | None, finished: RunFinished) -> dict[s
         "run_id": finished.run_id,
         "target": started.target if started is not None else "",
         "exit_code": finished.exit_code,
+        "interrupted": finished.interrupted,
         "duration": _seconds(finished.duration),
         "counts": count_outcomes(finished),
         "gate_rules": _gates(finished),

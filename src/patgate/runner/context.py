@@ -5,6 +5,7 @@ from __future__ import annotations
 import base64
 import itertools
 import secrets
+import threading
 import uuid
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -55,6 +56,9 @@ class RunOptions:
     makes the run exit with ``EXIT_UNCHECKED``."""
     network: NetworkPolicy = field(default_factory=NetworkPolicy)
     """Where requests may go and how much of an answer is read."""
+    concurrency: int = 1
+    """Scenarios run at once (1: one after the other); the client pools as many
+    connections. See :mod:`patgate.runner.scheduler` for what is never run side by side."""
 
 
 class RunContext:
@@ -84,6 +88,7 @@ class RunContext:
             retry=self.retry,
             observe=self._observe,
             network=options.network,
+            connections=options.concurrency,
         )
         self.documents = Documents(target.config.documents)
         self.target_identity = TargetIdentity.of(target.config)
@@ -97,7 +102,28 @@ class RunContext:
                 self.revealed.add(value, f"the target's {key}")
         self._missing = itertools.count(1)
         self._organization: tuple[str | None, str] | None = None
+        # Scenarios run in several threads: what is learned once per run is learned under
+        # this lock (a second thread waits for the answer instead of asking again).
+        self._once = threading.RLock()
+        self._halt = threading.Event()
+        self.halt_reason = ""
+        """The signal that halted the run (``SIGTERM``), once :meth:`halt` was called."""
         self._log_scrub = LogScrub(self.redactor).install()
+
+    def halt(self, reason: str) -> None:
+        """Ask every running scenario to stop before its next step (its cleanup still
+        runs): the run was interrupted by ``reason``."""
+        self.halt_reason = reason
+        self._halt.set()
+
+    def pause(self, seconds: float) -> None:
+        """Sleep ``seconds`` (a live scenario's wait), ending early if the run is halted."""
+        self._halt.wait(seconds)
+
+    @property
+    def halted(self) -> bool:
+        """Whether :meth:`halt` was called."""
+        return self._halt.is_set()
 
     def custodian_for(self, ledger: Ledger) -> Custodian:
         """A custodian of ``ledger`` sending through this run's client (``patgate cleanup``
@@ -176,15 +202,18 @@ class RunContext:
     def discover(self) -> None:
         """Learn the target's GraphQL shapes once (before the first named operation)."""
         bearer = self.bearer()
-        if self.documents.discovered or not bearer or not self.config.get("graphql_url"):
+        if not bearer or not self.config.get("graphql_url"):
             return
-        self.documents.discover(lambda query: self.graphql(query, None, bearer))
+        with self._once:
+            if not self.documents.discovered:
+                self.documents.discover(lambda query: self.graphql(query, None, bearer))
 
     def organization_id(self) -> tuple[str | None, str]:
         """``(id, "")``, or ``(None, why it could not be found)``; asked once per run."""
-        if self._organization is None:
-            self._organization = self._find_organization()
-        return self._organization
+        with self._once:
+            if self._organization is None:
+                self._organization = self._find_organization()
+            return self._organization
 
     def _find_organization(self) -> tuple[str | None, str]:
         given = self.config.text("organization_id")

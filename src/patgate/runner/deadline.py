@@ -55,9 +55,9 @@ class Deadlines:
         return left if timeout is None else min(timeout, left)
 
 
-def deadline_transport(deadlines: Deadlines) -> httpx.HTTPTransport:
+def deadline_transport(deadlines: Deadlines, *, connections: int = 1) -> httpx.HTTPTransport:
     """An httpx transport (TLS verified, no proxy) whose every socket operation keeps to
-    ``deadlines``."""
+    ``deadlines``, pooling up to ``connections`` kept-alive connections."""
     import httpcore
     import httpx
 
@@ -121,5 +121,7 @@ def deadline_transport(deadlines: Deadlines) -> httpx.HTTPTransport:
     transport._pool = httpcore.ConnectionPool(
         ssl_context=httpx.create_ssl_context(verify=True, trust_env=False),
         network_backend=_Backend(),
+        max_connections=connections,
+        max_keepalive_connections=connections,
     )
     return transport

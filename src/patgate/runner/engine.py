@@ -32,6 +32,7 @@ from patgate.runner.events import (
 from patgate.runner.execution import ScenarioExecution
 from patgate.runner.interruption import interrupt_name
 from patgate.runner.results import rule_results, run_exit_code, scenario_outcome
+from patgate.runner.scheduler import Scheduler
 from patgate.runner.target import Target
 from patgate.scenario.catalogue import Catalogue, load_catalogue
 from patgate.scenario.model import Scenario
@@ -76,6 +77,8 @@ class ScenarioRunner:
         """Run one scenario (its cleanup included) and describe how it ended."""
         started = time.perf_counter()
         context = self.context
+        if context.halted:
+            return _skipped(scenario, f"not run: the run was interrupted by {context.halt_reason}")
         try:
             reason = skip_reason(scenario, context)
         except RequestFailed as error:
@@ -86,6 +89,9 @@ class ScenarioRunner:
             return _skipped(scenario, context.redact(reason), time.perf_counter() - started)
         execution = ScenarioExecution(context, scenario, self.catalogue)
         execution.run()
+        if execution.cut:
+            why = f"interrupted by {context.halt_reason} while it ran"
+            return _skipped(scenario, why, time.perf_counter() - started)
         if execution.completed:
             self.completed.add(scenario.id)
         failures = tuple(execution.failures)
@@ -206,32 +212,33 @@ def run_session(
     runner: ScenarioRunner, scenarios: Sequence[Scenario]
 ) -> Generator[Event, None, None]:
     """:func:`run` on a session already open (see :func:`patgate.runner.session.open_session`);
-    the session is closed when the run ends."""
+    the session is closed when the run ends.
+
+    With ``options.concurrency`` above 1 the scenarios run on that many threads under the
+    :mod:`~patgate.runner.scheduler`'s constraints; the events come in the same order
+    either way (each scenario's ``ScenarioStarted`` and ``ScenarioFinished`` in the order of
+    ``scenarios``, once it and those before it are done).
+    """
     started = time.perf_counter()
     target = runner.context.target
     finished: list[ScenarioFinished] = []
     interrupted = ""
-    current: Scenario | None = None
     try:
         try:
             keys, missing = key_costs(target, scenarios, runner.catalogue)
             yield RunStarted(runner.run_id, target.display, len(scenarios), keys, missing)
-            for scenario in scenarios:
-                current = scenario
-                yield ScenarioStarted(scenario.id, scenario.title, scenario.rules)
-                result = runner.run_scenario(scenario)
-                finished.append(result)
-                current = None
-                yield result
+            if runner.options.concurrency > 1 and len(scenarios) > 1:
+                interrupted = yield from _concurrent(runner, scenarios, finished)
+            else:
+                interrupted = yield from _sequential(runner, scenarios, finished)
         except KeyboardInterrupt as stop:
-            interrupted = interrupt_name(stop)
-            if current is not None:
-                cut = _skipped(current, f"interrupted by {interrupted} while it ran")
-                finished.append(cut)
-                yield cut
+            interrupted = interrupt_name(stop)  # it landed before the first scenario
+        if interrupted:
             done = {result.scenario_id for result in finished}
             why = f"not run: the run was interrupted by {interrupted}"
             finished.extend(_skipped(s, why) for s in scenarios if s.id not in done)
+        order = {scenario.id: index for index, scenario in enumerate(scenarios)}
+        finished.sort(key=lambda result: order.get(result.scenario_id, len(order)))
         tallies = runner.finish()
         interrupted = interrupted or runner.interrupted
         rules = rule_results(
@@ -259,6 +266,65 @@ def run_session(
         )
     finally:
         runner.close()
+
+
+def _sequential(
+    runner: ScenarioRunner, scenarios: Sequence[Scenario], finished: list[ScenarioFinished]
+) -> Generator[Event, None, str]:
+    """One scenario after the other, in this thread; returns the signal that stopped them."""
+    current: Scenario | None = None
+    try:
+        for scenario in scenarios:
+            current = scenario
+            yield ScenarioStarted(scenario.id, scenario.title, scenario.rules)
+            result = runner.run_scenario(scenario)
+            finished.append(result)
+            current = None
+            yield result
+    except KeyboardInterrupt as stop:
+        interrupted = interrupt_name(stop)
+        if current is not None:
+            cut = _skipped(current, f"interrupted by {interrupted} while it ran")
+            finished.append(cut)
+            yield cut
+        return interrupted
+    return ""
+
+
+def _concurrent(
+    runner: ScenarioRunner, scenarios: Sequence[Scenario], finished: list[ScenarioFinished]
+) -> Generator[Event, None, str]:
+    """The scenarios on worker threads; their events in catalogue order. A signal (it lands
+    in this, the main thread) halts the run: no scenario starts, the running ones stop
+    before their next step and clean up; returns the signal's name."""
+    context = runner.context
+    scheduler = Scheduler(
+        scenarios,
+        runner.run_scenario,
+        workers=runner.options.concurrency,
+        controlled=context.target.control is not None,
+    )
+    try:
+        for scenario, result in scheduler.results():
+            finished.append(result)
+            yield ScenarioStarted(scenario.id, scenario.title, scenario.rules)
+            yield result
+    except KeyboardInterrupt as stop:
+        interrupted = interrupt_name(stop)
+        context.halt(interrupted)
+        rest = scheduler.halt()
+        finished.extend(result for _, result in rest)
+        try:
+            for scenario, result in rest:
+                yield ScenarioStarted(scenario.id, scenario.title, scenario.rules)
+                yield result
+        except KeyboardInterrupt:
+            pass  # a later signal: the reporters miss these events, the run still finishes
+        return interrupted
+    finally:
+        # Closed early, or a worker failed: no scenario may still run when the cleanup does.
+        scheduler.halt()
+    return ""
 
 
 def consume(

@@ -101,17 +101,22 @@ class Exchange:
         observe: Callable[[Observed], None] | None = None,
         sleep: Callable[[float], None] = time.sleep,
         network: NetworkPolicy | None = None,
+        connections: int = 1,
     ) -> None:
         import httpx
 
         self.network = network if network is not None else NetworkPolicy()
         self._deadlines = Deadlines()
         self._deadline = connect_timeout + read_timeout
+        # One client for every scenario of the run, whichever thread sends: its pool keeps
+        # as many connections alive as scenarios run at once.
+        connections = max(1, connections)
         transport = target.transport()
         if transport is None and not self.network.use_env_proxy:
-            transport = deadline_transport(self._deadlines)
+            transport = deadline_transport(self._deadlines, connections=connections)
         self._client = httpx.Client(
             transport=transport,
+            limits=httpx.Limits(max_connections=connections, max_keepalive_connections=connections),
             timeout=httpx.Timeout(read_timeout, connect=connect_timeout),
             follow_redirects=False,
             verify=True,

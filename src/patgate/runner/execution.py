@@ -36,6 +36,10 @@ class _Abort(Exception):
     """A gate failure: the remaining steps are not run."""
 
 
+class _Halt(Exception):
+    """The run was interrupted: the remaining steps are not run (the cleanup is)."""
+
+
 class _Skip(Exception):
     def __init__(self, reason: str) -> None:
         self.reason = reason
@@ -65,6 +69,8 @@ class ScenarioExecution:
         """Names of the tokens this scenario set out to create (its share of the ledger)."""
         self.completed = False
         self.skip_reason = ""
+        self.cut = False
+        """The run was halted (interrupted) before this scenario's steps all ran."""
 
     def run(self) -> None:
         """Run the steps, then the cleanup, then delete any token left behind."""
@@ -74,6 +80,8 @@ class ScenarioExecution:
             self.completed = True
         except _Abort:
             pass
+        except _Halt:
+            self.cut = True
         except _Skip as skip:
             self.skip_reason = skip.reason
         finally:
@@ -120,6 +128,8 @@ class ScenarioExecution:
             self._fail(step.rule, step.name, str(error))
             raise _Abort from None
         for loop in iterations:
+            if not cleanup and self.context.halted:
+                raise _Halt
             label = step.name if not loop else f"{step.name} (#{loop['index'] + 1})"
             names = {
                 "new_name": self.context.new_name(),

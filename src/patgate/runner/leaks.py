@@ -8,6 +8,7 @@ fails PAT-SINGLE-REVEAL: the full value is returned once, by the create, and nev
 from __future__ import annotations
 
 import json
+import threading
 
 from patgate.runner.model import Observed
 from patgate.token_grammar import pat_shape
@@ -21,28 +22,34 @@ class RevealedTokens:
     def __init__(self, pat_prefix: str) -> None:
         self._shape = pat_shape(pat_prefix)
         self._origins: dict[str, str] = {}
+        self._lock = threading.Lock()  # scenarios of one run add and look from several threads
 
     def add(self, value: str, origin: str) -> None:
         """Remember ``value`` (if it is a full PAT) as given by ``origin``."""
         if self._shape.fullmatch(value):
-            self._origins.setdefault(value, origin)
+            with self._lock:
+                self._origins.setdefault(value, origin)
 
     def learn(self, text: str, origin: str) -> list[str]:
         """Remember every full PAT in ``text``; returns the new ones."""
-        new = [value for value in set(self._shape.findall(text)) if value not in self._origins]
-        for value in new:
-            self._origins[value] = origin
+        with self._lock:
+            found = set(self._shape.findall(text))
+            new = [value for value in found if value not in self._origins]
+            for value in new:
+                self._origins[value] = origin
         return new
 
     def found_in(self, observed: Observed) -> list[str]:
         """Where each known value that appears in ``observed`` came from."""
-        if not self._origins:
+        with self._lock:
+            known = list(self._origins.items())
+        if not known:
             return []
         haystacks = [observed.text, *observed.headers.values()]
         return sorted(
             {
                 origin
-                for value, origin in self._origins.items()
+                for value, origin in known
                 if any(form in text for form in _forms(value) for text in haystacks)
             }
         )

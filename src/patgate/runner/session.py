@@ -19,7 +19,20 @@ if TYPE_CHECKING:
     from patgate.runner.target import Target, TargetConfig
     from patgate.scenario.catalogue import Catalogue
 
-__all__ = ["DEFAULT_LEDGER", "ledger_path", "open_session", "target_for", "target_redactor"]
+__all__ = [
+    "DEFAULT_CONCURRENCY",
+    "DEFAULT_LEDGER",
+    "MAX_CONCURRENCY",
+    "ledger_path",
+    "open_session",
+    "target_for",
+    "target_redactor",
+]
+
+DEFAULT_CONCURRENCY = 4
+"""Scenarios ``patgate run`` runs at once unless ``--concurrency`` says otherwise."""
+MAX_CONCURRENCY = 64
+"""The most ``--concurrency`` allows (each scenario at once holds a connection and a thread)."""
 
 DEFAULT_LEDGER = Path(".patgate") / "ledger.jsonl"
 """Where a live run's ledger goes unless ``--ledger`` or ``PATGATE_LEDGER`` says otherwise."""

@@ -10,7 +10,6 @@ custodian.
 
 from __future__ import annotations
 
-import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
@@ -206,7 +205,7 @@ def _wait(execution: ScenarioExecution, request: WaitCall, sending: Sending) -> 
     if control is not None:
         control.advance_clock(seconds)
     elif seconds <= context.options.max_wait:
-        time.sleep(seconds)
+        context.pause(seconds)
     else:
         raise WaitTooLong(
             f"needs to wait {seconds} s, more than --max-wait {context.options.max_wait:g}"
