@@ -16,6 +16,7 @@ a mismatch and left alone, and an entry that cannot be checked stays open.
 
 from __future__ import annotations
 
+import threading
 import time
 from collections.abc import Callable, Iterable, Mapping
 from typing import Any
@@ -98,6 +99,7 @@ class Custodian:
         self._retry = retry if retry is not None else RetryPolicy()
         self._sleep = sleep
         self._bearers: dict[str, Secret] = {}
+        self._lock = threading.Lock()  # the scenarios of a run create and sweep from threads
 
     # -- creating -------------------------------------------------------------------------------
 
@@ -125,7 +127,8 @@ class Custodian:
             raise CreateRefused(f"{name!r} was already used by this run; use a fresh ${{new_name}}")
         self.ledger.intend(name, bearer_key)
         if bearer:
-            self._bearers[name] = Secret(bearer)
+            with self._lock:
+                self._bearers[name] = Secret(bearer)
         attempt = 0
         while True:
             try:
@@ -195,7 +198,8 @@ class Custodian:
 
     def _bearer(self, entry: LedgerEntry) -> tuple[str | None, bool]:
         """The creator's token (and ``True``), or the admin's as a fallback (``False``)."""
-        remembered = self._bearers.get(entry.name)
+        with self._lock:
+            remembered = self._bearers.get(entry.name)
         if remembered is not None:
             return remembered.reveal(), True
         if entry.bearer_key:
@@ -266,8 +270,9 @@ class Custodian:
         return False
 
     def _problem(self, text: str) -> None:
-        if text not in self.problems:
-            self.problems.append(text)
+        with self._lock:
+            if text not in self.problems:
+                self.problems.append(text)
 
     def _verified(
         self, entry: LedgerEntry, listings: dict[str, list[dict[str, Any]] | None]

@@ -16,6 +16,7 @@ except to loopback; proxies named by the environment are ignored unless asked fo
 from __future__ import annotations
 
 import json as jsonlib
+import threading
 import time
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
@@ -135,6 +136,8 @@ class Exchange:
         self._observe = observe
         self._sleep = sleep
         self.answered = 0
+        """Answers read so far (by every thread of the run)."""
+        self._counting = threading.Lock()
 
     def send(
         self,
@@ -232,7 +235,8 @@ class Exchange:
             raise RequestFailed(
                 f"{where}: the answer could not be read: {type(error).__name__}: {error}"
             ) from None
-        self.answered += 1
+        with self._counting:
+            self.answered += 1
         observed = Observed(status, body, fields, kind)
         if self._observe is not None:
             self._observe(observed)
