@@ -1,0 +1,248 @@
+"""The built-in run through a proxy adding 50 ms to every request: one scenario at a time
+against ``--concurrency`` at its default, and both against the run's critical path.
+
+``patgate serve`` runs in a process of its own; a small HTTP/1.1 proxy (``http.server``
+threads in front of one pooled ``httpx`` client, keep-alive on both sides) sleeps
+:data:`DELAY` before forwarding each request, as a deployment 50 ms away would answer. The
+target file's URLs, the control API's included, point at the proxy. Each round runs
+``patgate run --world ... --allow-writes --report json:...`` once with ``--concurrency 1``
+and once at the default, alternating which goes first; the figure is the run's own
+duration from its JSON report (the interpreter's start and the scenario files' loading
+excluded, the same for both).
+
+**The critical path** is the shortest any scheduler honouring the run's constraints could
+take: a counting pass (in this process, one scenario at a time, through the same proxy)
+gives each scenario's request count *r*. The scheduler's claims
+(:func:`patgate.runner.scheduler.claim_of`) split the scenarios into exclusive ones (control
+steps, bulk writers, waits on a controlled target), which overlap nothing, and writers
+chained by principal (one user's creates and deletes share the cap), beside readers that
+overlap anything. So::
+
+    critical = 50 ms x (sum of r over exclusive scenarios
+                        + max(max over principals p of the sum of r of p's writers,
+                              max of r over the other scenarios))
+
+Goal: the concurrent run within 1.5x of it. ``--concurrency 1`` is reported beside it.
+"""
+
+from __future__ import annotations
+
+import http.server
+import json
+import statistics
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+from benchmarks.loopback import serve
+from benchmarks.registry import Benchmark, Plan
+from benchmarks.timing import Goal, Result, compare
+
+__all__ = ["BENCHMARKS", "DELAY", "critical_path", "delaying_proxy", "run"]
+
+DELAY = 0.05
+"""Seconds the proxy adds to every request."""
+GOAL = 1.5
+_HOP = frozenset(
+    {"connection", "keep-alive", "transfer-encoding", "te", "trailer", "upgrade", "host"}
+    | {"content-length", "content-encoding", "proxy-authorization", "proxy-connection"}
+)
+"""Headers the proxy does not pass on (hop-by-hop, or recomputed: httpx decodes bodies)."""
+
+
+class _Forward(http.server.BaseHTTPRequestHandler):
+    """Sleeps :data:`DELAY`, forwards the request upstream, relays the answer."""
+
+    protocol_version = "HTTP/1.1"
+    disable_nagle_algorithm = True  # headers and body go out in two writes
+    server: _Proxy
+
+    def _forward(self) -> None:
+        length = int(self.headers.get("Content-Length") or 0)
+        body = self.rfile.read(length) if length else b""
+        self.server.count()
+        time.sleep(DELAY)
+        headers = {k: v for k, v in self.headers.items() if k.lower() not in _HOP}
+        answer = self.server.upstream.request(
+            self.command, self.server.origin + self.path, headers=headers, content=body
+        )
+        self.send_response(answer.status_code)
+        for key, value in answer.headers.multi_items():
+            if key.lower() not in _HOP:
+                self.send_header(key, value)
+        self.send_header("Content-Length", str(len(answer.content)))
+        self.end_headers()
+        self.wfile.write(answer.content)
+
+    do_GET = do_POST = do_PUT = do_PATCH = do_DELETE = _forward
+
+    def log_message(self, format: str, *args: Any) -> None:
+        del format, args
+
+
+class _Proxy(http.server.ThreadingHTTPServer):
+    daemon_threads = True
+
+    def __init__(self, origin: str) -> None:
+        import httpx
+
+        super().__init__(("127.0.0.1", 0), _Forward)
+        self.origin = origin
+        self.upstream = httpx.Client(
+            timeout=30, limits=httpx.Limits(max_connections=64, max_keepalive_connections=64)
+        )
+        self.requests = 0
+        self._lock = threading.Lock()
+
+    def count(self) -> None:
+        with self._lock:
+            self.requests += 1
+
+
+@contextmanager
+def delaying_proxy(origin: str) -> Iterator[_Proxy]:
+    """A loopback proxy to ``origin`` adding :data:`DELAY` per request; ``.server_address``."""
+    proxy = _Proxy(origin)
+    thread = threading.Thread(target=proxy.serve_forever, daemon=True)
+    thread.start()
+    try:
+        yield proxy
+    finally:
+        proxy.shutdown()
+        proxy.server_close()
+        proxy.upstream.close()
+        thread.join(10)
+
+
+def critical_path(scenarios: Sequence[Any], requests: dict[str, int]) -> float:
+    """Seconds of the longest chain the scheduler must serialize (the module's formula)."""
+    from patgate.runner.scheduler import claim_of
+
+    exclusive = 0
+    chains: dict[str, int] = {}
+    others = [0]
+    for scenario in scenarios:
+        count = requests.get(scenario.id, 0)
+        claim = claim_of(scenario, controlled=True)
+        if claim.exclusive:
+            exclusive += count
+        elif claim.principals:
+            for principal in claim.principals:
+                chains[principal] = chains.get(principal, 0) + count
+        else:
+            others.append(count)
+    return DELAY * (exclusive + max(max(chains.values(), default=0), max(others)))
+
+
+def _count_requests(target_file: Path, proxy: _Proxy) -> tuple[dict[str, int], list[Any]]:
+    """Requests per scenario: the built-in run, one at a time, through ``proxy``."""
+    from patgate.resources import scenarios_dir
+    from patgate.runner import RunOptions, run
+    from patgate.runner.events import RunFinished, ScenarioFinished, ScenarioStarted
+    from patgate.runner.session import target_for
+    from patgate.runner.target import resolve_target_config
+    from patgate.scenario import load_scenarios
+
+    scenarios = load_scenarios([scenarios_dir()])
+    target = target_for(resolve_target_config(target_file, {}, {}))
+    counts: dict[str, int] = {}
+    before = 0
+    for event in run(scenarios, target, RunOptions(allow_writes=True, concurrency=1)):
+        if isinstance(event, ScenarioStarted):
+            before = proxy.requests
+        elif isinstance(event, ScenarioFinished):
+            counts[event.scenario_id] = proxy.requests - before
+        elif isinstance(event, RunFinished) and event.exit_code != 0:
+            raise RuntimeError(f"the counting run failed (exit {event.exit_code})")
+    return counts, list(scenarios)
+
+
+def _timed_run(target_file: Path, folder: Path, concurrency: int) -> float:
+    """Seconds ``patgate run`` at ``concurrency`` spent, from its JSON report."""
+    report = folder / f"report-{concurrency}.json"
+    command = [sys.executable, "-m", "patgate", "run", "--world", str(target_file)]
+    command += ["--allow-writes", "--concurrency", str(concurrency)]
+    command += ["--report", f"json:{report}"]
+    done = subprocess.run(
+        command, capture_output=True, text=True, timeout=300, check=False, cwd=folder
+    )
+    if done.returncode != 0:
+        raise RuntimeError(f"patgate run --concurrency {concurrency} failed:\n{done.stdout}")
+    document = json.loads(report.read_text(encoding="utf-8"))
+    seconds: float = document["duration"]
+    return seconds
+
+
+def run(plan: Plan) -> list[Result]:
+    """Alternating rounds of ``--concurrency 1`` and the default, through the proxy."""
+    from patgate.runner.session import DEFAULT_CONCURRENCY
+
+    rounds = plan.rounds_for(5, 2)
+    sequential: list[float] = []
+    concurrent: list[float] = []
+    with tempfile.TemporaryDirectory(prefix="patgate-concurrency-") as name:
+        folder = Path(name)
+        world_file = folder / "world.json"
+        command = [sys.executable, "-m", "patgate", "serve", "--world", str(world_file)]
+        with serve(command) as (origin, _), delaying_proxy(origin) as proxy:
+            world = json.loads(world_file.read_text(encoding="utf-8"))
+            near = f"http://127.0.0.1:{proxy.server_address[1]}"
+            target = {
+                key: value.replace(origin, near) if key.endswith("_url") else value
+                for key, value in world.items()
+            }
+            target_file = folder / "target.json"
+            target_file.write_text(json.dumps(target), encoding="utf-8")
+            requests, scenarios = _count_requests(target_file, proxy)
+            critical = critical_path(scenarios, requests)
+            for number in range(rounds):
+                order = (1, DEFAULT_CONCURRENCY) if number % 2 == 0 else (DEFAULT_CONCURRENCY, 1)
+                for concurrency in order:
+                    seconds = _timed_run(target_file, folder, concurrency)
+                    (sequential if concurrency == 1 else concurrent).append(seconds)
+    critical_ms = critical * 1000
+    return [
+        compare(
+            name="run_concurrency",
+            title=f"The built-in run through a proxy adding {DELAY * 1000:g} ms per request",
+            unit="ms",
+            a_label=f"--concurrency {DEFAULT_CONCURRENCY}",
+            a=[seconds * 1000 for seconds in concurrent],
+            b_label="critical path",
+            b=[critical_ms] * len(concurrent),
+            ratio_label="concurrent / critical path",
+            goal=Goal("ratio", "<=", GOAL, "concurrent / critical path"),
+            note=(
+                f"{sum(requests.values())} requests; critical path {critical_ms:.0f} ms "
+                f"(exclusive scenarios + the longest writer chain or scenario, x "
+                f"{DELAY * 1000:g} ms); --concurrency 1: "
+                f"{statistics.median(sequential) * 1000:.0f} ms median"
+            ),
+            details={
+                "sequential_ms": {
+                    "median": round(statistics.median(sequential) * 1000, 1),
+                    "min": round(min(sequential) * 1000, 1),
+                    "max": round(max(sequential) * 1000, 1),
+                },
+                "critical_path_ms": round(critical_ms, 1),
+                "requests": sum(requests.values()),
+                "requests_by_scenario": requests,
+            },
+        )
+    ]
+
+
+BENCHMARKS = [
+    Benchmark(
+        "run_concurrency",
+        run,
+        order=95,
+        description="the built-in run through a 50 ms proxy: concurrent vs its critical path",
+    )
+]
