@@ -13,7 +13,7 @@ domain excepted, which knows no URLs) may read it.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from urllib.parse import quote
 
 __all__ = [
@@ -45,6 +45,8 @@ CONTENT_PREFIX = "/v2/content"
 """Every path under ``{base_url}`` + this prefix needs a valid bearer (401/403 before 404)."""
 
 _PARAMETER = re.compile(r"\{([a-z_]+)\}")
+# Characters quote(..., safe="") leaves alone: a value made only of them is its own encoding.
+_UNRESERVED = re.compile(r"[A-Za-z0-9_.~-]*")
 
 
 @dataclass(frozen=True)
@@ -58,18 +60,32 @@ class ApiPath:
     template: str
     """The path below the base, ``{name}`` marking a path parameter (``""`` for the base)."""
 
+    _pieces: tuple[str, ...] = field(init=False, repr=False, compare=False)
+    """The template split at its parameters: literal, name, literal, name, ..., literal."""
+
+    def __post_init__(self) -> None:
+        # Split once: building links is on the hot path of every listing the fake serves.
+        object.__setattr__(self, "_pieces", tuple(_PARAMETER.split(self.template)))
+
     @property
     def parameters(self) -> tuple[str, ...]:
         """The names of the path parameters, in order."""
-        return tuple(_PARAMETER.findall(self.template))
+        return self._pieces[1::2]
 
     def url(self, base_url: str, **parameters: str) -> str:
         """The absolute URL below ``base_url``; each parameter is percent-encoded."""
-        missing = set(self.parameters) - set(parameters)
-        if missing:
-            raise TypeError(f"{self.name} needs the path parameters {sorted(missing)}")
-        path = _PARAMETER.sub(lambda m: quote(str(parameters[m.group(1)]), safe=""), self.template)
-        return base_url.rstrip("/") + path
+        pieces = self._pieces
+        parts = [base_url.rstrip("/"), pieces[0]]
+        for index in range(1, len(pieces), 2):
+            name = pieces[index]
+            try:
+                value = str(parameters[name])
+            except KeyError:
+                missing = sorted(set(self.parameters) - set(parameters))
+                raise TypeError(f"{self.name} needs the path parameters {missing}") from None
+            parts.append(value if _UNRESERVED.fullmatch(value) else quote(value, safe=""))
+            parts.append(pieces[index + 1])
+        return "".join(parts)
 
     @property
     def is_content(self) -> bool:

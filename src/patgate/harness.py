@@ -13,6 +13,7 @@ plugin pays for them in a session that does not use the fake.
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
+from time import perf_counter
 from types import TracebackType
 from typing import TYPE_CHECKING, Any, Protocol
 
@@ -109,8 +110,12 @@ class Fake:
         from patgate.wire.app import WireApp
         from patgate.wire.control_api import ControlApi
         from patgate.wire.control_service import ControlService
+        from patgate.wire.fault_answers import DroppedConnection, request_principal
         from patgate.wire.request_log import DEFAULT_LOG_SIZE, RequestLog
 
+        # Bound here, not imported per request: handle() is on every request's path.
+        self._dropped_connection = DroppedConnection
+        self._request_principal = request_principal
         chosen = deployment_settings(settings, given_deployment=deployment is not None)
         self.deployment: Deployment = deployment if deployment is not None else Deployment(**chosen)
         self.urls: FakeUrls = _coerce_urls(urls)
@@ -146,25 +151,21 @@ class Fake:
 
         Control API calls are answered first and are not logged.
         """
-        import time
-
-        from patgate.wire.fault_answers import DroppedConnection, request_principal
-
         control = self._control_api(request)
         if control is not None:
             return control
-        started = time.perf_counter()
-        principal = request_principal(self.deployment, request)
+        started = perf_counter()
+        principal = self._request_principal(self.deployment, request)
         try:
             response = self._app(request)
-        except DroppedConnection:
+        except self._dropped_connection:
             self.request_log.record(
-                request, None, principal=principal, duration=time.perf_counter() - started
+                request, None, principal=principal, duration=perf_counter() - started
             )
             raise
         if response is not None:
             self.request_log.record(
-                request, response, principal=principal, duration=time.perf_counter() - started
+                request, response, principal=principal, duration=perf_counter() - started
             )
         return response
 

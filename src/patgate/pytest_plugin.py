@@ -88,8 +88,21 @@ def pytest_configure(config: pytest.Config) -> None:
     )
 
 
+_INI_OPTIONS = pytest.StashKey[dict[str, Any]]()
+
+
 def _ini_options(config: pytest.Config) -> dict[str, Any]:
-    """The ini options that are set, checked (a bad value fails the test, no traceback)."""
+    """The ini options that are set, checked (a bad value fails the test, no traceback).
+
+    Read once a session (the ini file does not change during it), then copied.
+    """
+    cached = config.stash.get(_INI_OPTIONS, None)
+    if cached is None:
+        cached = config.stash[_INI_OPTIONS] = _read_ini_options(config)
+    return dict(cached)
+
+
+def _read_ini_options(config: pytest.Config) -> dict[str, Any]:
     import json
 
     from patgate.errors import UsageError

@@ -139,12 +139,37 @@ def _record_id(hub_id: str, kind: str, serial: int) -> str:
 
 
 class ContentStore:
-    """Every hub's content resources, by kind and id."""
+    """Every hub's content resources, by kind and id.
+
+    Hubs given to :meth:`seed_later` get their default records on the store's first use,
+    not when the world is built: most tests never read content, and seeding costs more
+    than the rest of a fresh fake. The records and their ids are the same either way.
+    """
 
     def __init__(self) -> None:
         self._lock = threading.Lock()
+        self._seed_lock = threading.Lock()
+        self._unseeded: list[Hub] = []
         self._by_id: dict[str, dict[str, ContentRecord]] = {kind: {} for kind in KINDS}
         self._by_hub: dict[tuple[str, str], list[ContentRecord]] = {}
+
+    def seed_later(self, hubs: list[Hub]) -> None:
+        """Give those of ``hubs`` that have no records yet the default records
+        (:func:`seed_content`), before the store's next use."""
+        with self._seed_lock, self._lock:
+            known = {hub.id for hub in self._unseeded}
+            known.update(hub_id for (_kind, hub_id), records in self._by_hub.items() if records)
+            self._unseeded.extend(hub for hub in hubs if hub.id not in known)
+
+    def _seed_pending(self) -> None:
+        if not self._unseeded:  # the common case, without a lock
+            return
+        with self._seed_lock:
+            while self._unseeded:
+                # Removed only once seeded: a reader that finds the list empty finds the
+                # records complete.
+                _seed_hub(self, self._unseeded[0])
+                self._unseeded.pop(0)
 
     def add(self, kind: str, hub_id: str, **fields: Any) -> ContentRecord:
         """A new record of ``kind`` in ``hub_id``: the kind's defaults, overridden by ``fields``.
@@ -152,6 +177,14 @@ class ContentStore:
         The id is derived from the hub, the kind and a serial number, so the same calls give
         the same ids in every run.
         """
+        self._seed_pending()
+        return self._insert(kind, hub_id, fields)
+
+    def _insert_fields(self, kind: str, hub_id: str, **fields: Any) -> ContentRecord:
+        # Seeding's own way in: add() would wait for the seeding in progress.
+        return self._insert(kind, hub_id, fields)
+
+    def _insert(self, kind: str, hub_id: str, fields: Mapping[str, Any]) -> ContentRecord:
         if kind not in _DEFAULTS:
             raise ValueError(f"unknown content kind {kind!r}; known: {', '.join(KINDS)}")
         with self._lock:
@@ -169,18 +202,15 @@ class ContentStore:
 
     def listing(self, kind: str, hub_id: str) -> list[ContentRecord]:
         """The records of ``kind`` in ``hub_id``, oldest first."""
+        self._seed_pending()
         with self._lock:
             return list(self._by_hub.get((kind, hub_id), ()))
 
     def get(self, kind: str, record_id: str) -> ContentRecord | None:
         """The record of ``kind`` with ``record_id``, or ``None``."""
+        self._seed_pending()
         with self._lock:
             return self._by_id[kind].get(record_id)
-
-    def has_hub(self, hub_id: str) -> bool:
-        """Whether any record belongs to ``hub_id``."""
-        with self._lock:
-            return any(key[1] == hub_id and records for key, records in self._by_hub.items())
 
 
 def authorize_reader(deployment: Deployment, principal: Principal) -> None:
@@ -226,18 +256,20 @@ def _seed_hub(store: ContentStore, hub: Hub) -> None:
     types = []
     for name, title in (("article", "Article"), ("banner", "Banner")):
         uri = f"https://schema.example.com/{hub.name}/{name}.json"
-        store.add(
+        store._insert_fields(
             CONTENT_TYPE_SCHEMAS, hub.id, schemaId=uri, body=_SCHEMA_BODY % (uri, title), **stamp
         )
-        content_type = store.add(
+        content_type = store._insert_fields(
             CONTENT_TYPES,
             hub.id,
             contentTypeUri=uri,
             settings={"label": title, "icons": [], "visualizations": []},
         )
         types.append({"hubContentTypeId": content_type.id, "contentTypeUri": uri})
-    store.add(CONTENT_REPOSITORIES, hub.id, name="content", label="Content", contentTypes=types)
-    store.add(
+    store._insert_fields(
+        CONTENT_REPOSITORIES, hub.id, name="content", label="Content", contentTypes=types
+    )
+    store._insert_fields(
         CONTENT_REPOSITORIES,
         hub.id,
         name="slots",
@@ -247,9 +279,9 @@ def _seed_hub(store: ContentStore, hub: Hub) -> None:
         contentTypes=types[1:],
     )
     for label, color in (("Todo", "rgb(204,204,204)"), ("In review", "rgb(255,187,0)")):
-        store.add(WORKFLOW_STATES, hub.id, label=label, color=color, **stamp)
-    store.add(WORKFLOW_STATES, hub.id, label="Done", color="rgb(0,170,85)", **stamp)
-    store.add(
+        store._insert_fields(WORKFLOW_STATES, hub.id, label=label, color=color, **stamp)
+    store._insert_fields(WORKFLOW_STATES, hub.id, label="Done", color="rgb(0,170,85)", **stamp)
+    store._insert_fields(
         EXTENSIONS,
         hub.id,
         hubId=hub.id,
@@ -258,7 +290,7 @@ def _seed_hub(store: ContentStore, hub: Hub) -> None:
         description="A field for rich text, stored as JSON.",
         **stamp,
     )
-    store.add(
+    store._insert_fields(
         WEBHOOKS,
         hub.id,
         label="Publish notifications",
@@ -266,11 +298,10 @@ def _seed_hub(store: ContentStore, hub: Hub) -> None:
         createdDate=when,
         lastModifiedDate=when,
     )
-    store.add(EVENTS, hub.id, name="Spring launch", comment="Seeded by patgate")
+    store._insert_fields(EVENTS, hub.id, name="Spring launch", comment="Seeded by patgate")
 
 
 def seed_content(deployment: Deployment) -> None:
-    """Give every hub of ``deployment`` that has no content yet the default records."""
-    for hub in list(deployment.hubs):
-        if not deployment.content.has_hub(hub.id):
-            _seed_hub(deployment.content, hub)
+    """Give every hub of ``deployment`` that has no content yet the default records (made
+    when the content is first used)."""
+    deployment.content.seed_later(list(deployment.hubs))

@@ -25,6 +25,7 @@ where ``MyEndpoint`` subclasses :class:`~patgate.wire.endpoint.Endpoint` (``meth
 
 from __future__ import annotations
 
+import functools
 from typing import TYPE_CHECKING
 from urllib.parse import urlsplit
 
@@ -38,7 +39,7 @@ from patgate.wire.fault_answers import fault_answer, fault_for
 from patgate.wire.messages import WireRequest, WireResponse
 from patgate.wire.request_log import RequestLog
 from patgate.wire.router import RouteMatch, Router
-from patgate.wire.routes import served_routes
+from patgate.wire.routes import EndpointFactory, served_routes
 from patgate.wire.statuses import HttpRefusal
 from patgate.wire.urls import FakeUrls, canonical_url
 from patgate.wire.user_content import ContentPaths
@@ -88,8 +89,8 @@ class WireApp:
         """Canonical URL template -> endpoint; :meth:`mount` adds to it."""
         self._content_base = self.urls.base_url + CONTENT_PREFIX
         self._unrouted = _Unrouted(self)
-        for path, factory in served_routes():
-            self.mount(self.urls.base_for(path.base), path.template, factory(deployment, self.urls))
+        for template, factory in _builtin_routes(self.urls):
+            self.router.add(template, factory(deployment, self.urls))
         self.content = ContentPaths(self)
         """Users' own content API paths behind the same authorization (``fake.content``)."""
 
@@ -99,10 +100,7 @@ class WireApp:
         ``base`` must be one of this app's base URLs (``app.urls.base_url``, ...); a URL the
         app already serves raises ``ValueError``.
         """
-        template = canonical_url(base + path) if path else canonical_url(base).rstrip("/")
-        if not self.urls.serves_canonical(template):
-            raise ValueError(f"{base} is not one of this fake's base URLs")
-        self.router.add(template, endpoint)
+        self.router.add(_route_template(self.urls, base, path), endpoint)
 
     def describe(self) -> str:
         """Every route as ``METHODS url-template``, separated by ``; ``."""
@@ -166,6 +164,22 @@ class WireApp:
             operations = UiOperations(self.deployment, control)
             self._ui = ManagementUi(operations, self.urls.ui_url)
         return self._ui
+
+
+@functools.lru_cache(maxsize=64)
+def _builtin_routes(urls: FakeUrls) -> tuple[tuple[str, EndpointFactory], ...]:
+    # Every test's fresh fake serves the same routes on the same URLs: worked out once.
+    return tuple(
+        (_route_template(urls, urls.base_for(path.base), path.template), factory)
+        for path, factory in served_routes()
+    )
+
+
+def _route_template(urls: FakeUrls, base: str, path: str) -> str:
+    template = canonical_url(base + path) if path else canonical_url(base).rstrip("/")
+    if not urls.serves_canonical(template):
+        raise ValueError(f"{base} is not one of this fake's base URLs")
+    return template
 
 
 def _check_limits(request: WireRequest) -> None:

@@ -111,11 +111,7 @@ def _href(url: str) -> dict[str, str]:
 
 def hub_view(hub: Hub, base_url: str) -> dict[str, Any]:
     """A hub as the content API shows it, linking every listing the fake serves."""
-    href = api_paths.HUB.url(base_url, hub_id=hub.id)
-    links: dict[str, Any] = {"self": _href(href), "hub": _href(href)}
-    for route in KIND_ROUTES:
-        listing = route.listing.url(base_url, hub_id=hub.id)
-        links[route.hub_relation] = {"href": listing + route.template, "templated": True}
+    links = _hub_links(hub.id, base_url)
     return {
         "id": hub.id,
         "name": hub.name,
@@ -129,6 +125,18 @@ def hub_view(hub: Hub, base_url: str) -> dict[str, Any]:
         "lastModifiedDate": _timestamp(hub.last_modified_date),
         "_links": links,
     }
+
+
+@functools.lru_cache(maxsize=1024)
+def _hub_links(hub_id: str, base_url: str) -> Mapping[str, Any]:
+    # A hub's links depend on its id alone; every hubs page shows them, so they are built
+    # once. Shared between views, read-only: a view is serialized and dropped.
+    href = api_paths.HUB.url(base_url, hub_id=hub_id)
+    links: dict[str, Any] = {"self": _href(href), "hub": _href(href)}
+    for route in KIND_ROUTES:
+        listing = route.listing.url(base_url, hub_id=hub_id)
+        links[route.hub_relation] = {"href": listing + route.template, "templated": True}
+    return links
 
 
 def record_view(record: ContentRecord, base_url: str) -> dict[str, Any]:

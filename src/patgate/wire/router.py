@@ -8,6 +8,7 @@ others are tried in the order they were added, so the common paths cost one look
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
@@ -31,6 +32,7 @@ class RouteMatch(Generic[T]):
     template: str
 
 
+@functools.lru_cache(maxsize=1024)  # every fake mounts the same templates
 def _pattern(template: str) -> re.Pattern[str]:
     parts: list[str] = []
     position = 0

@@ -7,6 +7,7 @@ other URL is left to the network, or refused in strict mode with :class:`Unmatch
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass
 from urllib.parse import urlsplit
 
@@ -31,6 +32,7 @@ UI_PATH = "/ui"
 _DEFAULT_PORTS = {"http": 80, "https": 443}
 
 
+@functools.lru_cache(maxsize=4096)  # every request asks; clients repeat their URLs
 def canonical_url(url: str) -> str:
     """``scheme://host[:port]/path`` with the query, fragment, user info and default port gone.
 
