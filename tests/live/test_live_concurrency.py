@@ -1,5 +1,5 @@
-"""``patgate run --concurrency 4`` against ``patgate serve``: a real SIGTERM while two users'
-creates are in flight leaves no token behind, and the JSON report adds up."""
+"""``patgate run --concurrency 4`` against ``patgate serve``: a real SIGTERM (or SIGINT)
+while two users' creates are in flight leaves no token behind, and the JSON report adds up."""
 
 from __future__ import annotations
 
@@ -61,7 +61,10 @@ def _pending_as(ledger: Path, keys: set[str], timeout: float = 60.0) -> None:
     raise AssertionError(f"{ledger} never held creates by {sorted(keys)}")
 
 
-def test_sigterm_during_concurrent_writes_deletes_every_token(two_admins: Served) -> None:
+@pytest.mark.parametrize(("sig", "code"), [(signal.SIGTERM, 143), (signal.SIGINT, 130)])
+def test_a_signal_during_concurrent_writes_deletes_every_token(
+    two_admins: Served, sig: signal.Signals, code: int
+) -> None:
     served = two_admins
     folder = served.folder / "writers"
     folder.mkdir()
@@ -87,15 +90,16 @@ def test_sigterm_during_concurrent_writes_deletes_every_token(two_admins: Served
     )
     try:
         _pending_as(ledger, {"admin_token", "member_token"})
-        process.send_signal(signal.SIGTERM)  # the run this test started, by its handle
+        process.send_signal(sig)  # the run this test started, by its handle
         out, err = process.communicate(timeout=90)
     finally:
         stop(process)
-    assert process.returncode == 143, out + err
+    assert process.returncode == code, out + err
     assert "Traceback" not in err
+    assert f"exit {code}: interrupted ({sig.name})" in out
     document = json.loads(report.read_text(encoding="utf-8"))
-    assert document["interrupted"] == "SIGTERM"
-    assert document["exit_code"] == 143
+    assert document["interrupted"] == sig.name
+    assert document["exit_code"] == code
     counts = document["counts"]
     assert counts["tokens_created"] >= 2
     assert counts["tokens_deleted"] == counts["tokens_created"]
