@@ -17,7 +17,8 @@ def served(tmp_path: Path) -> Iterator[Served]:
     """``patgate serve --port 0 --world w.json`` in another process, for one test.
 
     Scope: function. Type: :class:`Served`. Default: the default world, on 127.0.0.1, its
-    target file without the control keys (a live deployment offers no control).
+    target file without the control keys (a live deployment offers no control; they are in
+    ``Served.control`` for a test that sets the stage).
     """
     world_file = tmp_path / "w.json"
     process = subprocess.Popen(
@@ -33,9 +34,8 @@ def served(tmp_path: Path) -> Iterator[Served]:
         assert line.startswith("patgate serve: listening on http://127.0.0.1:"), line
         # Like a real deployment: no control API in the target file, so waits take real time.
         world = json.loads(world_file.read_text(encoding="utf-8"))
-        for key in ("control_url", "control_token"):
-            world.pop(key, None)
+        control = {key: world.pop(key) for key in ("control_url", "control_token") if key in world}
         world_file.write_text(json.dumps(world), encoding="utf-8")
-        yield Served(process, line.rsplit(" ", 1)[1].strip(), world_file, tmp_path)
+        yield Served(process, line.rsplit(" ", 1)[1].strip(), world_file, tmp_path, control)
     finally:
         stop(process)

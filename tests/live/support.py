@@ -8,7 +8,7 @@ import shutil
 import subprocess
 import sys
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -29,6 +29,8 @@ class Served:
     url: str
     world_file: Path
     folder: Path
+    control: dict[str, str] = field(default_factory=dict)
+    """``control_url`` and ``control_token``, kept out of the target file."""
 
     @property
     def world(self) -> dict[str, str]:

@@ -5,9 +5,7 @@ from __future__ import annotations
 
 import json
 import signal
-import subprocess
 import time
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -15,7 +13,7 @@ import pytest
 from patgate.control_client import ControlClient
 
 from ..runner.support import writer
-from .support import Served, ledger_events, patgate_command, stop
+from .support import Served, ledger_events, stop
 
 pytestmark = pytest.mark.slow
 
@@ -24,29 +22,13 @@ LATENCY = 0.3
 
 
 @pytest.fixture
-def two_admins(tmp_path: Path) -> Iterator[Served]:
+def two_admins(served: Served) -> Served:
     """``patgate serve`` whose member is an admin too (both may create) and whose GraphQL
     answers are slowed by :data:`LATENCY`; its target file without the control keys."""
-    world_file = tmp_path / "w.json"
-    process = subprocess.Popen(
-        [*patgate_command(), "serve", "--port", "0", "--world", str(world_file)],
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-        cwd=tmp_path,
-    )
-    try:
-        assert process.stdout is not None
-        line = process.stdout.readline()
-        assert line.startswith("patgate serve: listening on http://127.0.0.1:"), line
-        world = json.loads(world_file.read_text(encoding="utf-8"))
-        with ControlClient(world.pop("control_url"), world.pop("control_token")) as control:
-            control.set_role(control.world_ids()["member"], "admin")
-            control.faults.add("graphql", latency=LATENCY)
-        world_file.write_text(json.dumps(world), encoding="utf-8")
-        yield Served(process, line.rsplit(" ", 1)[1].strip(), world_file, tmp_path)
-    finally:
-        stop(process)
+    with ControlClient(served.control["control_url"], served.control["control_token"]) as control:
+        control.set_role(control.world_ids()["member"], "admin")
+        control.faults.add("graphql", latency=LATENCY)
+    return served
 
 
 def _pending_as(ledger: Path, keys: set[str], timeout: float = 60.0) -> None:

@@ -6,18 +6,22 @@ exit code; before that, the run deletes whatever it created that is still there.
 consume the events and never call back. A target that does not answer the run's first
 request raises :class:`~patgate.errors.TargetUnreachable` (exit code 3).
 
-:class:`ScenarioRunner` runs scenarios one at a time against one target (the pytest items
-use it); :func:`run` is built on it.
+:class:`ScenarioRunner` runs scenarios against one target (the pytest items use it, one at
+a time); :func:`run` is built on it, one scenario at a time or, with ``concurrency`` above 1,
+on the worker threads of a :class:`~patgate.runner.scheduler.Scheduler`. Whether a scenario
+can run at all on the target is :mod:`patgate.runner.admission`'s question.
 """
 
 from __future__ import annotations
 
+import threading
 import time
 from collections.abc import Callable, Generator, Sequence
 
 from patgate.errors import RequestFailed
 from patgate.levels import Level
 from patgate.redaction import Redactor
+from patgate.runner.admission import key_costs, skip_reason
 from patgate.runner.context import RunContext, RunOptions
 from patgate.runner.events import (
     Event,
@@ -36,9 +40,8 @@ from patgate.runner.scheduler import Scheduler
 from patgate.runner.target import Target
 from patgate.scenario.catalogue import Catalogue, load_catalogue
 from patgate.scenario.model import Scenario
-from patgate.target_contract import TARGET_KEYS
 
-__all__ = ["ScenarioRunner", "consume", "key_costs", "run", "run_session", "skip_reason"]
+__all__ = ["ScenarioRunner", "consume", "run", "run_session"]
 
 _MAX_SETTLE = 5.0
 """Seconds the end of a run waits, at most, for an unanswered create to show in a listing."""
@@ -46,6 +49,9 @@ _MAX_SETTLE = 5.0
 
 class ScenarioRunner:
     """Runs scenarios against one target, sharing one client, one run id and one ledger.
+
+    :meth:`run_scenario` may be called from several threads at once (the scheduler's
+    workers): what the scenarios share is guarded by locks.
 
     ``completed`` holds the ids of the scenarios whose steps all ran. Call :meth:`close`
     when done (or use it as a context manager): it deletes whatever the run left behind.
@@ -63,6 +69,7 @@ class ScenarioRunner:
         self.catalogue = catalogue if catalogue is not None else load_catalogue()
         self.context = RunContext(target, self.options, redactor=redactor)
         self.completed: set[str] = set()
+        self._completing = threading.Lock()
         self.interrupted = ""
         """The signal that cut :meth:`finish` short, if one did (it then ran to the end)."""
         self._finished = False
@@ -93,7 +100,8 @@ class ScenarioRunner:
             why = f"interrupted by {context.halt_reason} while it ran"
             return _skipped(scenario, why, time.perf_counter() - started)
         if execution.completed:
-            self.completed.add(scenario.id)
+            with self._completing:
+                self.completed.add(scenario.id)
         failures = tuple(execution.failures)
         outcome = scenario_outcome(failures)
         if outcome is Outcome.PASSED and execution.skip_reason:
@@ -353,74 +361,3 @@ def consume(
                 events.close()
                 raise
             pending = stop
-
-
-def key_costs(
-    target: Target, scenarios: Sequence[Scenario], catalogue: Catalogue
-) -> tuple[tuple[str, ...], tuple[tuple[str, str], ...]]:
-    """The target keys found, and what each missing one costs: the scenarios that need it
-    and the gate rules only those scenarios check."""
-    config = target.config
-    found = tuple(key for key in TARGET_KEYS if config.get(key) is not None)
-    missing = []
-    for key in TARGET_KEYS:
-        if key in found:
-            continue
-        needing = [s for s in scenarios if key in s.needs]
-        if key == "organization_id" or not needing:
-            # organization_id is discovered when absent; a key nothing needs costs nothing.
-            cost = "discovered through viewer" if key == "organization_id" else "nothing"
-            missing.append((key, cost))
-            continue
-        others = [s for s in scenarios if key not in s.needs]
-        lost = sorted(
-            {
-                rule
-                for s in needing
-                for rule in s.rules
-                if rule in catalogue
-                and catalogue[rule].is_gate
-                and not any(rule in o.rules for o in others)
-            }
-        )
-        cost = f"skips {len(needing)} scenario(s)"
-        cost += f"; gate rules not checked: {', '.join(lost)}" if lost else ""
-        missing.append((key, cost))
-    return found, tuple(missing)
-
-
-def skip_reason(scenario: Scenario, context: RunContext) -> str:
-    """Why ``scenario`` cannot run on this target, or ``""``."""
-    target = context.target
-    options = context.options
-    if scenario.control and target.control is None:
-        return "needs control of the deployment (runs against the embedded fake)"
-    missing = [
-        key
-        for key in scenario.needs
-        if key != "organization_id" and context.config.get(key) is None
-    ]
-    if missing:
-        return f"needs {', '.join(missing)}"
-    if scenario.writes and target.live and not options.allow_writes:
-        return "writes to the deployment; run with --allow-writes"
-    if scenario.untracked_writes and target.live:
-        return (
-            "sends a write the ledger cannot track (a raw GraphQL mutation, or an HTTP POST, "
-            "PUT, PATCH or DELETE); it runs only against the embedded fake"
-        )
-    if (
-        scenario.bulk
-        and target.live
-        and target.config.production
-        and scenario.id not in options.explicit
-    ):
-        return (
-            "writes in bulk, which a production target refuses unless the scenario is named: "
-            f"--scenario {scenario.id}"
-        )
-    if "organization_id" in scenario.needs:
-        organization, why = context.organization_id()
-        if organization is None:
-            return why
-    return ""
