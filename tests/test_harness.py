@@ -206,3 +206,28 @@ def test_a_given_deployment_gets_the_default_world() -> None:
     assert fake.world["pat_prefix"] == "acme_"
     assert fake.world["admin_token"].startswith("acme_")
     assert len(deployment.hubs) == 3
+
+
+def test_a_dropped_fake_is_freed_without_the_garbage_collector() -> None:
+    # Every test builds a fresh fake; one kept alive by a reference cycle until the collector
+    # runs makes each collection slower for the rest of the session.
+    import gc
+    import weakref
+
+    import httpx
+
+    from patgate import Fake
+
+    hubs = "https://api.amplience.net/v2/content/hubs"
+    was_enabled = gc.isenabled()
+    gc.disable()
+    try:
+        fake = Fake()
+        with fake, httpx.Client() as client:
+            client.get(hubs, headers={"Authorization": "Bearer " + fake.world["admin_token"]})
+        alive = weakref.ref(fake.deployment)
+        del fake
+        assert alive() is None
+    finally:
+        if was_enabled:
+            gc.enable()

@@ -135,8 +135,7 @@ class Fake:
         )
         """The control operations as plain calls (the HTTP control API and the page call them)."""
         wire_app = WireApp(self.deployment, self.urls, self.request_log, self.control)
-        self.content: ContentPaths = wire_app.content
-        """Register your own content API paths behind the fake's authorization."""
+        self._wire_app = wire_app
         app: WireHandler = wire_app
         self._app = wrap_app(app) if wrap_app is not None else app
         self.control_token: str = control_token or secrets.token_urlsafe(32)
@@ -168,6 +167,11 @@ class Fake:
                 request, response, principal=principal, duration=perf_counter() - started
             )
         return response
+
+    @property
+    def content(self) -> ContentPaths:
+        """Register your own content API paths behind the fake's authorization."""
+        return self._wire_app.content
 
     @property
     def world(self) -> dict[str, str]:

@@ -61,12 +61,13 @@ MAX_HEADERS = 100
 class _Unrouted(ContentEndpoint):
     """Answers what no route serves, in the content API's error shape."""
 
-    def __init__(self, app: WireApp) -> None:
-        super().__init__(app.deployment, app.urls)
-        self.app = app
+    def __init__(self, deployment: Deployment, urls: FakeUrls, router: Router[Endpoint]) -> None:
+        super().__init__(deployment, urls)
+        # The router, not the app: no reference cycle, so a dropped fake is freed at once.
+        self.router = router
 
     def respond(self, request: WireRequest, call: Call) -> WireResponse:
-        raise NotFound(f"not found; this fake serves {self.app.describe()}")
+        raise NotFound(f"not found; this fake serves {describe_routes(self.router)}")
 
 
 class WireApp:
@@ -88,11 +89,9 @@ class WireApp:
         self.router: Router[Endpoint] = Router()
         """Canonical URL template -> endpoint; :meth:`mount` adds to it."""
         self._content_base = self.urls.base_url + CONTENT_PREFIX
-        self._unrouted = _Unrouted(self)
+        self._unrouted = _Unrouted(deployment, self.urls, self.router)
         for template, factory in _builtin_routes(self.urls):
             self.router.add(template, factory(deployment, self.urls))
-        self.content = ContentPaths(self)
-        """Users' own content API paths behind the same authorization (``fake.content``)."""
 
     def mount(self, base: str, path: str, endpoint: Endpoint) -> None:
         """Serve ``base + path`` (``{name}`` segments are path parameters) with ``endpoint``.
@@ -102,9 +101,16 @@ class WireApp:
         """
         self.router.add(_route_template(self.urls, base, path), endpoint)
 
+    @functools.cached_property
+    def content(self) -> ContentPaths:
+        """Users' own content API paths behind the same authorization (``fake.content``)."""
+        # Made on first use: it points back at the app, and a cycle would keep every test's
+        # fake alive until the garbage collector runs.
+        return ContentPaths(self)
+
     def describe(self) -> str:
         """Every route as ``METHODS url-template``, separated by ``; ``."""
-        return "; ".join(f"{'/'.join(e.methods)} {template}" for template, e in self.router)
+        return describe_routes(self.router)
 
     def __call__(self, request: WireRequest) -> WireResponse | None:
         key = canonical_url(request.url)
@@ -164,6 +170,11 @@ class WireApp:
             operations = UiOperations(self.deployment, control)
             self._ui = ManagementUi(operations, self.urls.ui_url)
         return self._ui
+
+
+def describe_routes(router: Router[Endpoint]) -> str:
+    """Every route of ``router`` as ``METHODS url-template``, separated by ``; ``."""
+    return "; ".join(f"{'/'.join(e.methods)} {template}" for template, e in router)
 
 
 @functools.lru_cache(maxsize=64)
