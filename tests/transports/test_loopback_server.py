@@ -2,8 +2,10 @@ from __future__ import annotations
 
 import http.client
 import json
+import re
 import socket
 import threading
+import time
 from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
 
@@ -102,7 +104,12 @@ def test_a_chunked_body_is_read(served: tuple[LoopbackServer, Fake]) -> None:
         (b"POST /graphql HTTP/1.1\r\nTransfer-Encoding: gzip\r\n\r\n", 400),
         (b"POST /graphql HTTP/1.1\r\nTransfer-Encoding: chunked\r\nContent-Length: 3\r\n\r\n", 400),
         (b"POST /graphql HTTP/1.1\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\n", 400),
-        (b"POST /graphql HTTP/1.1\r\nTransfer-Encoding: chunked\r\n\r\n200000\r\n", 413),
+        # A chunked body is counted as it arrives: refused once past 1 MiB.
+        (
+            b"POST /graphql HTTP/1.1\r\nTransfer-Encoding: chunked\r\n\r\n200000\r\n"
+            + b"{" * (1024 * 1024 + 1),
+            413,
+        ),
         (b"BREW /graphql HTTP/1.1\r\nConnection: close\r\n\r\n", 405),
         (b"GET /nowhere HTTP/1.1\r\nConnection: close\r\n\r\n", 404),
         (b"GET * HTTP/1.1\r\nConnection: close\r\n\r\n", 404),
@@ -209,3 +216,81 @@ def test_concurrent_creates_over_sockets_respect_the_cap(
     created = [a for a in answers if "errors" not in a]
     assert len(created) == 4  # the world's token is the first of five
     assert len(list(fake.deployment.tokens_of(fake.default_world.admin_id))) == 5
+
+
+def _exchange(server: LoopbackServer, *parts: bytes, pause: float = 0.05) -> bytes:
+    """Send ``parts`` as separate writes, then read until the server closes."""
+    host, port = server.base_url.removeprefix("http://").split(":")
+    with socket.create_connection((host, int(port)), timeout=5) as sock:
+        for part in parts:
+            sock.sendall(part)
+            time.sleep(pause)  # each part arrives in a read of its own
+        chunks = []
+        while chunk := sock.recv(65536):
+            chunks.append(chunk)
+    return b"".join(chunks)
+
+
+def test_an_unknown_method_split_across_writes_gets_the_apps_405(
+    served: tuple[LoopbackServer, Fake],
+) -> None:
+    server, _ = served
+    answer = _exchange(server, b"BR", b"EW /graphql HTTP/1.1\r\nConnection: close\r\n\r\n")
+    assert answer.startswith(b"HTTP/1.1 405 ")
+    assert b"\r\nAllow: POST\r\n" in answer
+
+
+def test_pipelined_requests_are_answered_in_order(served: tuple[LoopbackServer, Fake]) -> None:
+    server, fake = served
+    auth = f"Authorization: Bearer {fake.world['admin_token']}\r\n".encode()
+    answer = _exchange(
+        server,
+        b"GET /v2/content/hubs HTTP/1.1\r\n" + auth + b"\r\n"
+        b"GET /nowhere HTTP/1.1\r\n\r\n"
+        b"GET /v2/content/hubs HTTP/1.1\r\nConnection: close\r\n\r\n",
+    )
+    assert re.findall(rb"HTTP/1\.1 (\d{3}) ", answer) == [b"200", b"404", b"401"]
+
+
+def test_expect_100_continue_is_answered_before_the_body(
+    served: tuple[LoopbackServer, Fake],
+) -> None:
+    server, fake = served
+    form = (
+        f"client_id={fake.world['client_id']}&client_secret={fake.world['client_secret']}"
+        "&grant_type=client_credentials"
+    ).encode()
+    host, port = server.base_url.removeprefix("http://").split(":")
+    with socket.create_connection((host, int(port)), timeout=5) as sock:
+        sock.sendall(
+            b"POST /oauth/token HTTP/1.1\r\nHost: x\r\nExpect: 100-continue\r\n"
+            b"Content-Type: application/x-www-form-urlencoded\r\nConnection: close\r\n"
+            b"Content-Length: %d\r\n\r\n" % len(form)
+        )
+        assert sock.recv(65536) == b"HTTP/1.1 100 Continue\r\n\r\n"
+        sock.sendall(form)
+        chunks = []
+        while chunk := sock.recv(65536):
+            chunks.append(chunk)
+    head, _, body = b"".join(chunks).partition(b"\r\n\r\n")
+    assert head.startswith(b"HTTP/1.1 200 ")
+    assert json.loads(body)["token_type"] == "Bearer"
+
+
+def test_a_head_larger_than_its_limit_is_refused(served: tuple[LoopbackServer, Fake]) -> None:
+    server, _ = served
+    # Fewer fields than the count limit, each under the field limit, too many bytes in all.
+    fields = b"".join(b"X-%d: %s\r\n" % (n, b"v" * 4096) for n in range(70))
+    status, headers, body = _raw(server, b"GET /v2/content/hubs HTTP/1.1\r\n" + fields + b"\r\n")
+    assert (status, headers["connection"]) == (431, "close")
+    assert b"vvvv" not in body
+
+
+def test_an_upgrade_request_is_answered_then_closed(served: tuple[LoopbackServer, Fake]) -> None:
+    server, _ = served
+    answer = _exchange(
+        server,
+        b"GET /nowhere HTTP/1.1\r\nUpgrade: websocket\r\nConnection: upgrade\r\n\r\n",
+    )
+    assert answer.startswith(b"HTTP/1.1 404 ")
+    assert b"\r\nConnection: close\r\n" in answer
