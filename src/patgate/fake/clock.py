@@ -56,5 +56,6 @@ class Clock:
 
 def format_timestamp(moment: datetime) -> str:
     """ISO 8601 in UTC with milliseconds and a trailing ``Z``, as the real service writes."""
-    utc = moment.astimezone(timezone.utc)
-    return utc.strftime("%Y-%m-%dT%H:%M:%S.") + f"{utc.microsecond // 1000:03d}Z"
+    # isoformat, not strftime: a third of the cost, on every date of every token listed.
+    naive = moment.astimezone(timezone.utc).replace(tzinfo=None)
+    return naive.isoformat(timespec="milliseconds") + "Z"

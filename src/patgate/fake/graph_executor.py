@@ -15,7 +15,13 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from graphql import ExecutionResult, GraphQLError, execute
+from graphql import (
+    ExecutionResult,
+    GraphQLError,
+    GraphQLResolveInfo,
+    default_field_resolver,
+    execute,
+)
 
 from patgate.errors import DomainError
 from patgate.fake.deployment import Deployment
@@ -86,6 +92,14 @@ def _never_awaitable(value: object) -> bool:
     return False
 
 
+def _field_value(source: Any, info: GraphQLResolveInfo, **args: Any) -> Any:
+    # The fake's resolvers return plain dicts of plain values: a dict is read directly,
+    # sparing the abstract Mapping check graphql-core's default makes for every field.
+    if type(source) is dict:
+        return source.get(info.field_name)
+    return default_field_resolver(source, info, **args)
+
+
 def execute_graph_request(
     deployment: Deployment,
     principal: Principal,
@@ -120,6 +134,7 @@ def execute_graph_request(
         context_value=GraphContext(deployment, principal),
         variable_values=dict(variables) if variables is not None else None,
         operation_name=operation_name,
+        field_resolver=_field_value,
         is_awaitable=_never_awaitable,
     )
     assert isinstance(result, ExecutionResult), "no resolver of the fake is asynchronous"

@@ -69,9 +69,14 @@ def _reject_constant(name: str) -> Any:
     raise ValueError(f"{name} is not JSON")
 
 
+# Built once: json.loads with any keyword builds a new decoder per call.
+_DECODER = json.JSONDecoder(parse_constant=_reject_constant)
+
+
 def _json_object(body: bytes) -> dict[str, Any]:
     try:
-        payload = json.loads(body, parse_constant=_reject_constant)
+        # What json.loads does with bytes: detect UTF-8, -16 or -32, keep lone surrogates.
+        payload = _DECODER.decode(body.decode(json.detect_encoding(body), "surrogatepass"))
     except RecursionError:
         # The C decoder guards its own recursion; the message must not become a 500.
         raise _bad_request("the JSON body is nested too deeply") from None
