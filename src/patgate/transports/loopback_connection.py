@@ -73,12 +73,24 @@ def _refusal_response(refusal: _Refusal) -> WireResponse:
 class _Message:
     """One request as the parser delivers it."""
 
-    __slots__ = ("body", "body_bytes", "headers", "keep_alive", "method", "target", "version")
+    __slots__ = (
+        "body",
+        "body_bytes",
+        "expect",
+        "headers",
+        "keep_alive",
+        "length",
+        "method",
+        "target",
+        "version",
+    )
 
     def __init__(self) -> None:
         self.method = ""
         self.target = bytearray()
-        self.headers: list[tuple[str, str]] = []
+        self.headers: list[tuple[str, str]] = []  # names lower-cased, as WireRequest keeps them
+        self.length: str | None = None  # Content-Length (llhttp allows one, digits only)
+        self.expect: str | None = None
         self.body: list[bytes] = []
         self.body_bytes = 0
         self.keep_alive = False
@@ -96,7 +108,8 @@ class Connection:
         self._socket = sock
         self._owner = owner
         self._parser = httptools.HttpRequestParser(self)
-        self._message: _Message | None = None
+        self._message = _Message()
+        self._in_message = False  # between on_message_begin and on_message_complete
         self._ready: list[_Message] = []
         self._refusal: _Refusal | None = None
         self._head_bytes = 0  # header names and values parsed so far
@@ -109,18 +122,19 @@ class Connection:
 
     def on_message_begin(self) -> None:
         self._message = _Message()
+        self._in_message = True
         self._head_bytes = 0
         self._head_received = 0
         self._headers_done = False
 
     def on_url(self, part: bytes) -> None:
-        message = self._current()
+        message = self._message
         message.target += part
         if len(message.target) > MAX_TARGET_BYTES:
             self._refuse(414)
 
     def on_header(self, name: bytes, value: bytes) -> None:
-        message = self._current()
+        message = self._message
         self._head_bytes += len(name) + len(value)
         if (
             len(message.headers) >= MAX_HEADERS
@@ -128,10 +142,15 @@ class Connection:
             or self._head_bytes + len(message.target) > MAX_HEAD_BYTES
         ):
             self._refuse(431)
-        message.headers.append((name.decode("latin-1"), value.decode("latin-1")))
+        field, text = name.decode("latin-1").lower(), value.decode("latin-1")
+        if field == "content-length":
+            message.length = text
+        elif field == "expect":
+            message.expect = text
+        message.headers.append((field, text))
 
     def on_headers_complete(self) -> None:
-        message = self._current()
+        message = self._message
         self._headers_done = True
         message.version = self._parser.get_http_version()
         if message.version not in _VERSIONS:
@@ -140,10 +159,9 @@ class Connection:
             message.method, self._stand_in_method = self._stand_in_method, None
         else:
             message.method = self._parser.get_method().decode("ascii")
-        length = next((v for n, v in message.headers if n.lower() == "content-length"), None)
-        if length is not None and int(length) > MAX_BODY_BYTES:
+        if message.length is not None and int(message.length) > MAX_BODY_BYTES:
             self._refuse(413)  # llhttp has checked the digits; refused before the body is read
-        expect = next((v for n, v in message.headers if n.lower() == "expect"), None)
+        expect = message.expect
         if (
             expect is not None
             and expect.strip().lower() == "100-continue"
@@ -152,22 +170,17 @@ class Connection:
             self._socket.sendall(_CONTINUE)  # the client waits for this before its body
 
     def on_body(self, part: bytes) -> None:
-        message = self._current()
+        message = self._message
         message.body_bytes += len(part)
         if message.body_bytes > MAX_BODY_BYTES:
             self._refuse(413)
         message.body.append(part)
 
     def on_message_complete(self) -> None:
-        message = self._current()
+        message = self._message
         message.keep_alive = message.version != "0.9" and self._parser.should_keep_alive()
         self._ready.append(message)
-        self._message = None
-
-    def _current(self) -> _Message:
-        if self._message is None:  # llhttp calls on_message_begin first; never seen otherwise
-            self._message = _Message()
-        return self._message
+        self._in_message = False
 
     def _refuse(self, status: int, message: str | None = None) -> None:
         self._refusal = _Refusal(status, message)
@@ -195,7 +208,7 @@ class Connection:
 
     def _feed(self, data: bytes) -> _Refusal | None:
         """Parse ``data``; the refusal that ends the connection, if any."""
-        at_boundary = self._message is None
+        at_boundary = not self._in_message
         data, self._carry = self._carry + data, b""
         try:
             self._parser.feed_data(data)
@@ -213,7 +226,7 @@ class Connection:
         except httptools.HttpParserError as error:
             # A length beyond what llhttp can count is beyond 1 MiB too.
             return _Refusal(413 if "overflow" in str(error).lower() else 400)
-        if self._message is not None and not self._headers_done:
+        if self._in_message and not self._headers_done:
             # A field still being read is held inside the parser: bound what arrives too.
             self._head_received += len(data)
             if self._head_received > MAX_HEAD_BYTES:
@@ -222,7 +235,7 @@ class Connection:
 
     def _unknown_method(self, data: bytes) -> _Refusal | None:
         """Parse a request whose method llhttp does not know, under a stand-in method."""
-        self._message = None  # the failed parser may have begun one
+        self._in_message = False  # the failed parser may have begun one
         token = _METHOD_TOKEN.match(data)
         if token is None:
             if _PARTIAL_TOKEN.fullmatch(data):
