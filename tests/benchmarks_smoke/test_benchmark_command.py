@@ -6,6 +6,7 @@ timed tests. What is asserted is the shape of the output and that the table is g
 
 from __future__ import annotations
 
+import importlib.util
 import json
 import shutil
 import subprocess
@@ -62,6 +63,30 @@ def test_the_loopback_benchmark_loads_both_servers_with_wrk(tmp_path: Path) -> N
         assert result["a"]["median"] > 0
         assert result["b"]["median"] > 0
         assert result["details"]["patgate_p99_ms"][0] >= result["details"]["patgate_p50_ms"][0]
+
+
+@pytest.mark.slow
+def test_the_server_fronts_benchmark_loads_every_front_with_wrk(tmp_path: Path) -> None:
+    need_counterpart(shutil.which("wrk") is not None, "needs wrk (apt-get install wrk)")
+    # uvicorn and uvloop come with the bench extra; without them that front is left out.
+    fronts = ["patgate", "stdlib", "h11"]
+    uvicorn = all(importlib.util.find_spec(name) for name in ("uvicorn", "uvloop"))
+    if uvicorn:
+        fronts.append("uvicorn")
+    document = _benchmarks(tmp_path, "--quick", "--rounds", "1", "--only", "server_fronts")
+    results = {r["name"]: r for r in document["results"]}
+    assert set(results) == {
+        f"fronts_{front}_{request}_c{n}"
+        for front in fronts
+        for request in ("hubs", "graphql")
+        for n in (1, 4)
+    }
+    for result in results.values():
+        assert result["a"]["samples"] == result["b"]["samples"] == 1
+        assert result["a"]["median"] > 0
+        assert result["b"]["median"] > 0
+    first = document["results"][0]["note"]
+    assert ("Not run: uvicorn" in first) is not uvicorn
 
 
 def test_an_unknown_benchmark_name_is_a_usage_error() -> None:
