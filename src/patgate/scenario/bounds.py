@@ -63,8 +63,15 @@ def check_yaml_text(text: str) -> None:
         while True:
             try:
                 event = parser.get_event()
-            except yaml.YAMLError:
+            except yaml.MarkedYAMLError as error:
+                # libyaml 0.2.5 refuses deep nesting itself, reading ahead of the events.
+                if "nesting depth" in str(error.problem):
+                    mark = error.problem_mark
+                    where = mark.line + 1 if mark is not None else None
+                    raise LimitExceeded(f"nesting deeper than {MAX_DEPTH} levels", where) from None
                 return  # the loader reports it, with its line
+            except yaml.YAMLError:
+                return
             if event is None or isinstance(event, yaml.StreamEndEvent):
                 return
             line = event.start_mark.line + 1 if event.start_mark is not None else None
