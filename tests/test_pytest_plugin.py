@@ -39,6 +39,28 @@ def test_each_test_starts_with_one_token(patgate_world, n):
 """
 
 
+IMPORTS_REQUESTS_IN_THE_TEST = """
+import sys
+
+import pytest
+
+IMPORTED_BEFORE_ANY_TEST = "requests" in sys.modules
+
+
+def test_nothing_imported_requests_before_the_tests():
+    assert not IMPORTED_BEFORE_ANY_TEST
+
+
+@pytest.mark.parametrize("n", range(4))
+def test_requests_imported_in_the_test_reaches_the_fake(patgate_world, n):
+    import requests
+
+    auth = {"Authorization": "Bearer " + patgate_world["admin_token"]}
+    hubs = patgate_world["base_url"] + "/v2/content/hubs"
+    assert requests.get(hubs, headers=auth, timeout=5).json()["page"]["totalElements"] == 3
+"""
+
+
 def test_the_fixtures_intercept_httpx_and_requests(pytester: pytest.Pytester) -> None:
     pytester.makepyfile(USES_BOTH_LIBRARIES)
     pytester.runpytest().assert_outcomes(passed=1)
@@ -177,6 +199,16 @@ def test_xdist_workers_share_no_state(pytester: pytest.Pytester) -> None:
     pytester.makepyfile(CREATES_FOUR.replace("COUNT", "6"))
     result = pytester.runpytest_subprocess("-n", "2", "-p", "xdist")
     result.assert_outcomes(passed=6)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("workers", [[], ["-n", "2", "-p", "xdist"]], ids=["alone", "xdist"])
+def test_requests_first_imported_inside_a_test_reaches_the_fake(
+    pytester: pytest.Pytester, workers: list[str]
+) -> None:
+    # A fresh interpreter: in this session requests is imported already.
+    pytester.makepyfile(IMPORTS_REQUESTS_IN_THE_TEST)
+    pytester.runpytest_subprocess(*workers).assert_outcomes(passed=5)
 
 
 @pytest.mark.slow

@@ -5,9 +5,10 @@
     with patgate.Fake() as fake:
         token = httpx.post(fake.world["auth_url"] + "/oauth/token", data={...})
 
-Importing this module is cheap: the domain, the wire layer and the HTTP libraries are
-imported when a ``Fake`` is built or started, so neither ``import patgate`` nor the pytest
-plugin pays for them in a session that does not use the fake.
+Importing this module is cheap: the domain, the wire layer and httpx are imported when a
+``Fake`` is built or started, so neither ``import patgate`` nor the pytest plugin pays for
+them in a session that does not use the fake. A fake does not import requests: it intercepts
+requests from the moment the process imports it (at once if it already has).
 """
 
 from __future__ import annotations
@@ -214,11 +215,13 @@ class Fake:
         if self._interceptions:
             return self
         from patgate.transports.httpx_adapter import HttpxInterception
-        from patgate.transports.requests_adapter import RequestsInterception
+        from patgate.transports.post_import import StartOnImport
 
         for interception in (
             HttpxInterception(self.handle, self.urls, strict=self.strict),
-            RequestsInterception(self.handle, self.urls, strict=self.strict),
+            # Importing requests costs about as much as the rest of a first fake: a process
+            # that has not imported it is intercepted from the moment it does.
+            StartOnImport("requests", self._requests_interception),
         ):
             try:
                 interception.start()
@@ -227,6 +230,11 @@ class Fake:
                 raise
             self._interceptions.append(interception)
         return self
+
+    def _requests_interception(self) -> _Interception:
+        from patgate.transports.requests_adapter import RequestsInterception
+
+        return RequestsInterception(self.handle, self.urls, strict=self.strict)
 
     def stop(self) -> None:
         """Stop intercepting (safe to call when not started)."""
