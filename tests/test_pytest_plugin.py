@@ -225,6 +225,28 @@ def test_importing_the_plugin_and_patgate_stays_light() -> None:
     assert output.strip() == "[]"
 
 
+@pytest.mark.slow
+def test_a_fake_answering_a_hubs_get_imports_nothing_it_does_not_use() -> None:
+    # What the first test using the fake pays: the control API, users' own content paths,
+    # the management page, GraphQL, JWT and requests wait until a test uses them.
+    code = (
+        "import sys, httpx\n"
+        "from patgate.harness import Fake\n"
+        "with Fake() as fake:\n"
+        "    world = fake.world\n"
+        "    answer = httpx.get(world['base_url'] + '/v2/content/hubs',\n"
+        "        headers={'Authorization': 'Bearer ' + world['admin_token']})\n"
+        "    assert answer.status_code == 200, answer.text\n"
+        "unused = ('patgate.wire.control_api', 'patgate.wire.user_content', 'patgate.ui',"
+        " 'graphql', 'jwt', 'requests')\n"
+        "print([m for m in unused if m in sys.modules])\n"
+    )
+    output = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True
+    ).stdout
+    assert output.strip() == "[]"
+
+
 def test_a_marker_with_a_bad_url_is_a_clear_error(pytester: pytest.Pytester) -> None:
     pytester.makepyfile(
         """

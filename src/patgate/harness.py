@@ -30,6 +30,7 @@ if TYPE_CHECKING:
     from patgate.fake.faults import FaultRule, Faults
     from patgate.fake.model import ApiClient, CreatedToken, Hub, PatRecord, Role, User
     from patgate.fake.world import DefaultWorld
+    from patgate.wire.control_api import ControlApi
     from patgate.wire.control_service import ControlService
     from patgate.wire.messages import WireHandler, WireRequest, WireResponse
     from patgate.wire.request_log import RequestLog, RequestPage
@@ -109,7 +110,6 @@ class Fake:
         from patgate.fake.settings import deployment_settings
         from patgate.fake.world import build_default_world
         from patgate.wire.app import WireApp
-        from patgate.wire.control_api import ControlApi
         from patgate.wire.control_service import ControlService
         from patgate.wire.fault_answers import DroppedConnection, request_principal
         from patgate.wire.request_log import DEFAULT_LOG_SIZE, RequestLog
@@ -141,7 +141,8 @@ class Fake:
         self._app = wrap_app(app) if wrap_app is not None else app
         self.control_token: str = control_token or secrets.token_urlsafe(32)
         """What the HTTP control API requires as ``Authorization: Bearer``."""
-        self._control_api = ControlApi(self.control, self.control_token, self.urls.base_url)
+        self._control_url = self.urls.control_url
+        self._control_api: ControlApi | None = None
         self._interceptions: list[_Interception] = []
 
     # -- serving ---------------------------------------------------------------------------
@@ -151,9 +152,8 @@ class Fake:
 
         Control API calls are answered first and are not logged.
         """
-        control = self._control_api(request)
-        if control is not None:
-            return control
+        if request.url.startswith(self._control_url):
+            return self._control_handler()(request)
         started = perf_counter()
         principal = self._request_principal(self.deployment, request)
         try:
@@ -168,6 +168,14 @@ class Fake:
                 request, response, principal=principal, duration=perf_counter() - started
             )
         return response
+
+    def _control_handler(self) -> ControlApi:
+        # Built on first use: most tests never call the HTTP control API.
+        if self._control_api is None:
+            from patgate.wire.control_api import ControlApi
+
+            self._control_api = ControlApi(self.control, self.control_token, self.urls.base_url)
+        return self._control_api
 
     @property
     def content(self) -> ContentPaths:
@@ -191,7 +199,7 @@ class Fake:
             "unpermitted_token": w.unpermitted_token,
             "pat_prefix": self.deployment.pat_format.prefix,
             "ui_url": self.urls.ui_url,
-            "control_url": self._control_api.url,
+            "control_url": self._control_url,
             "control_token": self.control_token,
         }
 
