@@ -39,6 +39,28 @@ def test_each_test_starts_with_one_token(patgate_world, n):
 """
 
 
+IMPORTS_REQUESTS_IN_THE_TEST = """
+import sys
+
+import pytest
+
+IMPORTED_BEFORE_ANY_TEST = "requests" in sys.modules
+
+
+def test_nothing_imported_requests_before_the_tests():
+    assert not IMPORTED_BEFORE_ANY_TEST
+
+
+@pytest.mark.parametrize("n", range(4))
+def test_requests_imported_in_the_test_reaches_the_fake(patgate_world, n):
+    import requests
+
+    auth = {"Authorization": "Bearer " + patgate_world["admin_token"]}
+    hubs = patgate_world["base_url"] + "/v2/content/hubs"
+    assert requests.get(hubs, headers=auth, timeout=5).json()["page"]["totalElements"] == 3
+"""
+
+
 def test_the_fixtures_intercept_httpx_and_requests(pytester: pytest.Pytester) -> None:
     pytester.makepyfile(USES_BOTH_LIBRARIES)
     pytester.runpytest().assert_outcomes(passed=1)
@@ -180,12 +202,44 @@ def test_xdist_workers_share_no_state(pytester: pytest.Pytester) -> None:
 
 
 @pytest.mark.slow
+@pytest.mark.parametrize("workers", [[], ["-n", "2", "-p", "xdist"]], ids=["alone", "xdist"])
+def test_requests_first_imported_inside_a_test_reaches_the_fake(
+    pytester: pytest.Pytester, workers: list[str]
+) -> None:
+    # A fresh interpreter: in this session requests is imported already.
+    pytester.makepyfile(IMPORTS_REQUESTS_IN_THE_TEST)
+    pytester.runpytest_subprocess(*workers).assert_outcomes(passed=5)
+
+
+@pytest.mark.slow
 def test_importing_the_plugin_and_patgate_stays_light() -> None:
     code = (
         "import sys, patgate, patgate.pytest_plugin, patgate.harness, patgate.wire\n"
         "heavy = [m for m in ('respx', 'responses', 'httpx', 'requests', 'graphql', 'jwt',"
         " 'jsonschema', 'yaml') if m in sys.modules]\n"
         "print(heavy)\n"
+    )
+    output = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True
+    ).stdout
+    assert output.strip() == "[]"
+
+
+@pytest.mark.slow
+def test_a_fake_answering_a_hubs_get_imports_nothing_it_does_not_use() -> None:
+    # What the first test using the fake pays: the control API, users' own content paths,
+    # the management page, GraphQL, JWT and requests wait until a test uses them.
+    code = (
+        "import sys, httpx\n"
+        "from patgate.harness import Fake\n"
+        "with Fake() as fake:\n"
+        "    world = fake.world\n"
+        "    answer = httpx.get(world['base_url'] + '/v2/content/hubs',\n"
+        "        headers={'Authorization': 'Bearer ' + world['admin_token']})\n"
+        "    assert answer.status_code == 200, answer.text\n"
+        "unused = ('patgate.wire.control_api', 'patgate.wire.user_content', 'patgate.ui',"
+        " 'graphql', 'jwt', 'requests')\n"
+        "print([m for m in unused if m in sys.modules])\n"
     )
     output = subprocess.run(
         [sys.executable, "-c", code], capture_output=True, text=True, check=True

@@ -5,9 +5,10 @@
     with patgate.Fake() as fake:
         token = httpx.post(fake.world["auth_url"] + "/oauth/token", data={...})
 
-Importing this module is cheap: the domain, the wire layer and the HTTP libraries are
-imported when a ``Fake`` is built or started, so neither ``import patgate`` nor the pytest
-plugin pays for them in a session that does not use the fake.
+Importing this module is cheap: the domain, the wire layer and httpx are imported when a
+``Fake`` is built or started, so neither ``import patgate`` nor the pytest plugin pays for
+them in a session that does not use the fake. A fake does not import requests: it intercepts
+requests from the moment the process imports it (at once if it already has).
 """
 
 from __future__ import annotations
@@ -29,6 +30,7 @@ if TYPE_CHECKING:
     from patgate.fake.faults import FaultRule, Faults
     from patgate.fake.model import ApiClient, CreatedToken, Hub, PatRecord, Role, User
     from patgate.fake.world import DefaultWorld
+    from patgate.wire.control_api import ControlApi
     from patgate.wire.control_service import ControlService
     from patgate.wire.messages import WireHandler, WireRequest, WireResponse
     from patgate.wire.request_log import RequestLog, RequestPage
@@ -108,7 +110,6 @@ class Fake:
         from patgate.fake.settings import deployment_settings
         from patgate.fake.world import build_default_world
         from patgate.wire.app import WireApp
-        from patgate.wire.control_api import ControlApi
         from patgate.wire.control_service import ControlService
         from patgate.wire.fault_answers import DroppedConnection, request_principal
         from patgate.wire.request_log import DEFAULT_LOG_SIZE, RequestLog
@@ -140,7 +141,8 @@ class Fake:
         self._app = wrap_app(app) if wrap_app is not None else app
         self.control_token: str = control_token or secrets.token_urlsafe(32)
         """What the HTTP control API requires as ``Authorization: Bearer``."""
-        self._control_api = ControlApi(self.control, self.control_token, self.urls.base_url)
+        self._control_url = self.urls.control_url
+        self._control_api: ControlApi | None = None
         self._interceptions: list[_Interception] = []
 
     # -- serving ---------------------------------------------------------------------------
@@ -150,9 +152,8 @@ class Fake:
 
         Control API calls are answered first and are not logged.
         """
-        control = self._control_api(request)
-        if control is not None:
-            return control
+        if request.url.startswith(self._control_url):
+            return self._control_handler()(request)
         started = perf_counter()
         principal = self._request_principal(self.deployment, request)
         try:
@@ -167,6 +168,14 @@ class Fake:
                 request, response, principal=principal, duration=perf_counter() - started
             )
         return response
+
+    def _control_handler(self) -> ControlApi:
+        # Built on first use: most tests never call the HTTP control API.
+        if self._control_api is None:
+            from patgate.wire.control_api import ControlApi
+
+            self._control_api = ControlApi(self.control, self.control_token, self.urls.base_url)
+        return self._control_api
 
     @property
     def content(self) -> ContentPaths:
@@ -190,7 +199,7 @@ class Fake:
             "unpermitted_token": w.unpermitted_token,
             "pat_prefix": self.deployment.pat_format.prefix,
             "ui_url": self.urls.ui_url,
-            "control_url": self._control_api.url,
+            "control_url": self._control_url,
             "control_token": self.control_token,
         }
 
@@ -214,11 +223,13 @@ class Fake:
         if self._interceptions:
             return self
         from patgate.transports.httpx_adapter import HttpxInterception
-        from patgate.transports.requests_adapter import RequestsInterception
+        from patgate.transports.post_import import StartOnImport
 
         for interception in (
             HttpxInterception(self.handle, self.urls, strict=self.strict),
-            RequestsInterception(self.handle, self.urls, strict=self.strict),
+            # Importing requests costs about as much as the rest of a first fake: a process
+            # that has not imported it is intercepted from the moment it does.
+            StartOnImport("requests", self._requests_interception),
         ):
             try:
                 interception.start()
@@ -227,6 +238,11 @@ class Fake:
                 raise
             self._interceptions.append(interception)
         return self
+
+    def _requests_interception(self) -> _Interception:
+        from patgate.transports.requests_adapter import RequestsInterception
+
+        return RequestsInterception(self.handle, self.urls, strict=self.strict)
 
     def stop(self) -> None:
         """Stop intercepting (safe to call when not started)."""

@@ -26,6 +26,25 @@ def test_a_path_parameter_matches_one_segment_and_is_decoded() -> None:
     assert hubs.target == "hubs"
 
 
+def test_a_route_added_after_a_match_is_matched_and_the_first_added_wins() -> None:
+    router: Router[str] = Router()
+    router.add("https://h/x/{id}", "first")
+    found = router.match("https://h/x/1")
+    assert found is not None
+    assert found.target == "first"
+    router.add("https://h/y/{id}", "later")
+    router.add("https://h/{kind}/{id}", "catch-all")
+    later = router.match("https://h/y/2")
+    assert later is not None
+    assert (later.target, dict(later.params)) == ("later", {"id": "2"})
+    other = router.match("https://h/z/3")
+    assert other is not None
+    assert other.target == "catch-all"
+    again = router.match("https://h/x/1")
+    assert again is not None
+    assert again.target == "first"
+
+
 def test_a_template_is_routed_once() -> None:
     router: Router[str] = Router()
     router.add("https://h/x/{id}", "one")

@@ -6,6 +6,8 @@
 - :mod:`~patgate.transports.routing`: which active fake serves a URL (both adapters consult
   it in front of the client's choice of transport, beside users' own mocks).
 - :mod:`~patgate.transports.loopback_server`: a real HTTP server on a loopback address.
+- :mod:`~patgate.transports.post_import`: starts an interception once its library is imported
+  (a fake does not import requests for a process that has not).
 
-Each module imports its library at the top, so import them only when they are needed.
+Each adapter module imports its library at the top, so import them only when they are needed.
 """

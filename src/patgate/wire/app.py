@@ -42,11 +42,11 @@ from patgate.wire.router import RouteMatch, Router
 from patgate.wire.routes import EndpointFactory, served_routes
 from patgate.wire.statuses import HttpRefusal
 from patgate.wire.urls import FakeUrls, canonical_url
-from patgate.wire.user_content import ContentPaths
 
 if TYPE_CHECKING:
     from patgate.ui.site import ManagementUi
     from patgate.wire.control_service import ControlService
+    from patgate.wire.user_content import ContentPaths
 
 __all__ = ["MAX_BODY_BYTES", "MAX_HEADERS", "MAX_HEADER_BYTES", "WireApp"]
 
@@ -105,7 +105,10 @@ class WireApp:
     def content(self) -> ContentPaths:
         """Users' own content API paths behind the same authorization (``fake.content``)."""
         # Made on first use: it points back at the app, and a cycle would keep every test's
-        # fake alive until the garbage collector runs.
+        # fake alive until the garbage collector runs. Imported then too: most fakes never
+        # serve a user's own path.
+        from patgate.wire.user_content import ContentPaths
+
         return ContentPaths(self)
 
     def describe(self) -> str:

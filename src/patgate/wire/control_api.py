@@ -27,10 +27,11 @@ from patgate.wire.control_service import (
 )
 from patgate.wire.messages import WireRequest, WireResponse, json_response
 from patgate.wire.statuses import status_of
+from patgate.wire.urls import CONTROL_PATH
 
 __all__ = ["CONTROL_PREFIX", "ControlApi"]
 
-CONTROL_PREFIX = "/__patgate"
+CONTROL_PREFIX = CONTROL_PATH
 """The reserved path under the fake's origin; no path of the real service starts with it."""
 
 _Body = Mapping[str, Any]

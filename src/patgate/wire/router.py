@@ -3,13 +3,16 @@
 A template is a served URL with ``{name}`` segments, e.g.
 ``https://api.example.com/v2/content/hubs/{hub_id}``; a parameter matches one path segment
 (no ``/``) and is percent-decoded. Templates without parameters are looked up in a dict, the
-others are tried in the order they were added, so the common paths cost one lookup.
+others are tried in the order they were added, so the common paths cost one lookup. A
+template's pattern is compiled when a URL first needs the patterns, so a fake whose test only
+calls parameterless paths never compiles one.
 """
 
 from __future__ import annotations
 
 import functools
 import re
+import threading
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from types import MappingProxyType
@@ -50,29 +53,44 @@ class Router(Generic[T]):
     def __init__(self) -> None:
         self._exact: dict[str, T] = {}
         self._patterns: list[tuple[re.Pattern[str], str, T]] = []
+        self._uncompiled: list[tuple[str, T]] = []
+        """Templates with parameters added since the patterns were last needed, in order."""
         self._templates: dict[str, T] = {}
+        self._lock = threading.Lock()
 
     def add(self, template: str, target: T) -> None:
         """Serve ``template`` with ``target``; a template already served raises ``ValueError``."""
-        if template in self._templates:
-            raise ValueError(f"{template} is already routed")
-        self._templates[template] = target
-        if _PARAMETER.search(template):
-            self._patterns.append((_pattern(template), template, target))
-        else:
-            self._exact[template] = target
+        with self._lock:
+            if template in self._templates:
+                raise ValueError(f"{template} is already routed")
+            self._templates[template] = target
+            if _PARAMETER.search(template):
+                self._uncompiled.append((template, target))
+            else:
+                self._exact[template] = target
 
     def match(self, url: str) -> RouteMatch[T] | None:
         """The route serving the canonical ``url``, or ``None``."""
         target = self._exact.get(url)
         if target is not None:
             return RouteMatch(target, _NO_PARAMETERS, url)
+        if self._uncompiled:
+            self._compile()
         for pattern, template, candidate in self._patterns:
             found = pattern.fullmatch(url)
             if found is not None:
                 params = {name: unquote(value) for name, value in found.groupdict().items()}
                 return RouteMatch(candidate, MappingProxyType(params), template)
         return None
+
+    def _compile(self) -> None:
+        # Patterns are cached per template (every fake mounts the same ones): a later fake
+        # compiles nothing. The loopback server matches from several threads: a thread that
+        # sees nothing left to compile must see every pattern, hence the new list first.
+        with self._lock:
+            compiled = [(_pattern(template), template, t) for template, t in self._uncompiled]
+            self._patterns = [*self._patterns, *compiled]
+            self._uncompiled = []
 
     def __iter__(self) -> Iterator[tuple[str, T]]:
         """``(template, target)`` of every route, in the order they were added."""

@@ -28,6 +28,8 @@ GRAPHQL_PATH = "/graphql"
 """Where ``graphql_url`` is by default, below ``base_url``."""
 UI_PATH = "/ui"
 """Where the management page is, below ``base_url``."""
+CONTROL_PATH = "/__patgate"
+"""Where the control API is, below ``base_url``."""
 
 _DEFAULT_PORTS = {"http": 80, "https": 443}
 
@@ -126,6 +128,11 @@ class FakeUrls:
     def ui_url(self) -> str:
         """The management page (``GET`` in a browser)."""
         return self.base_url + UI_PATH
+
+    @property
+    def control_url(self) -> str:
+        """The control API (a target file's ``control_url``)."""
+        return self.base_url + CONTROL_PATH
 
     def endpoints(self) -> tuple[tuple[str, str], ...]:
         """``(method, url)`` of every endpoint the fake serves."""
