@@ -13,6 +13,7 @@ requests from the moment the process imports it (at once if it already has).
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable, Mapping
 from time import perf_counter
 from types import TracebackType
@@ -52,17 +53,22 @@ def _coerce_urls(urls: FakeUrls | Mapping[str, str | None] | None) -> FakeUrls:
     from patgate.wire.urls import FakeUrls
 
     if urls is None:
-        return FakeUrls()
+        return _checked_urls(None, None, None)
     if isinstance(urls, FakeUrls):
         return urls
     unknown = set(urls) - {"auth_url", "base_url", "graphql_url"}
     if unknown:
         raise TypeError(f"unknown URL keys: {sorted(unknown)}")
-    return FakeUrls.build(
-        auth_url=urls.get("auth_url"),
-        base_url=urls.get("base_url"),
-        graphql_url=urls.get("graphql_url"),
-    )
+    return _checked_urls(urls.get("auth_url"), urls.get("base_url"), urls.get("graphql_url"))
+
+
+@functools.lru_cache(maxsize=64)
+def _checked_urls(auth_url: str | None, base_url: str | None, graphql_url: str | None) -> FakeUrls:
+    # Every test's fake asks for the same URLs; FakeUrls is immutable, so one checked
+    # instance serves them all (a refusal raises and is not cached).
+    from patgate.wire.urls import FakeUrls
+
+    return FakeUrls.build(auth_url=auth_url, base_url=base_url, graphql_url=graphql_url)
 
 
 class Fake:

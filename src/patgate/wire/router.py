@@ -36,6 +36,11 @@ class RouteMatch(Generic[T]):
 
 
 @functools.lru_cache(maxsize=1024)  # every fake mounts the same templates
+def _has_parameters(template: str) -> bool:
+    return _PARAMETER.search(template) is not None
+
+
+@functools.lru_cache(maxsize=1024)
 def _pattern(template: str) -> re.Pattern[str]:
     parts: list[str] = []
     position = 0
@@ -64,7 +69,7 @@ class Router(Generic[T]):
             if template in self._templates:
                 raise ValueError(f"{template} is already routed")
             self._templates[template] = target
-            if _PARAMETER.search(template):
+            if _has_parameters(template):
                 self._uncompiled.append((template, target))
             else:
                 self._exact[template] = target
