@@ -294,3 +294,10 @@ def test_an_upgrade_request_is_answered_then_closed(served: tuple[LoopbackServer
     )
     assert answer.startswith(b"HTTP/1.1 404 ")
     assert b"\r\nConnection: close\r\n" in answer
+
+
+def test_an_http_0_9_request_gets_the_body_alone(served: tuple[LoopbackServer, Fake]) -> None:
+    server, _ = served
+    answer = _exchange(server, b"GET /nowhere\r\n\r\n")
+    assert not answer.startswith(b"HTTP/")  # HTTP/0.9 has no status line
+    assert json.loads(answer)["errors"][0]["message"]
