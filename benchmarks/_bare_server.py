@@ -17,6 +17,19 @@ from types import FrameType
 from typing import Any
 
 
+def wait_for_signal() -> None:
+    """Block until SIGTERM or SIGINT (how the benchmarks stop a server they started)."""
+    stopping = threading.Event()
+
+    def stop(signum: int, frame: FrameType | None) -> None:
+        del signum, frame
+        stopping.set()
+
+    for sig in (signal.SIGINT, signal.SIGTERM):
+        signal.signal(sig, stop)
+    stopping.wait()
+
+
 def main(get_body: bytes, post_body: bytes) -> None:
     """Serve the canned bodies on a free loopback port until a signal."""
 
@@ -43,18 +56,10 @@ def main(get_body: bytes, post_body: bytes) -> None:
 
     server = ThreadingHTTPServer(("127.0.0.1", 0), Canned)
     server.daemon_threads = True
-    stopping = threading.Event()
-
-    def stop(signum: int, frame: FrameType | None) -> None:
-        del signum, frame
-        stopping.set()
-
-    for sig in (signal.SIGINT, signal.SIGTERM):
-        signal.signal(sig, stop)
     thread = threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.05})
     thread.start()
     print(f"listening on http://127.0.0.1:{server.server_address[1]}", flush=True)
-    stopping.wait()
+    wait_for_signal()
     server.shutdown()
     thread.join()
     server.server_close()

@@ -21,22 +21,20 @@ error handling of patgate's own server are left out, which if anything flatters 
 
 from __future__ import annotations
 
-import email.utils
 import json
-import signal
 import socket
 import sys
 import threading
-import time
 from collections.abc import Awaitable, Callable, MutableMapping
 from http import HTTPStatus
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
-from types import FrameType
 from typing import Any
 
+from benchmarks._bare_server import wait_for_signal
 from patgate import Fake, FakeUrls, WireRequest, WireResponse
 from patgate.fake.deployment import Deployment
+from patgate.transports.loopback_connection import http_date
 from patgate.wire.messages import WireHandler, json_response
 
 __all__ = ["KINDS", "main"]
@@ -67,20 +65,6 @@ def _closes(response: WireResponse) -> bool:
     return value is not None and value.strip().lower() == "close"
 
 
-_date_cache: tuple[int, str] = (0, "")
-
-
-def _http_date() -> str:
-    """The ``Date`` header's value, formatted at most once a second (as patgate serve does)."""
-    global _date_cache
-    now = int(time.time())
-    second, text = _date_cache
-    if second != now:
-        text = email.utils.formatdate(now, usegmt=True)
-        _date_cache = (now, text)
-    return text
-
-
 def _listener() -> socket.socket:
     """A listening socket on a free loopback port."""
     listener = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
@@ -92,19 +76,6 @@ def _listener() -> socket.socket:
 
 def _base_url(listener: socket.socket) -> str:
     return f"http://{HOST}:{listener.getsockname()[1]}"
-
-
-def _wait_for_signal() -> None:
-    """Block until SIGTERM or SIGINT."""
-    stopping = threading.Event()
-
-    def stop(signum: int, frame: FrameType | None) -> None:
-        del signum, frame
-        stopping.set()
-
-    for sig in (signal.SIGINT, signal.SIGTERM):
-        signal.signal(sig, stop)
-    stopping.wait()
 
 
 # -- http.server ---------------------------------------------------------------------------
@@ -137,7 +108,7 @@ class _StdlibHandler(BaseHTTPRequestHandler):
         # segments with Nagle's algorithm off, which the client reads one at a time.
         head = [
             f"HTTP/1.1 {response.status} {_REASONS.get(response.status, '')}\r\n"
-            f"Server: patgate\r\nDate: {_http_date()}\r\n"
+            f"Server: patgate\r\nDate: {http_date()}\r\n"
         ]
         head += [f"{name}: {value}\r\n" for name, value in response.headers]
         head.append(f"Content-Length: {len(response.body)}\r\n")
@@ -160,7 +131,7 @@ def _stdlib(world_file: Path) -> None:
     thread.start()
     print(f"listening on {server.base_url}", flush=True)
     try:
-        _wait_for_signal()
+        wait_for_signal()
     finally:
         server.shutdown()
         thread.join()
@@ -221,7 +192,7 @@ def _h11(world_file: Path) -> None:
                 )
                 headers = [
                     ("Server", "patgate"),
-                    ("Date", _http_date()),
+                    ("Date", http_date()),
                     *response.headers,
                     ("Content-Length", str(len(response.body))),
                 ]
@@ -253,7 +224,7 @@ def _h11(world_file: Path) -> None:
     threading.Thread(target=accept, daemon=True).start()
     print(f"listening on {base_url}", flush=True)
     try:
-        _wait_for_signal()
+        wait_for_signal()
     finally:
         listener.close()
 

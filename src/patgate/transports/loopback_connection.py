@@ -26,7 +26,14 @@ from patgate.wire.messages import WireRequest, WireResponse, json_response
 if TYPE_CHECKING:
     from patgate.transports.loopback_server import LoopbackServer
 
-__all__ = ["IDLE_SECONDS", "MAX_FIELD_BYTES", "MAX_HEAD_BYTES", "MAX_TARGET_BYTES", "Connection"]
+__all__ = [
+    "IDLE_SECONDS",
+    "MAX_FIELD_BYTES",
+    "MAX_HEAD_BYTES",
+    "MAX_TARGET_BYTES",
+    "Connection",
+    "http_date",
+]
 
 MAX_TARGET_BYTES = 64 * 1024
 """A request target (path and query) above 64 KiB is refused with 414."""
@@ -293,7 +300,7 @@ class Connection:
         body = response.body
         head = [
             f"HTTP/1.1 {response.status} {_REASONS.get(response.status, '')}\r\n"
-            f"Server: patgate\r\nDate: {_http_date()}\r\n"
+            f"Server: patgate\r\nDate: {http_date()}\r\n"
         ]
         for name, value in response.headers:
             head.append(f"{name}: {value}\r\n")
@@ -327,7 +334,7 @@ class Connection:
 _date_cache: tuple[int, str] = (0, "")
 
 
-def _http_date() -> str:
+def http_date() -> str:
     """The ``Date`` header's value, formatted at most once a second."""
     global _date_cache
     now = int(time.time())
