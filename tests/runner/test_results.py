@@ -78,3 +78,52 @@ def test_exit_codes() -> None:
         CATALOGUE, [_finished("a", ("G-ONE",), Outcome.FAILED, _fail("G-ONE"))], set()
     )
     assert exit_code(failed) == 1
+
+
+def test_a_rule_whose_expectation_held_passes_though_a_later_step_failed() -> None:
+    finished = [
+        ScenarioFinished(
+            "a",
+            "t",
+            ("G-ONE", "G-TWO"),
+            Outcome.FAILED,
+            0.0,
+            failures=(_fail("G-TWO"),),
+            checked=("G-ONE",),
+        )
+    ]
+    results = {r.rule_id: r for r in rule_results(CATALOGUE, finished, set())}
+    assert results["G-ONE"].outcome is Outcome.PASSED
+    assert results["G-TWO"].outcome is Outcome.FAILED
+
+
+def test_the_runner_credits_each_expectation_that_held_to_its_rule() -> None:
+    from patgate.runner import FakeTarget
+
+    from .support import run_events, scenarios
+
+    text = """\
+id: two-rules
+title: One rule holds, the next step fails another
+rules: [AUTH-REQUIRED, AUTH-INVALID-TOKEN, CONTENT-PAT]
+steps:
+  - name: no bearer is refused
+    hubs: true
+    expect:
+      - {status: 401, rule: AUTH-REQUIRED}
+  - name: a made-up expectation that fails
+    hubs: true
+    expect:
+      - {status: 299, rule: AUTH-INVALID-TOKEN}
+  - name: never reached
+    hubs: true
+    bearer: ${admin_token}
+    expect:
+      - {status: 200, rule: CONTENT-PAT}
+"""
+    _, end = run_events(scenarios(text), FakeTarget(), every_rule=False)
+    outcomes = {r.rule_id: (r.outcome, r.reason) for r in end.rules}
+    assert outcomes["AUTH-REQUIRED"] == (Outcome.PASSED, "")
+    assert outcomes["AUTH-INVALID-TOKEN"][0] is Outcome.FAILED
+    # None of its expectations ran: only then is a rule "not checked".
+    assert outcomes["CONTENT-PAT"] == (Outcome.SKIPPED, "stopped before it")

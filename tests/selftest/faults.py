@@ -566,7 +566,13 @@ FAULTS: tuple[Fault, ...] = (
         _set("PAT-OWNER-LOOKUP"),
         deployment=HidesTheTokenInUse,
     ),
-    Fault("deletion is a no-op", "PAT-DELETE", _set("PAT-DELETE"), deployment=DeleteIsANoOp),
+    Fault(
+        "deletion is a no-op",
+        "PAT-DELETE",
+        _set("PAT-DELETE"),
+        deployment=DeleteIsANoOp,
+        whole_suite=_set("PAT-DELETE"),
+    ),
     Fault(
         "any user can delete any token",
         "PAT-DELETE-OWN-ONLY",

@@ -96,9 +96,10 @@ class ScenarioRunner:
             return _skipped(scenario, context.redact(reason), time.perf_counter() - started)
         execution = ScenarioExecution(context, scenario, self.catalogue)
         execution.run()
+        checked = tuple(sorted(execution.held))
         if execution.cut:
             why = f"interrupted by {context.halt_reason} while it ran"
-            return _skipped(scenario, why, time.perf_counter() - started)
+            return _skipped(scenario, why, time.perf_counter() - started, checked)
         if execution.completed:
             with self._completing:
                 self.completed.add(scenario.id)
@@ -115,6 +116,7 @@ class ScenarioRunner:
             reason=context.redact(execution.skip_reason),
             failures=failures,
             source=scenario.location,
+            checked=checked,
         )
 
     def _unanswered(
@@ -184,7 +186,9 @@ class ScenarioRunner:
         self.close()
 
 
-def _skipped(scenario: Scenario, reason: str, duration: float = 0.0) -> ScenarioFinished:
+def _skipped(
+    scenario: Scenario, reason: str, duration: float = 0.0, checked: tuple[str, ...] = ()
+) -> ScenarioFinished:
     return ScenarioFinished(
         scenario.id,
         scenario.title,
@@ -193,6 +197,7 @@ def _skipped(scenario: Scenario, reason: str, duration: float = 0.0) -> Scenario
         duration,
         reason=reason,
         source=scenario.location,
+        checked=checked,
     )
 
 

@@ -107,6 +107,8 @@ class ScenarioFinished:
     failures: tuple[Failure, ...] = ()
     source: str = ""
     """``path:line`` of the scenario."""
+    checked: tuple[str, ...] = ()
+    """Rules with at least one expectation that ran and held in this scenario."""
 
 
 @dataclass(frozen=True)

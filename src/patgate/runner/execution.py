@@ -71,6 +71,9 @@ class ScenarioExecution:
         self.skip_reason = ""
         self.cut = False
         """The run was halted (interrupted) before this scenario's steps all ran."""
+        self.held: set[str] = set()
+        """Rules with an expectation that was checked and held (credited even when a later
+        step fails)."""
 
     def run(self) -> None:
         """Run the steps, then the cleanup, then delete any token left behind."""
@@ -228,6 +231,8 @@ class ScenarioExecution:
                     expected=_text(failure.expected),
                     actual=_text(failure.actual),
                 )
+            else:
+                self.held.add(expectation.rule)
         failed_already = len(self.failures) > before
         for capture in step.capture:
             try:

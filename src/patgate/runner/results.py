@@ -94,16 +94,19 @@ def rule_results(
     """One result per rule.
 
     A rule fails (or warns, if advisory) when any failure names it; it passes when a
-    scenario covering it ran to the end; otherwise it is skipped with the reasons.
+    scenario covering it ran to the end, or when any of its expectations ran and held (even
+    if a later step of that scenario failed); otherwise it is skipped with the reasons: a
+    rule is "not checked" only when none of its expectations ran.
     ``every_rule=False`` (a filtered run) reports only the rules the run touched.
     """
     results = []
+    credited = {rule_id for s in finished for rule_id in s.checked}
     for rule in catalogue:
         covering = [s for s in finished if rule.id in s.rules]
         failures = [f for s in finished for f in s.failures if f.rule == rule.id]
         if not every_rule and not covering and not failures:
             continue
-        results.append(_result(rule, covering, failures, completed))
+        results.append(_result(rule, covering, failures, completed, rule.id in credited))
     return tuple(results)
 
 
@@ -112,13 +115,14 @@ def _result(
     covering: Sequence[ScenarioFinished],
     failures: Sequence[Failure],
     completed: Collection[str],
+    credited: bool = False,
 ) -> RuleResult:
     # Coverage lists only the scenarios that ran; a skipped one is named in the reason.
     ids = tuple(s.scenario_id for s in covering if s.outcome is not Outcome.SKIPPED)
     if failures:
         outcome = Outcome.FAILED if rule.is_gate else Outcome.WARNING
         return RuleResult(rule.id, rule.title, rule.level, outcome, ids)
-    if any(s.scenario_id in completed for s in covering):
+    if credited or any(s.scenario_id in completed for s in covering):
         return RuleResult(rule.id, rule.title, rule.level, Outcome.PASSED, ids)
     if not covering:
         reason = "no scenario covers this rule"
