@@ -58,6 +58,45 @@ def test_require_of_checked_rules_passes_and_of_an_unchecked_one_fails() -> None
     assert unchecked.exit_code == EXIT_UNCHECKED
 
 
+def test_require_checkable_fails_for_a_reason_the_user_can_remove() -> None:
+    _, end = run_events(builtin(), live(Fake()), require=("checkable",))
+    assert end.exit_code == EXIT_UNCHECKED
+    count = gate_count(end.rules, end.require)
+    unchecked = dict(count.unchecked)
+    assert "--allow-writes" in unchecked["PAT-CAP"]
+    # Control-plane rules cannot be checked on a live target: listed apart, not counted.
+    uncheckable = dict(count.uncheckable)
+    assert "PAT-APPROVAL" not in unchecked
+    assert "control" in uncheckable["PAT-APPROVAL"]
+    assert "cannot be checked on this target: PAT-APPROVAL (" in "\n".join(unchecked_lines(end))
+    assert "PAT-CAP" in exit_meaning(end)
+
+
+def test_require_checkable_passes_when_only_what_the_target_cannot_check_is_left() -> None:
+    # Every scenario but the one that waits 300 s in real time (over --max-wait).
+    chosen = [s for s in builtin() if not s.waits]
+    _, end = run_events(
+        chosen, live(Fake()), require=("checkable",), allow_writes=True, every_rule=False
+    )
+    assert end.exit_code == 0, [(r.rule_id, r.reason) for r in end.rules if r.reason]
+    count = gate_count(end.rules, end.require)
+    assert count.unchecked == ()
+    assert "PAT-APPROVAL" in dict(count.uncheckable)
+    assert exit_meaning(end).startswith("exit 0: every gate rule this target can check passed (")
+    # The same run with --require all fails: those rules were not checked.
+    _, strict = run_events(chosen, live(Fake()), require=("all",), allow_writes=True)
+    assert strict.exit_code == EXIT_UNCHECKED
+
+
+def test_require_checkable_counts_a_wait_over_max_wait() -> None:
+    chosen = [s for s in builtin() if s.waits]
+    assert chosen
+    _, end = run_events(chosen, live(Fake()), require=("checkable",), allow_writes=True)
+    assert end.exit_code == EXIT_UNCHECKED
+    reasons = dict(gate_count(end.rules, end.require).unchecked)
+    assert any("--max-wait" in why for why in reasons.values())
+
+
 def test_a_rules_coverage_lists_only_the_scenarios_that_ran() -> None:
     _, end = run_events(builtin(), live(Fake()))
     rules = {rule.rule_id: rule for rule in end.rules}

@@ -19,7 +19,8 @@ whichever finished first.
 Exit codes: 0 no gate rule failed and nothing was left behind; 1 a gate rule failed (or a
 warning, with ``--strict``), or a token was left behind or a delete refused; 2 a usage or
 configuration error; 3 the target cannot be reached; 4 a gate rule ``--require`` names
-(``all``: every gate rule in scope) was not checked; 130 / 143 interrupted by SIGINT /
+(``all``: every gate rule in scope; ``checkable``: every gate rule this target can check,
+those it cannot by its nature listed apart) was not checked; 130 / 143 interrupted by SIGINT /
 SIGTERM (after the cleanup, with the counts printed).
 """
 
@@ -97,9 +98,11 @@ def configure(parser: argparse.ArgumentParser) -> None:
     behaviour.add_argument(
         "--require",
         action="append",
-        metavar="all|ID",
-        help="a gate rule that must be checked (repeatable; `all`: every gate rule in scope); "
-        "one that is not makes the run exit with code 4",
+        metavar="all|checkable|ID",
+        help="a gate rule that must be checked (repeatable; `all`: every gate rule in scope; "
+        "`checkable`: every gate rule this target can check, those it cannot by nature, such "
+        "as control-plane rules on a live target, listed apart); one that is not makes the "
+        "run exit with code 4",
     )
     behaviour.add_argument(
         "--report",
@@ -184,11 +187,11 @@ def _run(args: argparse.Namespace, config: TargetConfig | None, redactor: Redact
 
 def _required(given: list[str] | None, catalogue: Catalogue) -> tuple[str, ...]:
     """The ``--require`` values, each ``all`` or a gate rule's id."""
-    from patgate.runner.results import REQUIRE_ALL
+    from patgate.runner.results import REQUIRE_WORDS
 
     names = [part.strip() for value in given or () for part in value.split(",") if part.strip()]
     for name in names:
-        if name == REQUIRE_ALL:
+        if name in REQUIRE_WORDS:
             continue
         if name not in catalogue:
             raise UsageError(f"--require: unknown rule {name!r} (see `patgate rules`)")

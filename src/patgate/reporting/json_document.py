@@ -38,6 +38,7 @@ def _gates(finished: RunFinished) -> dict[str, Any]:
         "passed": count.passed,
         "failed": count.failed,
         "not_checked": [{"id": rule_id, "reason": why} for rule_id, why in count.unchecked],
+        "not_checkable": [{"id": rule_id, "reason": why} for rule_id, why in count.uncheckable],
         "required": list(finished.require),
         "verdict": exit_meaning(finished),
     }

@@ -94,9 +94,15 @@ def gate_line(finished: RunFinished) -> str:
 
 
 def unchecked_lines(finished: RunFinished) -> list[str]:
-    """``not checked: PAT-CAP (writes to the deployment; ...)``, one per gate rule."""
+    """``not checked: PAT-CAP (writes to the deployment; ...)``, one per gate rule; with
+    ``--require checkable``, then ``cannot be checked on this target: ...`` for each gate
+    rule the target cannot check (listed, not counted)."""
     count = gate_count(finished.rules, finished.require)
-    return [f"not checked: {rule_id} ({why})" for rule_id, why in count.unchecked]
+    lines = [f"not checked: {rule_id} ({why})" for rule_id, why in count.unchecked]
+    lines += [
+        f"cannot be checked on this target: {rule_id} ({why})" for rule_id, why in count.uncheckable
+    ]
+    return lines
 
 
 def exit_meaning(finished: RunFinished) -> str:
@@ -109,18 +115,25 @@ def _meaning(finished: RunFinished) -> str:
     code = finished.exit_code
     if code == 0:
         count = gate_count(finished.rules, finished.require)
-        if count.all_checked:
+        if count.all_checked and count.uncheckable:
+            said = (
+                "every gate rule this target can check passed "
+                f"({len(count.uncheckable)} cannot be checked on it)"
+            )
+        elif count.all_checked:
             said = "every gate rule passed"
         else:
             said = (
                 f"no gate rule failed, but {len(count.unchecked)} were not checked "
-                "(--require all makes that fail the run)"
+                "(--require all or --require checkable makes that fail the run)"
             )
         if any(scenario.outcome is Outcome.WARNING for scenario in finished.scenarios):
             return f"exit 0: {said}; warnings do not fail the run"
         return f"exit 0: {said}"
     if code == EXIT_UNCHECKED:
-        return f"exit {code}: a gate rule --require names was not checked"
+        unchecked = gate_count(finished.rules, finished.require).unchecked
+        named = f" ({', '.join(rule_id for rule_id, _ in unchecked)})" if unchecked else ""
+        return f"exit {code}: a gate rule --require names was not checked{named}"
     if code == 1:
         gate_failed = any(
             rule.level is Level.GATE and rule.outcome is Outcome.FAILED for rule in finished.rules

@@ -11,7 +11,21 @@ from patgate.scenario.catalogue import Catalogue
 from patgate.scenario.model import Scenario
 from patgate.target_contract import TARGET_KEYS
 
-__all__ = ["key_costs", "skip_reason"]
+__all__ = ["INHERENT_SKIPS", "is_inherent", "key_costs", "skip_reason"]
+
+NEEDS_CONTROL = "needs control of the deployment (runs against the embedded fake)"
+UNTRACKED_WRITES = (
+    "sends a write the ledger cannot track (a raw GraphQL mutation, or an HTTP POST, "
+    "PUT, PATCH or DELETE); it runs only against the embedded fake"
+)
+INHERENT_SKIPS = (NEEDS_CONTROL, UNTRACKED_WRITES)
+"""Skip reasons that come from what the target is (no control plane, a live deployment),
+not from anything the user can change: ``--require checkable`` does not count them."""
+
+
+def is_inherent(reason: str) -> bool:
+    """Whether a scenario skipped for ``reason`` could never run on this target."""
+    return reason in INHERENT_SKIPS
 
 
 def key_costs(
@@ -53,7 +67,7 @@ def skip_reason(scenario: Scenario, context: RunContext) -> str:
     target = context.target
     options = context.options
     if scenario.control and target.control is None:
-        return "needs control of the deployment (runs against the embedded fake)"
+        return NEEDS_CONTROL
     missing = [
         key
         for key in scenario.needs
@@ -64,10 +78,7 @@ def skip_reason(scenario: Scenario, context: RunContext) -> str:
     if scenario.writes and target.live and not options.allow_writes:
         return "writes to the deployment; run with --allow-writes"
     if scenario.untracked_writes and target.live:
-        return (
-            "sends a write the ledger cannot track (a raw GraphQL mutation, or an HTTP POST, "
-            "PUT, PATCH or DELETE); it runs only against the embedded fake"
-        )
+        return UNTRACKED_WRITES
     if (
         scenario.bulk
         and target.live

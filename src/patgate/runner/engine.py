@@ -14,6 +14,7 @@ can run at all on the target is :mod:`patgate.runner.admission`'s question.
 
 from __future__ import annotations
 
+import dataclasses
 import threading
 import time
 from collections.abc import Callable, Generator, Sequence
@@ -21,7 +22,7 @@ from collections.abc import Callable, Generator, Sequence
 from patgate.errors import RequestFailed
 from patgate.levels import Level
 from patgate.redaction import Redactor
-from patgate.runner.admission import key_costs, skip_reason
+from patgate.runner.admission import is_inherent, key_costs, skip_reason
 from patgate.runner.context import RunContext, RunOptions
 from patgate.runner.events import (
     Event,
@@ -93,7 +94,8 @@ class ScenarioRunner:
             # fails the scenario, as a transport error in one of its steps would.
             return self._unanswered(scenario, error, time.perf_counter() - started)
         if reason:
-            return _skipped(scenario, context.redact(reason), time.perf_counter() - started)
+            skipped = _skipped(scenario, context.redact(reason), time.perf_counter() - started)
+            return dataclasses.replace(skipped, inherent=is_inherent(reason))
         execution = ScenarioExecution(context, scenario, self.catalogue)
         execution.run()
         checked = tuple(sorted(execution.held))

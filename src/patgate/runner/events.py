@@ -109,6 +109,9 @@ class ScenarioFinished:
     """``path:line`` of the scenario."""
     checked: tuple[str, ...] = ()
     """Rules with at least one expectation that ran and held in this scenario."""
+    inherent: bool = False
+    """Skipped for what the target is (no control plane), not for a reason the user can
+    remove (``--allow-writes``, a missing key, ``--max-wait``)."""
 
 
 @dataclass(frozen=True)
@@ -119,6 +122,9 @@ class RuleResult:
     outcome: Outcome
     scenarios: tuple[str, ...]
     reason: str = ""
+    inherent: bool = False
+    """Not checked because this target cannot check it (every scenario covering it needs
+    a control plane, or none covers it): ``--require checkable`` lists it, not counts it."""
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "level", Level(self.level))

@@ -2,7 +2,8 @@
 
 Exit codes: 0 no gate rule failed; 1 a gate rule failed (or, with ``strict``, an advisory
 one), or the run left a token behind; :data:`EXIT_UNCHECKED` (4) a gate rule ``--require``
-names (``all``: every gate rule in scope) was not checked; 130 / 143 interrupted.
+names (``all``: every gate rule in scope; ``checkable``: every one this target can check) was
+not checked; 130 / 143 interrupted.
 """
 
 from __future__ import annotations
@@ -17,6 +18,8 @@ from patgate.scenario.catalogue import Catalogue, Rule
 __all__ = [
     "EXIT_UNCHECKED",
     "REQUIRE_ALL",
+    "REQUIRE_CHECKABLE",
+    "REQUIRE_WORDS",
     "GateCount",
     "exit_code",
     "gate_count",
@@ -29,6 +32,10 @@ EXIT_UNCHECKED = 4
 """The exit code of a run where a gate rule ``--require`` names was not checked."""
 REQUIRE_ALL = "all"
 """``--require all``: every gate rule in the run's scope must be checked."""
+REQUIRE_CHECKABLE = "checkable"
+"""``--require checkable``: every gate rule this target can check must be checked; those it
+cannot (no control plane) are listed apart and do not count."""
+REQUIRE_WORDS = (REQUIRE_ALL, REQUIRE_CHECKABLE)
 
 
 @dataclass(frozen=True)
@@ -38,7 +45,11 @@ class GateCount:
     passed: int
     failed: int
     unchecked: tuple[tuple[str, str], ...]
-    """``(rule id, why)`` of each gate rule no scenario checked."""
+    """``(rule id, why)`` of each gate rule no scenario checked (with ``checkable``
+    required, only those this target could have checked)."""
+    uncheckable: tuple[tuple[str, str], ...] = ()
+    """With ``checkable`` required: ``(rule id, why)`` of each gate rule this target cannot
+    check by its nature; listed, not counted."""
 
     @property
     def all_checked(self) -> bool:
@@ -50,21 +61,29 @@ def gate_count(rules: Sequence[RuleResult], require: Collection[str] = ()) -> Ga
     """Count the gate rules of ``rules``; a rule ``require`` names that is not among them
     counts as not checked (outside the run's scope)."""
     gates = [rule for rule in rules if rule.level is Level.GATE]
+    checkable = REQUIRE_CHECKABLE in require
+    skipped = [rule for rule in gates if rule.outcome is Outcome.SKIPPED]
     unchecked = [
         (rule.rule_id, rule.reason or "not checked")
-        for rule in gates
-        if rule.outcome is Outcome.SKIPPED
+        for rule in skipped
+        if not (checkable and rule.inherent)
+    ]
+    uncheckable = [
+        (rule.rule_id, rule.reason or "not checked")
+        for rule in skipped
+        if checkable and rule.inherent
     ]
     reported = {rule.rule_id for rule in rules}
     unchecked += [
         (rule_id, "outside this run's scope")
         for rule_id in require
-        if rule_id != REQUIRE_ALL and rule_id not in reported
+        if rule_id not in REQUIRE_WORDS and rule_id not in reported
     ]
     return GateCount(
         passed=sum(rule.outcome is Outcome.PASSED for rule in gates),
         failed=sum(rule.outcome is Outcome.FAILED for rule in gates),
         unchecked=tuple(unchecked),
+        uncheckable=tuple(uncheckable),
     )
 
 
@@ -72,7 +91,7 @@ def _required_unchecked(rules: Sequence[RuleResult], require: Collection[str]) -
     if not require:
         return False
     unchecked = {rule_id for rule_id, _ in gate_count(rules, require).unchecked}
-    if REQUIRE_ALL in require:
+    if REQUIRE_ALL in require or REQUIRE_CHECKABLE in require:
         return bool(unchecked)
     return any(rule_id in unchecked for rule_id in require)
 
@@ -124,6 +143,7 @@ def _result(
         return RuleResult(rule.id, rule.title, rule.level, outcome, ids)
     if credited or any(s.scenario_id in completed for s in covering):
         return RuleResult(rule.id, rule.title, rule.level, Outcome.PASSED, ids)
+    inherent = all(s.outcome is Outcome.SKIPPED and s.inherent for s in covering)
     if not covering:
         reason = "no scenario covers this rule"
     else:
@@ -135,7 +155,7 @@ def _result(
             if text not in reasons:
                 reasons.append(text)
         reason = "; ".join(reasons)
-    return RuleResult(rule.id, rule.title, rule.level, Outcome.SKIPPED, ids, reason)
+    return RuleResult(rule.id, rule.title, rule.level, Outcome.SKIPPED, ids, reason, inherent)
 
 
 def exit_code(rules: Sequence[RuleResult], *, strict: bool = False) -> int:
