@@ -80,7 +80,7 @@ def test_a_signal_during_concurrent_writes_deletes_every_token(
     assert "Traceback" not in err
     assert f"exit {code}: interrupted ({sig.name})" in out
     document = json.loads(report.read_text(encoding="utf-8"))
-    assert document["interrupted"] == sig.name
+    assert (document["interrupted"], document["signal"]) == (True, sig.name)
     assert document["exit_code"] == code
     counts = document["counts"]
     assert counts["tokens_created"] >= 2

@@ -25,7 +25,16 @@ def test_the_document_matches_the_events(tmp_path: Path, sample_run: list[Event]
     assert document["target"] == "http://127.0.0.1:8765"
     assert document["exit_code"] == 1
     assert document["duration"] == 0.84
-    assert document["counts"] == {"passed": 2, "failed": 1, "warning": 1, "skipped": 1}
+    assert document["counts"] == {
+        "passed": 2,
+        "failed": 1,
+        "waived": 0,
+        "warning": 1,
+        "skipped": 1,
+    }
+    # Yes/no fields are booleans; the signal, when there was one, is named apart.
+    assert (document["interrupted"], document["signal"]) == (False, None)
+    assert (document["unreachable"], document["lost"]) == (False, False)
     scenarios = {item["id"]: item for item in document["scenarios"]}
     assert scenarios["pat-cap-sixth"]["failures"] == [
         {
@@ -62,9 +71,15 @@ def test_keys_come_in_a_fixed_order_and_output_is_deterministic(
         "target",
         "exit_code",
         "interrupted",
+        "signal",
+        "unreachable",
+        "lost",
+        "unreachable_reason",
         "duration",
         "counts",
         "gate_rules",
+        "waivers",
+        "excluded",
         "rules",
         "scenarios",
     ]
@@ -79,7 +94,13 @@ def test_counts_are_tallied_when_the_runner_sent_none(tmp_path: Path) -> None:
         finished.run_id, finished.rules, finished.scenarios, finished.exit_code, 1.0
     )
     document = write_report(tmp_path / "r.json", events)
-    assert document["counts"] == {"passed": 1, "failed": 0, "warning": 0, "skipped": 0}
+    assert document["counts"] == {
+        "passed": 1,
+        "failed": 0,
+        "waived": 0,
+        "warning": 0,
+        "skipped": 0,
+    }
 
 
 def test_an_existing_report_is_replaced_whole(tmp_path: Path, sample_run: list[Event]) -> None:

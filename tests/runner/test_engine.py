@@ -6,10 +6,9 @@ import json
 from dataclasses import asdict
 
 import httpx
-import pytest
 
-from patgate.errors import TargetUnreachable
 from patgate.harness import Fake
+from patgate.reporting.summary import exit_meaning
 from patgate.runner import FakeTarget, LiveTarget, TargetConfig
 from patgate.runner.events import (
     Outcome,
@@ -375,9 +374,45 @@ def test_a_target_that_does_not_answer_is_unreachable() -> None:
 
     config = TargetConfig({"base_url": "https://deployment.invalid"})
     target = LiveTarget(config, transport=httpx.MockTransport(refuse))
-    chosen = [s for s in builtin() if s.id == "auth-required"]
-    with pytest.raises(TargetUnreachable, match=r"cannot reach https://deployment\.invalid"):
-        run_events(chosen, target)
+    chosen = [s for s in builtin() if s.id in ("auth-required", "token-ok")]
+    _, end = run_events(chosen, target)
+    assert end.exit_code == 3
+    assert end.unreachable.startswith("cannot reach https://deployment.invalid")
+    assert not end.lost
+    assert {s.outcome for s in end.scenarios} == {Outcome.SKIPPED}
+    assert all("the target did not answer" in s.reason for s in end.scenarios)
+    assert exit_meaning(end).startswith("exit 3: the target did not answer (cannot reach")
+
+
+def test_a_target_lost_mid_run_ends_with_exit_3_and_the_rest_not_reached() -> None:
+    fake = Fake()
+    answers = fake.httpx_transport()
+    chosen = [s for s in builtin() if not s.writes and not s.control][:6]
+    calls = {"n": 0, "limit": 10**6}
+
+    def dies(request: httpx.Request) -> httpx.Response:
+        calls["n"] += 1
+        if calls["n"] > calls["limit"]:
+            raise httpx.ConnectError("connection refused", request=request)
+        return answers.handle_request(request)
+
+    target = LiveTarget(TargetConfig(fake.world), transport=httpx.MockTransport(dies))
+    run_events(chosen[:1], target)
+    # The first scenario's requests are answered, the second's first one too; then nothing.
+    calls["limit"], calls["n"] = calls["n"] + 1, 0
+    target = LiveTarget(TargetConfig(fake.world), transport=httpx.MockTransport(dies))
+    _, end = run_events(chosen, target, concurrency=1)
+    assert end.exit_code == 3
+    assert end.lost
+    results = list(end.scenarios)
+    assert len(results) == len(chosen)
+    assert results[0].outcome is Outcome.PASSED
+    reasons = [s.reason for s in results if s.outcome is Outcome.SKIPPED]
+    assert any("target became unreachable while it ran" in why for why in reasons)
+    assert any(why.startswith("not run: target became unreachable") for why in reasons)
+    assert not any(s.outcome is Outcome.FAILED for s in results)
+    assert calls["n"] == calls["limit"] + 1, "no scenario started after the target was lost"
+    assert exit_meaning(end).startswith("exit 3: the target became unreachable mid-run")
 
 
 def test_a_transport_error_after_the_first_answer_fails_only_that_step() -> None:

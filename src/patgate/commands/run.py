@@ -28,7 +28,9 @@ from __future__ import annotations
 
 import argparse
 import os
+import shlex
 import sys
+from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -39,6 +41,8 @@ from patgate.runner.session import DEFAULT_CONCURRENCY, DEFAULT_LEDGER, MAX_CONC
 
 if TYPE_CHECKING:
     from patgate.redaction import Redactor
+    from patgate.reporting.artifact import TargetRun
+    from patgate.runner.events import RunFinished
     from patgate.runner.target import TargetConfig
     from patgate.scenario import Catalogue, Scenario
 
@@ -47,7 +51,7 @@ __all__ = ["configure", "main"]
 
 def configure(parser: argparse.ArgumentParser) -> None:
     """Add the options of ``patgate run`` to ``parser``."""
-    configure_target(parser)
+    configure_target(parser, several=True)
     choice = parser.add_argument_group("what to run")
     choice.add_argument(
         "--scenarios",
@@ -65,6 +69,19 @@ def configure(parser: argparse.ArgumentParser) -> None:
         metavar="ID",
         help="only this scenario (repeatable); on a production target, the only way to run a "
         "bulk-writing scenario",
+    )
+    choice.add_argument(
+        "--exclude-rule",
+        action="append",
+        metavar="ID",
+        help="leave this rule out (repeatable): not reported, its failures ignored, a scenario "
+        "covering only excluded rules not run; the report says so",
+    )
+    choice.add_argument(
+        "--exclude-scenario",
+        action="append",
+        metavar="ID",
+        help="leave this scenario out (repeatable); the report says so",
     )
     behaviour = parser.add_argument_group("run")
     behaviour.add_argument(
@@ -105,6 +122,13 @@ def configure(parser: argparse.ArgumentParser) -> None:
         "run exit with code 4",
     )
     behaviour.add_argument(
+        "--waivers",
+        type=Path,
+        metavar="FILE",
+        help="known failures accepted until a date (YAML: a `waivers:` list of rule, reason, "
+        "expires and optional target); a failing gate rule a waiver covers is `waived`",
+    )
+    behaviour.add_argument(
         "--report",
         action="append",
         default=[],
@@ -115,74 +139,199 @@ def configure(parser: argparse.ArgumentParser) -> None:
 
 
 def main(args: argparse.Namespace) -> int:
-    """Run the scenarios and report; the exit code of the run."""
+    """Run the scenarios against each target and report; the exit code of the run (the
+    worst of the targets')."""
     from patgate.runner.session import target_redactor
 
-    config = resolve_config(args)
-    redactor = target_redactor(config)
-    return guarded("run", redactor, lambda: _run(args, config, redactor))
+    worlds: list[Path] = list(args.world or [])
+    configs = [resolve_config(args, world) for world in worlds] or [resolve_config(args)]
+    redactor = target_redactor(configs[0])
+    for config in configs[1:]:
+        if config is not None:
+            redactor.register_all(config.secrets())
+            redactor.register_basic(config.text("client_id"), config.text("client_secret"))
+    labels = [str(world) for world in worlds] or [""]
+    return guarded(
+        "run", redactor, lambda: _run(args, list(zip(labels, configs, strict=True)), redactor)
+    )
 
 
-def _run(args: argparse.Namespace, config: TargetConfig | None, redactor: Redactor) -> int:
+def _run(
+    args: argparse.Namespace,
+    targets: list[tuple[str, TargetConfig | None]],
+    redactor: Redactor,
+) -> int:
     from patgate.reporting import make_reporter
+    from patgate.reporting.artifact import worst_exit_code
     from patgate.resources import scenarios_dir
     from patgate.runner import RunOptions
     from patgate.runner.engine import consume, run_session
-    from patgate.runner.events import Event
+    from patgate.runner.events import Event, Targets
     from patgate.runner.interruption import SignalGuard, interrupt_exit_code, interrupt_name
     from patgate.runner.session import ledger_path, open_session, target_for
+    from patgate.runner.waivers import load_waivers
     from patgate.scenario import load_catalogue, load_scenarios
 
     catalogue = load_catalogue()
     scenarios = load_scenarios(args.scenarios or [scenarios_dir()], catalogue=catalogue)
     selected = _select(scenarios, args.rule, args.scenario, catalogue)
+    excluded_rules = _known_rules(args.exclude_rule, catalogue, "--exclude-rule")
+    selected, excluded_scenarios = _exclude(
+        selected, scenarios, excluded_rules, args.exclude_scenario or []
+    )
+    waivers = load_waivers(args.waivers, catalogue) if args.waivers else ()
     reporters = [make_reporter("terminal", stream=sys.stdout)]
     reporters += [
         make_reporter(spec, stream=sys.stdout) for spec in args.report if spec != "terminal"
     ]
-    target = target_for(config)
-    ledger = ledger_path(args.ledger, os.environ, live=target.live)
-    options = RunOptions(
-        allow_writes=args.allow_writes,
-        max_wait=args.max_wait,
-        strict=args.strict,
-        connect_timeout=args.connect_timeout,
-        read_timeout=args.read_timeout,
-        every_rule=not (args.rule or args.scenario or args.scenarios),
-        ledger_path=ledger,
-        retry_budget=args.retry_budget,
-        max_retry_wait=args.max_retry_wait,
-        explicit=frozenset(args.scenario or ()),
-        require=_required(args.require, catalogue),
-        network=network_policy(args),
-        concurrency=args.concurrency,
-    )
+    several = len(targets) > 1
+    ledgers = _ledgers(args.ledger, targets)
 
     def handle(event: Event) -> None:
         for reporter in reporters:
             reporter.handle(event)
 
+    runs: list[TargetRun] = []
     guard = SignalGuard()
     try:
         with guard:
-            session = open_session(target, options, catalogue=catalogue, redactor=redactor)
-            finished = consume(run_session(session, selected), handle)
+            if several:
+                handle(Targets(tuple(label for label, _ in targets)))
+            for (label, config), given_ledger in zip(targets, ledgers, strict=True):
+                target = target_for(config)
+                options = RunOptions(
+                    allow_writes=args.allow_writes,
+                    max_wait=args.max_wait,
+                    strict=args.strict,
+                    connect_timeout=args.connect_timeout,
+                    read_timeout=args.read_timeout,
+                    every_rule=not (args.rule or args.scenario or args.scenarios),
+                    ledger_path=ledger_path(given_ledger, os.environ, live=target.live),
+                    retry_budget=args.retry_budget,
+                    max_retry_wait=args.max_retry_wait,
+                    explicit=frozenset(args.scenario or ()),
+                    require=_required(args.require, catalogue),
+                    network=network_policy(args),
+                    concurrency=args.concurrency,
+                    waivers=waivers,
+                    target_label=label,
+                    excluded_rules=frozenset(excluded_rules),
+                    excluded_scenarios=excluded_scenarios,
+                )
+                session = open_session(target, options, catalogue=catalogue, redactor=redactor)
+                finished = consume(run_session(session, selected), handle)
+                if finished is None:
+                    return 1
+                runs.append((label, None, finished))
+                _explain(label, config, options.ledger_path, finished)
+                if finished.interrupted:
+                    break  # a signal stops the whole run, not only this target
     except KeyboardInterrupt as stop:
-        # The run had finished (its counts are printed); the signal came while reporting.
+        # The run had finished (its counts are printed); the signal came while reporting,
+        # or between two targets.
         return interrupt_exit_code(interrupt_name(stop))
     finally:
         for reporter in reporters:
             reporter.close()
-    if finished is None:
-        return 1
+    _github(runs)
+    code = worst_exit_code([finished.exit_code for _, _, finished in runs])
+    if several:
+        each = ", ".join(f"{label}: exit {finished.exit_code}" for label, _, finished in runs)
+        print(f"patgate run: {len(runs)} targets ({each}); exit {code}, the worst of them")
+    return code
+
+
+def _explain(
+    label: str, config: TargetConfig | None, ledger: Path | None, finished: RunFinished
+) -> None:
+    """Say on stderr why a target could not be reached, and how to delete what it left."""
+    name = f" {label}:" if label else ""
+    if finished.unreachable:
+        what = "became unreachable mid-run" if finished.lost else "did not answer"
+        print(
+            f"patgate run:{name} error: the target {what}: {finished.unreachable}", file=sys.stderr
+        )
     left = finished.tallies.tokens_leaked if finished.tallies is not None else 0
     if left and ledger is not None:
-        print(
-            f"patgate run: {left} token(s) may be left behind; "
-            f"`patgate cleanup --ledger {ledger}` deletes them",
-            file=sys.stderr,
-        )
-    return finished.exit_code
+        command = ["patgate", "cleanup"]
+        if label:
+            command += ["--world", label]
+        command += ["--ledger", str(ledger)]
+        hint = f"`{shlex.join(command)}` deletes them"
+        if not label and config is not None:
+            hint += " (with the same PATGATE_* variables or target flags as this run)"
+        print(f"patgate run:{name} {left} token(s) may be left behind; {hint}", file=sys.stderr)
+
+
+def _github(runs: Sequence[TargetRun]) -> None:
+    """Annotations and a step summary when the run is a GitHub Actions step."""
+    from patgate.reporting.github import step_summary, wants_annotations, workflow_commands
+
+    if wants_annotations(os.environ):
+        for line in workflow_commands(runs):
+            print(line)
+    summary = os.environ.get("GITHUB_STEP_SUMMARY")
+    if summary:
+        try:
+            with open(summary, "a", encoding="utf-8") as stream:
+                stream.write(step_summary(runs))
+        except OSError as error:
+            print(
+                f"patgate run: cannot append the step summary to {summary}: {error}",
+                file=sys.stderr,
+            )
+
+
+def _ledgers(
+    given: Path | None, targets: list[tuple[str, TargetConfig | None]]
+) -> list[Path | None]:
+    """The ledger of each target: ``given`` (or the default) for one target; for several,
+    one file each beside it, named after the world file (``ledger-staging.jsonl``)."""
+    from patgate.runner.session import ledger_path
+
+    if len(targets) == 1:
+        return [given]
+    base = ledger_path(given, os.environ, live=True)
+    assert base is not None
+    used: set[str] = set()
+    ledgers: list[Path | None] = []
+    for index, (label, _) in enumerate(targets, start=1):
+        stem = Path(label).stem or f"target{index}"
+        name = stem if stem not in used else f"{stem}-{index}"
+        used.add(name)
+        ledgers.append(base.with_name(f"{base.stem}-{name}{base.suffix}"))
+    return ledgers
+
+
+def _known_rules(given: list[str] | None, catalogue: Catalogue, flag: str) -> list[str]:
+    for rule in given or ():
+        if rule not in catalogue:
+            raise UsageError(f"{flag}: unknown rule {rule!r} (see `patgate rules`)")
+    return list(dict.fromkeys(given or ()))
+
+
+def _exclude(
+    selected: tuple[Scenario, ...],
+    every: tuple[Scenario, ...],
+    rules: list[str],
+    ids: list[str],
+) -> tuple[tuple[Scenario, ...], tuple[str, ...]]:
+    """``selected`` without the excluded scenarios and those covering only excluded rules;
+    and the ids left out."""
+    known = {scenario.id for scenario in every}
+    for scenario_id in ids:
+        if scenario_id not in known:
+            raise UsageError(f"--exclude-scenario: unknown scenario {scenario_id!r}")
+    kept = []
+    left_out = []
+    for scenario in selected:
+        if scenario.id in ids or (rules and all(rule in rules for rule in scenario.rules)):
+            left_out.append(scenario.id)
+        else:
+            kept.append(scenario)
+    if not kept:
+        raise UsageError("--exclude-rule / --exclude-scenario left no scenario to run")
+    return tuple(kept), tuple(left_out)
 
 
 def _required(given: list[str] | None, catalogue: Catalogue) -> tuple[str, ...]:

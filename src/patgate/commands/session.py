@@ -61,12 +61,28 @@ TARGET_HELP = (
 )
 
 
-def configure_target(parser: argparse.ArgumentParser, description: str = TARGET_HELP) -> None:
-    """The target options: ``--world`` and one flag per target key."""
+def configure_target(
+    parser: argparse.ArgumentParser, description: str = TARGET_HELP, *, several: bool = False
+) -> None:
+    """The target options: ``--world`` and one flag per target key. ``several``: ``--world``
+    may be repeated (``patgate run`` checks each target in turn)."""
     target = parser.add_argument_group("target", description)
-    target.add_argument(
-        "--world", type=Path, metavar="PATH", help="a target file (JSON or YAML) of the keys below"
-    )
+    if several:
+        target.add_argument(
+            "--world",
+            type=Path,
+            action="append",
+            metavar="PATH",
+            help="a target file (JSON or YAML) of the keys below; repeat it to check several "
+            "targets in turn, each with its own ledger, cleanup and verdict",
+        )
+    else:
+        target.add_argument(
+            "--world",
+            type=Path,
+            metavar="PATH",
+            help="a target file (JSON or YAML) of the keys below",
+        )
     for key in TARGET_KEYS:
         target.add_argument(
             f"--{key.replace('_', '-')}", dest=key, metavar="VALUE", help=KEY_HELP[key]
@@ -93,13 +109,15 @@ def configure_network(group: argparse._ArgumentGroup) -> None:
     )
 
 
-def resolve_config(args: argparse.Namespace) -> TargetConfig | None:
-    """The live target the flags, ``PATGATE_*`` variables and ``--world`` describe, or
-    ``None`` (the embedded fake)."""
+def resolve_config(args: argparse.Namespace, world: Path | None = None) -> TargetConfig | None:
+    """The live target the flags, ``PATGATE_*`` variables and ``--world`` (or ``world``,
+    one of several) describe, or ``None`` (the embedded fake)."""
     from patgate.runner.target import resolve_target_config
 
+    if world is None:
+        world = args.world[0] if isinstance(args.world, list) and args.world else args.world
     flags = {key: getattr(args, key, None) for key in TARGET_KEYS}
-    return resolve_target_config(args.world, os.environ, flags)
+    return resolve_target_config(world or None, os.environ, flags)
 
 
 def scrub(error: PatgateError, redactor: Redactor) -> PatgateError:

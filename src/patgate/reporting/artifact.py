@@ -15,9 +15,26 @@ import tempfile
 from pathlib import Path
 
 from patgate.errors import UsageError
-from patgate.runner.events import Event, RunFinished, RunStarted
+from patgate.runner.events import Event, RunFinished, RunStarted, Targets
 
-__all__ = ["ArtifactReporter", "prepare_path", "write_atomically"]
+__all__ = ["ArtifactReporter", "TargetRun", "prepare_path", "worst_exit_code", "write_atomically"]
+
+TargetRun = tuple[str, RunStarted | None, RunFinished]
+"""One target of a run of several: its label (the ``--world`` file), start and end."""
+
+_SEVERITY = (0, 4, 1, 3, 2)
+"""Exit codes from least to most severe; a signal's (130, 143) is worse than all."""
+
+
+def worst_exit_code(codes: list[int]) -> int:
+    """The exit code of a run of several targets: the worst of theirs (a signal's, then 2,
+    3 unreachable, 1 a failure, 4 a requirement not met, 0)."""
+
+    def rank(code: int) -> int:
+        return _SEVERITY.index(code) if code in _SEVERITY else len(_SEVERITY)
+
+    return max(codes, key=rank, default=0)
+
 
 _DEFAULT_MODE = 0o644
 
@@ -75,23 +92,36 @@ class ArtifactReporter(abc.ABC):
         self.path = path
         self._started: RunStarted | None = None
         self._written = False
+        self._labels: tuple[str, ...] = ()
+        self._runs: list[TargetRun] = []
 
     def handle(self, event: Event) -> None:
         """Remember the run's start; write the report when the run finishes.
 
         Raises ``UsageError`` naming the file when it cannot be written.
         """
-        if isinstance(event, RunStarted):
+        if isinstance(event, Targets):
+            self._labels = event.labels
+        elif isinstance(event, RunStarted):
             self._started = event
+        elif isinstance(event, RunFinished) and self._labels:
+            # Several targets: the file is written again after each, with all so far.
+            index = len(self._runs)
+            label = self._labels[index] if index < len(self._labels) else ""
+            self._runs.append((label, self._started, event))
+            self._write(self.render_targets(self._runs))
         elif isinstance(event, RunFinished) and not self._written:
-            try:
-                write_atomically(self.path, self.render(self._started, event))
-            except OSError as error:
-                # The folder was fine at the start; a full disk or a changed permission
-                # still deserves a message that names the file, not a traceback.
-                reason = error.strerror or str(error)
-                raise UsageError(f"cannot write report {self.path}: {reason}") from error
-            self._written = True
+            self._write(self.render(self._started, event))
+
+    def _write(self, data: bytes) -> None:
+        try:
+            write_atomically(self.path, data)
+        except OSError as error:
+            # The folder was fine at the start; a full disk or a changed permission
+            # still deserves a message that names the file, not a traceback.
+            reason = error.strerror or str(error)
+            raise UsageError(f"cannot write report {self.path}: {reason}") from error
+        self._written = True
 
     def close(self) -> None:
         """Forget the run. The file was written whole at ``RunFinished``, or not at all."""
@@ -100,3 +130,7 @@ class ArtifactReporter(abc.ABC):
     @abc.abstractmethod
     def render(self, started: RunStarted | None, finished: RunFinished) -> bytes:
         """The whole report as bytes."""
+
+    @abc.abstractmethod
+    def render_targets(self, runs: list[TargetRun]) -> bytes:
+        """The whole report of a run of several targets, in the order given."""

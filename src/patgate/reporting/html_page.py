@@ -11,22 +11,24 @@ import html
 from collections.abc import Iterable
 
 from patgate import __version__
-from patgate.reporting.artifact import ArtifactReporter
+from patgate.reporting.artifact import ArtifactReporter, TargetRun, worst_exit_code
 from patgate.reporting.summary import (
     OUTCOME_ORDER,
     count_outcomes,
     exit_meaning,
     summary_line,
     unchecked_lines,
+    waiver_lines,
 )
 from patgate.reporting.text import printable
 from patgate.runner.events import Failure, Outcome, RunFinished, RunStarted, ScenarioFinished
 from patgate.runner.results import gate_count
 
-__all__ = ["HtmlReporter", "render_page"]
+__all__ = ["HtmlReporter", "render_page", "render_targets_page"]
 
 _LABELS = {
     Outcome.FAILED: "Failed",
+    Outcome.WAIVED: "Waived",
     Outcome.WARNING: "Warning",
     Outcome.SKIPPED: "Skipped",
     Outcome.PASSED: "Passed",
@@ -65,6 +67,7 @@ h2 { font-size: 18px; margin: 28px 0 12px; padding-bottom: 6px;
 .warning { color: var(--warning); background: var(--warning-bg); }
 .skipped { color: var(--skipped); background: var(--skipped-bg); }
 .passed { color: var(--passed); background: var(--passed-bg); }
+.waived { color: var(--warning); background: var(--skipped-bg); }
 .badge { display: inline-block; min-width: 64px; text-align: center; padding: 1px 8px;
   border-radius: 6px; font-size: 12px; font-weight: 700; text-transform: uppercase; }
 .card { border: 1px solid var(--line); border-left-width: 4px; border-radius: 8px;
@@ -122,10 +125,16 @@ def _e(value: str) -> str:
 
 def render_page(started: RunStarted | None, finished: RunFinished) -> str:
     """The whole report page as a string."""
-    anchors: dict[str, str] = {}
-    for index, scenario in enumerate(finished.scenarios, start=1):
-        anchors.setdefault(scenario.scenario_id, f"scenario-{index}")
-    title = f"patgate report: {_verdict(finished)[0]}"
+    return _page(f"patgate report: {_verdict(finished)[0]}", [("", started, finished)])
+
+
+def render_targets_page(runs: list[TargetRun]) -> str:
+    """One page for a run of several targets: each target's report in turn."""
+    code = worst_exit_code([finished.exit_code for _, _, finished in runs])
+    return _page(f"patgate report: {len(runs)} targets, exit {code}", runs)
+
+
+def _page(title: str, runs: list[TargetRun]) -> str:
     parts = [
         "<!DOCTYPE html>",
         '<html lang="en">',
@@ -136,12 +145,22 @@ def render_page(started: RunStarted | None, finished: RunFinished) -> str:
         f"<style>{_STYLE}</style>",
         "</head>",
         "<body>",
-        _banner(started, finished),
-        "<main>",
-        _problems(finished.scenarios, anchors),
-        _rules(finished, anchors),
-        _scenarios(finished.scenarios),
-        "</main>",
+    ]
+    for number, (label, started, finished) in enumerate(runs, start=1):
+        # With several targets, anchors carry the target's number so they stay unique.
+        prefix = f"t{number}-" if len(runs) > 1 else ""
+        anchors: dict[str, str] = {}
+        for index, scenario in enumerate(finished.scenarios, start=1):
+            anchors.setdefault(scenario.scenario_id, f"{prefix}scenario-{index}")
+        parts += [
+            _banner(started, finished, label),
+            "<main>",
+            _problems(finished.scenarios, anchors),
+            _rules(finished, anchors),
+            _scenarios(finished.scenarios, prefix),
+            "</main>",
+        ]
+    parts += [
         f"<footer>patgate {_e(__version__)}</footer>",
         "</body>",
         "</html>",
@@ -152,6 +171,8 @@ def render_page(started: RunStarted | None, finished: RunFinished) -> str:
 def _verdict(finished: RunFinished) -> tuple[str, Outcome]:
     counts = count_outcomes(finished)
     if finished.exit_code == 0:
+        if gate_count(finished.rules, finished.require).waived:
+            return "passed with waived failures", Outcome.WAIVED
         if counts[Outcome.WARNING.value]:
             return "passed with warnings", Outcome.WARNING
         if not gate_count(finished.rules, finished.require).all_checked:
@@ -162,14 +183,16 @@ def _verdict(finished: RunFinished) -> tuple[str, Outcome]:
     return "did not complete", Outcome.FAILED
 
 
-def _banner(started: RunStarted | None, finished: RunFinished) -> str:
+def _banner(started: RunStarted | None, finished: RunFinished, label: str = "") -> str:
     verdict, tone = _verdict(finished)
     counts = count_outcomes(finished)
-    meta = [("Target", started.target if started else ""), ("Run", finished.run_id)]
+    meta = [("World", label)] if label else []
+    meta += [("Target", started.target if started else ""), ("Run", finished.run_id)]
     meta.append(("Result", summary_line(counts, finished.duration)))
     meta += [
         ("Not checked", line.removeprefix("not checked: ")) for line in unchecked_lines(finished)
     ]
+    meta += [("Waivers", line) for line in waiver_lines(finished)]
     rows = "".join(f"<dt>{_e(name)}</dt><dd>{_e(value)}</dd>" for name, value in meta if value)
     chips = "".join(
         f'<li class="{outcome.value}">{counts[outcome.value]} {_e(_LABELS[outcome].lower())}</li>'
@@ -189,7 +212,7 @@ def _banner(started: RunStarted | None, finished: RunFinished) -> str:
 
 def _problems(scenarios: Iterable[ScenarioFinished], anchors: dict[str, str]) -> str:
     problems = sorted(
-        (s for s in scenarios if s.outcome in (Outcome.FAILED, Outcome.WARNING)),
+        (s for s in scenarios if s.outcome in (Outcome.FAILED, Outcome.WAIVED, Outcome.WARNING)),
         key=lambda s: OUTCOME_ORDER.index(s.outcome),
     )
     if not problems:
@@ -274,10 +297,10 @@ def _scenario_link(scenario_id: str, anchors: dict[str, str]) -> str:
     return f'<a class="mono" href="#{anchor}">{_e(scenario_id)}</a>'
 
 
-def _scenarios(scenarios: Iterable[ScenarioFinished]) -> str:
+def _scenarios(scenarios: Iterable[ScenarioFinished], prefix: str = "") -> str:
     # Anchors count from 1 in run order, as render_page numbered them.
     rows = "".join(
-        f'<tr id="scenario-{index}"><td>{_badge(scenario.outcome)}</td>'
+        f'<tr id="{prefix}scenario-{index}"><td>{_badge(scenario.outcome)}</td>'
         f'<td class="mono">{_e(scenario.scenario_id)}</td><td>{_e(scenario.title)}'
         + (f'<div class="muted">{_e(scenario.reason)}</div>' if scenario.reason else "")
         + f'</td><td class="mono">{_e(", ".join(scenario.rules))}</td>'
@@ -302,3 +325,7 @@ class HtmlReporter(ArtifactReporter):
         """The page as UTF-8."""
         # A lone surrogate cannot be UTF-8; printable() already shows it as an escape.
         return render_page(started, finished).encode("utf-8")
+
+    def render_targets(self, runs: list[TargetRun]) -> bytes:
+        """The page of several targets as UTF-8."""
+        return render_targets_page(runs).encode("utf-8")

@@ -5,14 +5,21 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from patgate.reporting.artifact import ArtifactReporter
+from patgate.reporting.artifact import ArtifactReporter, TargetRun, worst_exit_code
 from patgate.reporting.summary import count_outcomes, exit_meaning
-from patgate.runner.events import Failure, RuleResult, RunFinished, RunStarted, ScenarioFinished
+from patgate.runner.events import (
+    Failure,
+    RuleResult,
+    RunFinished,
+    RunStarted,
+    ScenarioFinished,
+    WaiverNote,
+)
 from patgate.runner.results import gate_count
 
-__all__ = ["FORMAT_VERSION", "JsonReporter", "report_document"]
+__all__ = ["FORMAT_VERSION", "JsonReporter", "report_document", "targets_document"]
 
-FORMAT_VERSION = 1
+FORMAT_VERSION = 2
 """Raised when a key is renamed or removed; adding a key keeps it."""
 
 
@@ -23,12 +30,47 @@ def report_document(started: RunStarted | None, finished: RunFinished) -> dict[s
         "run_id": finished.run_id,
         "target": started.target if started is not None else "",
         "exit_code": finished.exit_code,
-        "interrupted": finished.interrupted,
+        "interrupted": bool(finished.interrupted),
+        "signal": finished.interrupted or None,
+        "unreachable": bool(finished.unreachable),
+        "lost": finished.lost,
+        "unreachable_reason": finished.unreachable,
         "duration": _seconds(finished.duration),
         "counts": count_outcomes(finished),
         "gate_rules": _gates(finished),
+        "waivers": [_waiver(note) for note in finished.waivers],
+        "excluded": {
+            "rules": list(finished.excluded_rules),
+            "scenarios": list(finished.excluded_scenarios),
+        },
         "rules": [_rule(rule) for rule in finished.rules],
         "scenarios": [_scenario(scenario) for scenario in finished.scenarios],
+    }
+
+
+def targets_document(runs: list[TargetRun]) -> dict[str, Any]:
+    """The report of a run of several targets: the worst exit code, then ``targets`` in
+    the order given, each shaped as :func:`report_document` with its ``world``."""
+    return {
+        "format_version": FORMAT_VERSION,
+        "exit_code": worst_exit_code([finished.exit_code for _, _, finished in runs]),
+        "interrupted": any(finished.interrupted for _, _, finished in runs),
+        "duration": _seconds(sum(finished.duration for _, _, finished in runs)),
+        "targets": [
+            {"world": label, **report_document(started, finished)}
+            for label, started, finished in runs
+        ],
+    }
+
+
+def _waiver(note: WaiverNote) -> dict[str, str]:
+    return {
+        "rule": note.rule,
+        "state": note.state,
+        "reason": note.reason,
+        "expires": note.expires,
+        "target": note.target,
+        "source": note.source,
     }
 
 
@@ -38,6 +80,7 @@ def _gates(finished: RunFinished) -> dict[str, Any]:
         "passed": count.passed,
         "failed": count.failed,
         "not_checked": [{"id": rule_id, "reason": why} for rule_id, why in count.unchecked],
+        "waived": count.waived,
         "not_checkable": [{"id": rule_id, "reason": why} for rule_id, why in count.uncheckable],
         "required": list(finished.require),
         "verdict": exit_meaning(finished),
@@ -89,8 +132,16 @@ class JsonReporter(ArtifactReporter):
 
     def render(self, started: RunStarted | None, finished: RunFinished) -> bytes:
         """The document as indented UTF-8 JSON, ending in a newline."""
-        text = json.dumps(report_document(started, finished), indent=2, ensure_ascii=False)
-        # A lone surrogate (bytes a deployment sent that were not UTF-8) cannot be encoded;
-        # backslashreplace writes it as a \\udcXX escape, which JSON reads back as the same
-        # character, so the file stays valid and faithful.
-        return (text + "\n").encode("utf-8", errors="backslashreplace")
+        return _encode(report_document(started, finished))
+
+    def render_targets(self, runs: list[TargetRun]) -> bytes:
+        """The document of several targets, as :meth:`render` encodes it."""
+        return _encode(targets_document(runs))
+
+
+def _encode(document: dict[str, Any]) -> bytes:
+    text = json.dumps(document, indent=2, ensure_ascii=False)
+    # A lone surrogate (bytes a deployment sent that were not UTF-8) cannot be encoded;
+    # backslashreplace writes it as a \\udcXX escape, which JSON reads back as the same
+    # character, so the file stays valid and faithful.
+    return (text + "\n").encode("utf-8", errors="backslashreplace")

@@ -6,7 +6,10 @@ each of them.
 
 from __future__ import annotations
 
+import os
+import re
 from collections.abc import Iterable, Mapping
+from pathlib import Path
 
 from patgate.levels import Level
 from patgate.runner.events import Failure, Outcome, RunFinished, ScenarioFinished, Tallies
@@ -20,19 +23,30 @@ __all__ = [
     "exit_meaning",
     "failure_headline",
     "gate_line",
+    "source_location",
     "summary_line",
     "unchecked_lines",
+    "waiver_lines",
 ]
+
+_SOURCE = re.compile(r"^(?P<file>.+):(?P<line>\d+)$")
 
 OUTCOME_ORDER: tuple[Outcome, ...] = (
     Outcome.FAILED,
+    Outcome.WAIVED,
     Outcome.WARNING,
     Outcome.SKIPPED,
     Outcome.PASSED,
 )
 """Worst first: the order in which reports group rules and scenarios."""
 
-_SUMMARY_ORDER = (Outcome.PASSED, Outcome.FAILED, Outcome.WARNING, Outcome.SKIPPED)
+_SUMMARY_ORDER = (
+    Outcome.PASSED,
+    Outcome.FAILED,
+    Outcome.WAIVED,
+    Outcome.WARNING,
+    Outcome.SKIPPED,
+)
 _PLURAL = {Outcome.WARNING: "warnings"}
 
 
@@ -87,8 +101,9 @@ def custody_line(tallies: Tallies | None) -> str:
 def gate_line(finished: RunFinished) -> str:
     """``gate rules: 11 passed, 0 failed, 20 not checked``."""
     count = gate_count(finished.rules, finished.require)
+    waived = f"{count.waived} waived, " if count.waived else ""
     return (
-        f"gate rules: {count.passed} passed, {count.failed} failed, "
+        f"gate rules: {count.passed} passed, {count.failed} failed, {waived}"
         f"{len(count.unchecked)} not checked"
     )
 
@@ -105,6 +120,28 @@ def unchecked_lines(finished: RunFinished) -> list[str]:
     return lines
 
 
+def waiver_lines(finished: RunFinished) -> list[str]:
+    """One line per waiver of the run's target: ``waived: PAT-CAP until 2026-12-31: why
+    (waivers.yaml:3)``, ``waiver expired: ...`` (it no longer applies) or ``stale waiver:
+    ...`` (the rule did not fail); then what ``--exclude-rule`` and ``--exclude-scenario``
+    left out of the run."""
+    words = {
+        "applied": "waived: {rule} until {expires}",
+        "expired": "waiver expired: {rule} on {expires}, it no longer applies",
+        "stale": "stale waiver: {rule} did not fail (until {expires})",
+    }
+    lines = []
+    for note in finished.waivers:
+        head = words.get(note.state, "waiver: {rule}").format(rule=note.rule, expires=note.expires)
+        where = f" ({note.source})" if note.source else ""
+        lines.append(f"{head}: {note.reason}{where}")
+    if finished.excluded_rules:
+        lines.append(f"excluded rules (--exclude-rule): {', '.join(finished.excluded_rules)}")
+    if finished.excluded_scenarios:
+        lines.append(f"excluded scenarios: {', '.join(finished.excluded_scenarios)}")
+    return lines
+
+
 def exit_meaning(finished: RunFinished) -> str:
     """What the run's exit code means, in words a person acts on, then the gate rules'
     counts. "every gate rule passed" is said only when every gate rule in scope was checked."""
@@ -115,7 +152,11 @@ def _meaning(finished: RunFinished) -> str:
     code = finished.exit_code
     if code == 0:
         count = gate_count(finished.rules, finished.require)
-        if count.all_checked and count.uncheckable:
+        if count.waived:
+            said = f"no gate rule failed but {count.waived} waived"
+            if not count.all_checked:
+                said += f", and {len(count.unchecked)} were not checked"
+        elif count.all_checked and count.uncheckable:
             said = (
                 "every gate rule this target can check passed "
                 f"({len(count.uncheckable)} cannot be checked on it)"
@@ -148,6 +189,10 @@ def _meaning(finished: RunFinished) -> str:
         if finished.tallies is not None and finished.tallies.left_behind:
             return "exit 1: the run left tokens behind or refused a delete (see tokens:)"
         return "exit 1: an advisory rule failed and --strict makes that fail the run"
+    if code == 3 and finished.lost:
+        return f"exit {code}: the target became unreachable mid-run ({finished.unreachable})"
+    if code == 3 and finished.unreachable:
+        return f"exit {code}: the target did not answer ({finished.unreachable})"
     meanings = {
         2: "usage error",
         3: "the target did not answer",
@@ -172,3 +217,28 @@ def describe_failure(failure: Failure) -> str:
             lines.append(f"  {label + ':':<9} {first}")
             lines.extend(f"  {'':<9} {line}" for line in rest)
     return "\n".join(lines)
+
+
+def source_location(source: str, *, cwd: Path | None = None) -> tuple[str, int | None]:
+    """A scenario's ``path:line`` as a report shows it: a built-in scenario as
+    ``patgate/scenarios/NAME.yaml``, another file relative to the working directory (never
+    the machine's absolute path); the line, or ``None``."""
+    from patgate.resources import scenarios_dir
+
+    match = _SOURCE.match(source)
+    file, line = (match["file"], int(match["line"])) if match else (source, None)
+    if not file:
+        return "", line
+    path = Path(file)
+    if path.is_absolute():
+        try:
+            builtin = path.resolve().relative_to(scenarios_dir().resolve())
+        except (ValueError, OSError, FileNotFoundError):
+            base = cwd if cwd is not None else Path.cwd()
+            try:
+                file = os.path.relpath(path, base)
+            except ValueError:  # another drive (Windows)
+                file = path.as_posix()
+        else:
+            file = f"patgate/scenarios/{builtin.as_posix()}"
+    return Path(file).as_posix(), line

@@ -13,6 +13,7 @@ from patgate.reporting.summary import (
     exit_meaning,
     summary_line,
     unchecked_lines,
+    waiver_lines,
 )
 from patgate.reporting.text import indent_block, printable
 from patgate.runner.events import (
@@ -22,6 +23,7 @@ from patgate.runner.events import (
     RunFinished,
     RunStarted,
     ScenarioFinished,
+    Targets,
 )
 
 __all__ = ["MARKS", "TerminalReporter", "wants_color"]
@@ -29,6 +31,7 @@ __all__ = ["MARKS", "TerminalReporter", "wants_color"]
 MARKS: dict[Outcome, str] = {
     Outcome.PASSED: "PASS",
     Outcome.FAILED: "FAIL",
+    Outcome.WAIVED: "WAIV",
     Outcome.WARNING: "WARN",
     Outcome.SKIPPED: "SKIP",
 }
@@ -37,6 +40,7 @@ MARKS: dict[Outcome, str] = {
 _COLORS = {
     Outcome.PASSED: "32",
     Outcome.FAILED: "31",
+    Outcome.WAIVED: "35",
     Outcome.WARNING: "33",
     Outcome.SKIPPED: "36",
 }
@@ -68,11 +72,24 @@ class TerminalReporter:
         self._started: RunStarted | None = None
         self._reported = 0
         self._finished = False
+        self._labels: tuple[str, ...] = ()
+        self._target = 0
 
     def handle(self, event: Event) -> None:
         """Print what ``event`` tells a person watching the run."""
-        if isinstance(event, RunStarted):
+        if isinstance(event, Targets):
+            self._labels = event.labels
+        elif isinstance(event, RunStarted):
+            if self._labels:
+                self._target += 1
+                label = self._labels[self._target - 1] if self._target <= len(self._labels) else ""
+                self._write(
+                    f"{'' if self._target == 1 else chr(10)}== target {self._target} of"
+                    f" {len(self._labels)}: {printable(label)} =="
+                )
             self._started = event
+            self._reported = 0
+            self._finished = False
             noun = "scenario" if event.scenario_count == 1 else "scenarios"
             self._write(
                 f"patgate run {printable(event.run_id)}: {event.scenario_count} {noun}"
@@ -114,7 +131,7 @@ class TerminalReporter:
         if scenario.reason:
             line += f": {printable(scenario.reason)}"
         lines = [line]
-        if scenario.outcome in (Outcome.FAILED, Outcome.WARNING):
+        if scenario.outcome in (Outcome.FAILED, Outcome.WAIVED, Outcome.WARNING):
             lines.extend(
                 indent_block(printable(describe_failure(failure)), _DETAIL_INDENT)
                 for failure in scenario.failures
@@ -136,6 +153,7 @@ class TerminalReporter:
             leaked = finished.tallies is not None and finished.tallies.left_behind
             lines.append(self._paint(custody, _COLORS[Outcome.FAILED]) if leaked else custody)
         lines.extend(printable(line) for line in unchecked_lines(finished))
+        lines.extend(printable(line) for line in waiver_lines(finished))
         lines.append(exit_meaning(finished))
         return "\n".join(lines)
 

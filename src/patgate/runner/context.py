@@ -10,7 +10,7 @@ import uuid
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from patgate.redaction import LogScrub, Redactor
 from patgate.runner.custodian import Custodian
@@ -21,6 +21,9 @@ from patgate.runner.ledger import Ledger, TargetIdentity
 from patgate.runner.model import Observed
 from patgate.runner.retries import RetryPolicy
 from patgate.runner.target import Target
+
+if TYPE_CHECKING:
+    from patgate.runner.waivers import Waiver
 
 __all__ = ["BEARER_KEYS", "RunContext", "RunOptions"]
 
@@ -59,6 +62,15 @@ class RunOptions:
     concurrency: int = 1
     """Scenarios run at once (1: one after the other); the client pools as many
     connections. See :mod:`patgate.runner.scheduler` for what is never run side by side."""
+    waivers: tuple[Waiver, ...] = ()
+    """Known failures accepted until a date (``--waivers``)."""
+    target_label: str = ""
+    """How the user named the target (the ``--world`` file): what a waiver's ``target``
+    matches, with the target's base URL."""
+    excluded_rules: frozenset[str] = frozenset()
+    """Rules left out of the run (``--exclude-rule``): not reported, their failures ignored."""
+    excluded_scenarios: tuple[str, ...] = ()
+    """Scenarios left out of the run (``--exclude-scenario``), for the report to say so."""
 
 
 class RunContext:
@@ -108,12 +120,21 @@ class RunContext:
         self._halt = threading.Event()
         self.halt_reason = ""
         """The signal that halted the run (``SIGTERM``), once :meth:`halt` was called."""
+        self.lost = ""
+        """Why the target became unreachable mid-run, once :meth:`lose` was called."""
         self._log_scrub = LogScrub(self.redactor).install()
 
     def halt(self, reason: str) -> None:
         """Ask every running scenario to stop before its next step (its cleanup still
         runs): the run was interrupted by ``reason``."""
         self.halt_reason = reason
+        self._halt.set()
+
+    def lose(self, why: str) -> None:
+        """The target stopped answering: no scenario starts, the running ones stop before
+        their next step (their cleanup still runs, bounded by the exchange's cut-off)."""
+        if not self.lost:
+            self.lost = self.redact(why)
         self._halt.set()
 
     def pause(self, seconds: float) -> None:

@@ -19,7 +19,7 @@ import threading
 import time
 from collections.abc import Callable, Generator, Sequence
 
-from patgate.errors import RequestFailed
+from patgate.errors import RequestFailed, TargetUnreachable
 from patgate.levels import Level
 from patgate.redaction import Redactor
 from patgate.runner.admission import is_inherent, key_costs, skip_reason
@@ -33,6 +33,7 @@ from patgate.runner.events import (
     ScenarioFinished,
     ScenarioStarted,
     Tallies,
+    WaiverNote,
 )
 from patgate.runner.execution import ScenarioExecution
 from patgate.runner.interruption import interrupt_name
@@ -46,6 +47,10 @@ __all__ = ["ScenarioRunner", "consume", "run", "run_session"]
 
 _MAX_SETTLE = 5.0
 """Seconds the end of a run waits, at most, for an unanswered create to show in a listing."""
+LOST_CLEANUP = 10.0
+"""Seconds the cleanup of a run whose target stopped answering may take, at most."""
+BECAME_UNREACHABLE = "target became unreachable"
+"""The reason given for every scenario a lost target kept from running."""
 
 
 class ScenarioRunner:
@@ -73,6 +78,8 @@ class ScenarioRunner:
         self._completing = threading.Lock()
         self.interrupted = ""
         """The signal that cut :meth:`finish` short, if one did (it then ran to the end)."""
+        self.unreachable = ""
+        """Why the target did not answer the run's first request, if it did not."""
         self._finished = False
         self._closed = False
 
@@ -85,6 +92,8 @@ class ScenarioRunner:
         """Run one scenario (its cleanup included) and describe how it ended."""
         started = time.perf_counter()
         context = self.context
+        if context.lost:
+            return _skipped(scenario, f"not run: {BECAME_UNREACHABLE} ({context.lost})")
         if context.halted:
             return _skipped(scenario, f"not run: the run was interrupted by {context.halt_reason}")
         try:
@@ -99,13 +108,20 @@ class ScenarioRunner:
         execution = ScenarioExecution(context, scenario, self.catalogue)
         execution.run()
         checked = tuple(sorted(execution.held))
+        if context.exchange.unreachable:
+            context.lose(context.exchange.unreachable)
+        if context.lost:
+            # What failed after the target went away says nothing about its rules.
+            why = f"{BECAME_UNREACHABLE} while it ran ({context.lost})"
+            return _skipped(scenario, why, time.perf_counter() - started, checked)
         if execution.cut:
             why = f"interrupted by {context.halt_reason} while it ran"
             return _skipped(scenario, why, time.perf_counter() - started, checked)
         if execution.completed:
             with self._completing:
                 self.completed.add(scenario.id)
-        failures = tuple(execution.failures)
+        excluded = self.options.excluded_rules
+        failures = tuple(f for f in execution.failures if f.rule not in excluded)
         outcome = scenario_outcome(failures)
         if outcome is Outcome.PASSED and execution.skip_reason:
             outcome = Outcome.SKIPPED
@@ -153,11 +169,20 @@ class ScenarioRunner:
             custodian = self.context.custodian
             # A create that timed out may finish on the deployment up to a read timeout later.
             settle = min(self.options.read_timeout, _MAX_SETTLE)
+            lost = bool(self.context.lost or self.unreachable)
+            if lost:
+                # Try, within a bounded time: what is not deleted stays in the ledger.
+                self.context.exchange.cut_off(LOST_CLEANUP)
+                settle = 0.0
             try:
-                custodian.finish(settle=settle)
-            except KeyboardInterrupt as stop:
-                self.interrupted = interrupt_name(stop)
-                custodian.finish()
+                try:
+                    custodian.finish(settle=settle)
+                except KeyboardInterrupt as stop:
+                    self.interrupted = interrupt_name(stop)
+                    custodian.finish()
+            except (TargetUnreachable, RequestFailed):
+                if not lost:
+                    raise
         return self.tallies()
 
     def tallies(self) -> Tallies:
@@ -248,17 +273,40 @@ def run_session(
                 interrupted = yield from _sequential(runner, scenarios, finished)
         except KeyboardInterrupt as stop:
             interrupted = interrupt_name(stop)  # it landed before the first scenario
+        except TargetUnreachable as error:
+            runner.unreachable = runner.context.redact(str(error))
+        context = runner.context
+        why = ""
         if interrupted:
-            done = {result.scenario_id for result in finished}
             why = f"not run: the run was interrupted by {interrupted}"
+        elif runner.unreachable:
+            why = f"not run: the target did not answer ({runner.unreachable})"
+        elif context.lost:
+            why = f"not run: {BECAME_UNREACHABLE} ({context.lost})"
+        if why:
+            done = {result.scenario_id for result in finished}
             finished.extend(_skipped(s, why) for s in scenarios if s.id not in done)
         order = {scenario.id: index for index, scenario in enumerate(scenarios)}
         finished.sort(key=lambda result: order.get(result.scenario_id, len(order)))
         tallies = runner.finish()
         interrupted = interrupted or runner.interrupted
+        options = runner.options
         rules = rule_results(
-            runner.catalogue, finished, runner.completed, every_rule=runner.options.every_rule
+            runner.catalogue, finished, runner.completed, every_rule=options.every_rule
         )
+        rules = tuple(rule for rule in rules if rule.rule_id not in options.excluded_rules)
+        notes: tuple[WaiverNote, ...] = ()
+        if options.waivers:
+            from patgate.runner.waivers import apply_waivers
+
+            rules, waived, notes = apply_waivers(
+                options.waivers,
+                rules,
+                finished,
+                label=options.target_label,
+                display=target.display,
+            )
+            finished[:] = waived
         counts: dict[str, int] = {}
         for result in finished:
             counts[result.outcome.value] = counts.get(result.outcome.value, 0) + 1
@@ -272,12 +320,18 @@ def run_session(
                 strict=runner.options.strict,
                 interrupted=interrupted,
                 require=runner.options.require,
+                unreachable=bool(runner.unreachable or context.lost),
             ),
             duration=time.perf_counter() - started,
             counts=counts,
             tallies=tallies,
             interrupted=interrupted,
             require=runner.options.require,
+            unreachable=runner.unreachable or context.lost,
+            lost=bool(context.lost) and not runner.unreachable,
+            waivers=notes,
+            excluded_rules=tuple(sorted(options.excluded_rules)),
+            excluded_scenarios=options.excluded_scenarios,
         )
     finally:
         runner.close()
@@ -296,6 +350,8 @@ def _sequential(
             finished.append(result)
             current = None
             yield result
+            if runner.context.lost:
+                break  # the rest are skipped: the target became unreachable
     except KeyboardInterrupt as stop:
         interrupted = interrupt_name(stop)
         if current is not None:
@@ -324,6 +380,13 @@ def _concurrent(
             finished.append(result)
             yield ScenarioStarted(scenario.id, scenario.title, scenario.rules)
             yield result
+            if context.lost:
+                # Hand out no more; the running ones stop before their next step.
+                for other, outcome in scheduler.halt():
+                    finished.append(outcome)
+                    yield ScenarioStarted(other.id, other.title, other.rules)
+                    yield outcome
+                break
     except KeyboardInterrupt as stop:
         interrupted = interrupt_name(stop)
         context.halt(interrupted)

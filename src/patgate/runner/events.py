@@ -21,6 +21,8 @@ __all__ = [
     "ScenarioFinished",
     "ScenarioStarted",
     "Tallies",
+    "Targets",
+    "WaiverNote",
 ]
 
 
@@ -59,6 +61,8 @@ class Outcome(str, enum.Enum):
     """Only advisory rules failed."""
     SKIPPED = "skipped"
     """Not run; ``reason`` says why (a missing target key, writes not allowed, ...)."""
+    WAIVED = "waived"
+    """A gate rule failed, and a waiver that has not expired accepts it (``--waivers``)."""
 
 
 @dataclass(frozen=True)
@@ -75,6 +79,30 @@ class Failure:
     def __post_init__(self) -> None:
         # A level given as its text ("gate") is taken as the enum member.
         object.__setattr__(self, "level", Level(self.level))
+
+
+@dataclass(frozen=True)
+class WaiverNote:
+    """What a report says about one waiver of the run's target."""
+
+    rule: str
+    reason: str
+    expires: str
+    """The last day it applies (ISO date)."""
+    state: str
+    """``applied`` (the rule failed and is waived), ``expired`` (past its date: it no longer
+    applies) or ``stale`` (the rule did not fail: the waiver can go)."""
+    source: str = ""
+    """``path:line`` of the waiver."""
+    target: str = ""
+
+
+@dataclass(frozen=True)
+class Targets:
+    """Sent once before the first run when one ``patgate run`` checks several targets in
+    turn: the labels (the ``--world`` files) in the order given."""
+
+    labels: tuple[str, ...]
 
 
 @dataclass(frozen=True)
@@ -145,6 +173,18 @@ class RunFinished:
     """``SIGINT`` or ``SIGTERM`` when a signal stopped the run before its last scenario."""
     require: tuple[str, ...] = ()
     """The gate rules ``--require`` named (``all``: every one in scope)."""
+    unreachable: str = ""
+    """Why the target could not be reached (exit code 3): it did not answer the run's first
+    request, or (``lost``) it stopped answering mid-run."""
+    lost: bool = False
+    """The target answered at first, then became unreachable: the scenarios not reached are
+    skipped, the cleanup was tried within a bounded time."""
+    waivers: tuple[WaiverNote, ...] = ()
+    """The waivers of this target: applied, expired or stale."""
+    excluded_rules: tuple[str, ...] = ()
+    """Rules ``--exclude-rule`` left out of the run."""
+    excluded_scenarios: tuple[str, ...] = ()
+    """Scenarios ``--exclude-scenario`` (or ``--exclude-rule``) left out of the run."""
 
 
-Event = RunStarted | ScenarioStarted | ScenarioFinished | RunFinished
+Event = Targets | RunStarted | ScenarioStarted | ScenarioFinished | RunFinished

@@ -137,7 +137,16 @@ class Exchange:
         self._sleep = sleep
         self.answered = 0
         """Answers read so far (by every thread of the run)."""
+        self.unreachable = ""
+        """Why the last request could not connect although the target had answered before
+        (it became unreachable); the next answer clears it."""
+        self._cutoff: float | None = None
         self._counting = threading.Lock()
+
+    def cut_off(self, seconds: float) -> None:
+        """Send nothing after ``seconds`` from now, and bound every request to end by then
+        (what is left of a lost target's cleanup)."""
+        self._cutoff = time.monotonic() + max(seconds, 0.0)
 
     def send(
         self,
@@ -209,8 +218,13 @@ class Exchange:
                 request = next(httpx.BasicAuth(*basic).auth_flow(request))
         except (httpx.HTTPError, httpx.InvalidURL, ValueError, TypeError) as error:
             raise RequestFailed(f"{where}: cannot build the request: {error}", sent=False) from None
+        deadline = self._deadline
+        if self._cutoff is not None:
+            deadline = min(deadline, self._cutoff - time.monotonic())
+            if deadline <= 0:
+                raise RequestFailed(f"{where}: not sent: the time to clean up ran out", sent=False)
         try:
-            with self._deadlines.within(self._deadline):
+            with self._deadlines.within(deadline):
                 response = self._client.send(request, stream=True)
                 try:
                     status, body, fields = self._read(response, where)
@@ -221,6 +235,7 @@ class Exchange:
         except (httpx.ConnectError, httpx.ConnectTimeout, httpx.PoolTimeout) as error:
             if not self.answered:
                 raise TargetUnreachable(f"cannot reach {_origin(url)}: {error}") from None
+            self.unreachable = f"cannot reach {_origin(url)}: {error}"
             raise RequestFailed(f"{where}: {type(error).__name__}: {error}", sent=False) from None
         except httpx.TimeoutException as error:
             if DEADLINE_MESSAGE in str(error):
@@ -237,6 +252,7 @@ class Exchange:
             ) from None
         with self._counting:
             self.answered += 1
+            self.unreachable = ""
         observed = Observed(status, body, fields, kind)
         if self._observe is not None:
             self._observe(observed)

@@ -17,6 +17,7 @@ from patgate.scenario.catalogue import Catalogue, Rule
 
 __all__ = [
     "EXIT_UNCHECKED",
+    "EXIT_UNREACHABLE",
     "REQUIRE_ALL",
     "REQUIRE_CHECKABLE",
     "REQUIRE_WORDS",
@@ -28,6 +29,8 @@ __all__ = [
     "scenario_outcome",
 ]
 
+EXIT_UNREACHABLE = 3
+"""The exit code of a run whose target did not answer, from the start or mid-run."""
 EXIT_UNCHECKED = 4
 """The exit code of a run where a gate rule ``--require`` names was not checked."""
 REQUIRE_ALL = "all"
@@ -47,6 +50,8 @@ class GateCount:
     unchecked: tuple[tuple[str, str], ...]
     """``(rule id, why)`` of each gate rule no scenario checked (with ``checkable``
     required, only those this target could have checked)."""
+    waived: int = 0
+    """Gate rules that failed and are waived (``--waivers``)."""
     uncheckable: tuple[tuple[str, str], ...] = ()
     """With ``checkable`` required: ``(rule id, why)`` of each gate rule this target cannot
     check by its nature; listed, not counted."""
@@ -82,6 +87,7 @@ def gate_count(rules: Sequence[RuleResult], require: Collection[str] = ()) -> Ga
     return GateCount(
         passed=sum(rule.outcome is Outcome.PASSED for rule in gates),
         failed=sum(rule.outcome is Outcome.FAILED for rule in gates),
+        waived=sum(rule.outcome is Outcome.WAIVED for rule in gates),
         unchecked=tuple(unchecked),
         uncheckable=tuple(uncheckable),
     )
@@ -174,14 +180,18 @@ def run_exit_code(
     strict: bool = False,
     interrupted: str = "",
     require: Collection[str] = (),
+    unreachable: bool = False,
 ) -> int:
-    """The run's exit code: 130 / 143 when a signal stopped it, else :func:`exit_code`, made
+    """The run's exit code: 130 / 143 when a signal stopped it, 3 when the target could not
+    be reached (from the start or mid-run), else :func:`exit_code`, made
     1 when the run left a token behind or refused a delete, else :data:`EXIT_UNCHECKED`
     when a gate rule ``require`` names was not checked."""
     if interrupted:
         from patgate.runner.interruption import interrupt_exit_code
 
         return interrupt_exit_code(interrupted)
+    if unreachable:
+        return EXIT_UNREACHABLE
     code = exit_code(rules, strict=strict)
     if tallies.left_behind:
         return max(code, 1)
