@@ -78,9 +78,17 @@ def load_waivers(path: Path, catalogue: Catalogue) -> tuple[Waiver, ...]:
         documents = read_documents(text, str(path))
     except UsageError as error:
         raise UsageError(f"--waivers: {error}") from None
+    except ValueError as error:
+        # YAML reads 2026-02-30 as a date and the calendar refuses it.
+        line = _bad_date_line(text)
+        raise UsageError(f"--waivers: {path}:{line}: expires is not a real date: {error}") from None
     if len(documents) != 1 or not isinstance(documents[0].data, dict):
         raise UsageError(f"--waivers: {path}:1: a waiver file is a mapping with a 'waivers:' list")
     doc = documents[0]
+    # YAML reads an unquoted 2026-12-31 as a date; the schema checks the text of it.
+    for entry in doc.data.get("waivers") or () if isinstance(doc.data.get("waivers"), list) else ():
+        if isinstance(entry, dict) and isinstance(entry.get("expires"), datetime.date):
+            entry["expires"] = entry["expires"].isoformat()
 
     def fail(message: str, where: Sequence[str | int]) -> UsageError:
         return UsageError(f"--waivers: {path}:{doc.line_of(where)}: {message}")
@@ -124,6 +132,20 @@ def load_waivers(path: Path, catalogue: Catalogue) -> tuple[Waiver, ...]:
             )
         )
     return tuple(waivers)
+
+
+def _bad_date_line(text: str) -> int:
+    """The line of the first ``expires:`` that is not a real date (1 if none is found)."""
+    import re
+
+    for number, line in enumerate(text.splitlines(), start=1):
+        found = re.match(r"^[\s-]*expires:\s*['\"]?([0-9-]+)", line)
+        if found:
+            try:
+                datetime.date.fromisoformat(found[1])
+            except ValueError:
+                return number
+    return 1
 
 
 def _entry_rule(data: Any, where: Sequence[str | int]) -> str:
