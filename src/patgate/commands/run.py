@@ -166,7 +166,7 @@ def _run(
     from patgate.resources import scenarios_dir
     from patgate.runner import RunOptions
     from patgate.runner.engine import consume, run_session
-    from patgate.runner.events import Event, Targets
+    from patgate.runner.events import Event, RunStarted, Targets
     from patgate.runner.interruption import SignalGuard, interrupt_exit_code, interrupt_name
     from patgate.runner.session import ledger_path, open_session, target_for
     from patgate.runner.waivers import load_waivers
@@ -187,7 +187,11 @@ def _run(
     several = len(targets) > 1
     ledgers = _ledgers(args.ledger, targets)
 
+    begun: list[RunStarted] = []
+
     def handle(event: Event) -> None:
+        if isinstance(event, RunStarted):
+            begun.append(event)
         for reporter in reporters:
             reporter.handle(event)
 
@@ -222,7 +226,7 @@ def _run(
                 finished = consume(run_session(session, selected), handle)
                 if finished is None:
                     return 1
-                runs.append((label, None, finished))
+                runs.append((label, begun[-1] if begun else None, finished))
                 _explain(label, config, options.ledger_path, finished)
                 if finished.interrupted:
                     break  # a signal stops the whole run, not only this target

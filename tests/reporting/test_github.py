@@ -1,0 +1,139 @@
+"""GitHub Actions output: workflow-command annotations at the scenario's file and line, a
+Markdown step summary per target, and report paths relative to the working directory."""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import xml.etree.ElementTree as ET
+from pathlib import Path
+
+import pytest
+
+from patgate.cli import main
+from patgate.reporting.github import step_summary, wants_annotations, workflow_commands
+from patgate.reporting.junit import junit_tree
+from patgate.reporting.summary import source_location
+from patgate.resources import scenarios_dir, specs_dir
+from patgate.runner.events import Event, RunFinished, RunStarted
+from tests.reporting.sample import SAMPLE_SCENARIOS, run_events
+
+FAILING = """\
+id: token-teapot
+title: Expects a status no deployment answers
+rules: [TOKEN-OK]
+steps:
+  - token: {client_id: "${client_id}", client_secret: "${client_secret}",
+            grant_type: client_credentials}
+    expect:
+      - status: 418
+"""
+
+
+def _ends(events: list[Event]) -> tuple[RunStarted, RunFinished]:
+    started, finished = events[0], events[-1]
+    assert isinstance(started, RunStarted)
+    assert isinstance(finished, RunFinished)
+    return started, finished
+
+
+def test_failed_gate_rules_are_errors_and_advisories_warnings_at_file_and_line() -> None:
+    started, finished = _ends(run_events(*SAMPLE_SCENARIOS))
+    lines = workflow_commands([("", started, finished)])
+    assert lines == [
+        "::error file=scenarios/pat-cap.yaml,line=12,title=PAT-CAP::pat-cap-sixth: "
+        'PAT-CAP (gate) at step "create a 6th token": the 6th create was accepted',
+        "::warning file=scenarios/token-oauth-response.yaml,line=12,"
+        "title=TOKEN-OAUTH-RESPONSE::token-cache: TOKEN-OAUTH-RESPONSE (advisory) at step "
+        '"request a token": Cache-Control lacks no-store',
+    ]
+
+
+def test_a_message_cannot_start_another_workflow_command() -> None:
+    started, finished = _ends(run_events(*SAMPLE_SCENARIOS))
+    failing = finished.scenarios[2]
+    bad = dataclasses.replace(
+        failing.failures[0], message="line one\n::error::forged 100%", step="a,b:c"
+    )
+    scenario = dataclasses.replace(failing, failures=(bad,), source="odd,name:x.yaml:3")
+    finished = dataclasses.replace(finished, scenarios=(scenario,))
+    (line,) = workflow_commands([("", started, finished)])
+    assert "\n" not in line
+    assert "%0A::error::forged 100%25" in line
+    assert line.startswith("::error file=odd%2Cname%3Ax.yaml,line=3,title=PAT-CAP::")
+
+
+def test_only_github_actions_turns_annotations_on() -> None:
+    assert wants_annotations({"GITHUB_ACTIONS": "true"})
+    assert not wants_annotations({})
+    assert not wants_annotations({"GITHUB_ACTIONS": "false"})
+
+
+def test_the_step_summary_has_a_table_of_rules_and_verdicts_per_target() -> None:
+    started, finished = _ends(run_events(*SAMPLE_SCENARIOS))
+    text = step_summary([("staging.yaml", started, finished), ("prod.yaml", started, finished)])
+    assert text.count("| Rule | Level | Verdict | Reason |") == 2
+    assert "## patgate: staging.yaml" in text
+    assert "## patgate: prod.yaml" in text
+    assert "| `PAT-CAP` | gate | **failed** |" in text
+    assert "| `PAT-APPROVAL` | gate | not checked | needs member_token |" in text
+
+
+def test_report_paths_are_relative_and_builtin_scenarios_are_named_in_the_package(
+    tmp_path: Path,
+) -> None:
+    builtin = scenarios_dir() / "pat-cap.yaml"
+    assert source_location(f"{builtin}:1") == ("patgate/scenarios/pat-cap.yaml", 1)
+    mine = tmp_path / "ci" / "mine.yaml"
+    assert source_location(f"{mine}:7", cwd=tmp_path) == ("ci/mine.yaml", 7)
+    assert source_location("relative/x.yaml:2") == ("relative/x.yaml", 2)
+    started, finished = _ends(run_events(*SAMPLE_SCENARIOS))
+    scenario = dataclasses.replace(finished.scenarios[0], source=f"{builtin}:1")
+    finished = dataclasses.replace(finished, scenarios=(scenario,))
+    case = junit_tree(started, finished).find("testsuite/testcase")
+    assert case is not None
+    assert (case.get("file"), case.get("line")) == ("patgate/scenarios/pat-cap.yaml", "1")
+
+
+def test_patgate_run_in_github_actions_annotates_and_appends_a_summary(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "ci").mkdir()
+    (tmp_path / "ci" / "gate.yaml").write_text(FAILING, encoding="utf-8")
+    summary = tmp_path / "summary.md"
+    summary.write_text("earlier step\n", encoding="utf-8")
+    monkeypatch.setenv("GITHUB_ACTIONS", "true")
+    monkeypatch.setenv("GITHUB_STEP_SUMMARY", str(summary))
+    report = tmp_path / "r.xml"
+    assert main(["run", "--scenarios", "ci/gate.yaml", "--report", f"junit:{report}"]) == 1
+    out = capsys.readouterr().out
+    assert "::error file=ci/gate.yaml,line=1,title=TOKEN-OK::token-teapot: TOKEN-OK" in out
+    text = summary.read_text(encoding="utf-8")
+    assert text.startswith("earlier step\n## patgate: embedded fake")
+    assert "| `TOKEN-OK` | gate | **failed** |" in text
+    case = ET.parse(report).getroot().find("testsuite/testcase")  # noqa: S314 (our own report)
+    assert case is not None
+    assert case.get("file") == "ci/gate.yaml"
+
+
+def test_the_report_schema_types_every_yes_no_field_as_a_boolean() -> None:
+    schema = json.loads((specs_dir() / "report.schema.json").read_text(encoding="utf-8"))
+    typed: dict[str, set[str]] = {}
+
+    def walk(node: object) -> None:
+        if isinstance(node, dict):
+            for name, sub in (node.get("properties") or {}).items():
+                if isinstance(sub, dict) and "type" in sub:
+                    kinds = sub["type"] if isinstance(sub["type"], list) else [sub["type"]]
+                    typed.setdefault(name, set()).update(kinds)
+            for value in node.values():
+                walk(value)
+        elif isinstance(node, list):
+            for value in node:
+                walk(value)
+
+    walk(schema)
+    for name in ("interrupted", "unreachable", "lost"):
+        assert typed[name] == {"boolean"}, name
+    assert "boolean" not in typed["signal"]
