@@ -78,3 +78,80 @@ def test_every_flag_the_readme_names_exists() -> None:
     helps = _help_texts()
     missing = sorted(flag for flag in named if not re.search(rf"{flag}\b", helps))
     assert missing == []
+
+
+# -- In CI -----------------------------------------------------------------------------------
+
+
+def _patgate_commands(script: str) -> list[list[str]]:
+    """Each ``patgate ...`` command of a shell script, its arguments up to any redirection,
+    pipe or background ``&``."""
+    import shlex
+
+    commands = []
+    for line in script.replace("\\\n", " ").splitlines():
+        words = shlex.split(line, comments=True)
+        if not words or words[0] != "patgate":
+            continue
+        stop = next(
+            (i for i, w in enumerate(words) if w in {">", "2>&1", "&", "|", ";", "&&", "||"}),
+            len(words),
+        )
+        commands.append(words[1:stop])
+    return commands
+
+
+def _parses(argv: list[str]) -> None:
+    from patgate.cli import build_parser
+
+    try:
+        build_parser().parse_args(argv)
+    except SystemExit as error:  # argparse's way of refusing a flag
+        raise AssertionError(f"patgate {' '.join(argv)} is refused") from error
+
+
+def test_the_in_ci_command_uses_real_flags() -> None:
+    commands = _patgate_commands(_block_after("## In CI", "sh"))
+    assert commands
+    for argv in commands:
+        _parses(argv)
+    assert commands[0].count("--world") == 2
+
+
+def test_the_in_ci_waiver_file_is_valid_and_waives_for_its_target(tmp_path: Path) -> None:
+    import datetime
+
+    from patgate.runner.events import Outcome, RuleResult
+    from patgate.runner.waivers import apply_waivers, load_waivers
+    from patgate.scenario import load_catalogue
+
+    path = tmp_path / "waivers.yaml"
+    path.write_text(_block_after("## In CI", "yaml"), encoding="utf-8")
+    waivers = load_waivers(path, load_catalogue())
+    assert [w.rule for w in waivers] == ["PAT-CAP", "PAT-LAST-USED"]
+    failed = RuleResult("PAT-CAP", "cap", "gate", Outcome.FAILED, ("pat-cap",))
+    before = min(w.expires for w in waivers) - datetime.timedelta(days=1)
+    for label, outcome in (("ci/production.yaml", Outcome.WAIVED), ("staging.yaml", None)):
+        rules, _, _ = apply_waivers(waivers, [failed], [], label=label, display="", today=before)
+        assert rules[0].outcome is (outcome or Outcome.FAILED)
+    for name in ("report.schema.json", "waivers.schema.json"):
+        assert f"specs/{name}" in README
+        assert (ROOT / "specs" / name).is_file()
+
+
+def test_the_example_workflow_serves_the_fake_and_runs_the_gate_with_real_flags() -> None:
+    import yaml
+
+    assert "examples/github-actions.yml" in README
+    workflow = yaml.safe_load((ROOT / "examples" / "github-actions.yml").read_text("utf-8"))
+    steps = workflow["jobs"]["conformance"]["steps"]
+    commands = [argv for step in steps for argv in _patgate_commands(step.get("run", ""))]
+    assert [argv[0] for argv in commands] == ["serve", "run"]
+    for argv in commands:
+        _parses(argv)
+    serve, run = commands
+    served_world = serve[serve.index("--world") + 1]
+    assert run[run.index("--world") + 1] == served_world
+    serve_step = next(step for step in steps if "patgate serve" in step.get("run", ""))
+    assert "&\n" in serve_step["run"], "the fake is served in the background"
+    assert any(step.get("if") == "always()" for step in steps), "reports are kept on failure"

@@ -101,7 +101,7 @@ def test_patgate_run_in_github_actions_annotates_and_appends_a_summary(
     monkeypatch.chdir(tmp_path)
     (tmp_path / "ci").mkdir()
     (tmp_path / "ci" / "gate.yaml").write_text(FAILING, encoding="utf-8")
-    summary = tmp_path / "summary.md"
+    summary = tmp_path / "step-summary.txt"
     summary.write_text("earlier step\n", encoding="utf-8")
     monkeypatch.setenv("GITHUB_ACTIONS", "true")
     monkeypatch.setenv("GITHUB_STEP_SUMMARY", str(summary))
