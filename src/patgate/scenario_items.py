@@ -131,6 +131,11 @@ class ScenarioItem(pytest.Item):
 
         runner = _runner(self.config)
         result = runner.run_scenario(self.scenario)
+        if runner.context.lost:
+            # Not a skip: a target that stopped answering checked nothing, and says so.
+            from patgate.errors import TargetUnreachable
+
+            raise TargetUnreachable(f"{result.reason or 'the target became unreachable'}")
         strict = bool(self.config.getoption("patgate_strict_advisory", default=False))
         failing = [f for f in result.failures if strict or f.level is Level.GATE]
         warned = [f for f in result.failures if f not in failing]

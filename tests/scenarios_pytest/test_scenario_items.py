@@ -167,6 +167,33 @@ def test_items_run_against_a_live_target_from_a_world_file(project: pytest.Pytes
         allowed.assert_outcomes(passed=3)
 
 
+def test_a_target_lost_mid_session_fails_the_items_instead_of_skipping_them(
+    project: pytest.Pytester,
+) -> None:
+    import socket
+
+    from patgate.transports.loopback_server import LoopbackServer
+
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        gone = f"http://127.0.0.1:{sock.getsockname()[1]}"
+    with LoopbackServer("127.0.0.1", 0) as server:
+        fake = Fake(urls=server.urls)
+        server.start(fake.handle)
+        # The token endpoint answers; the content API's host no longer does.
+        world = {**fake.world, "base_url": gone, "graphql_url": f"{gone}/graphql"}
+        (project.path / "w.json").write_text(json.dumps(world), encoding="utf-8")
+        # Items run in file order: the one that reaches the token endpoint comes first.
+        for order, name in enumerate(("token-ok", "content-client-token", "content-pat")):
+            shutil.copy(scenarios_dir() / f"{name}.yaml", project.path / "checks" / f"{order}.yaml")
+        result = _run(
+            project, "--patgate-scenarios", "checks", "checks", "--patgate-world", "w.json"
+        )
+    result.assert_outcomes(passed=1, failed=2)
+    result.stdout.fnmatch_lines(["*target became unreachable while it ran*"])
+    result.stdout.fnmatch_lines(["*not run: target became unreachable*"])
+
+
 class _DeleteIsANoOp(Deployment):
     def delete_token(self, principal: Principal, token_id: str) -> PatRecord:
         return self.tokens[token_id]
