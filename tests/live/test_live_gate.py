@@ -16,6 +16,9 @@ from pathlib import Path
 from urllib.parse import urlsplit
 
 import pytest
+from jsonschema import Draft202012Validator
+
+from patgate.resources import specs_dir
 
 from .support import Served, patgate_command, stop, wait_for
 
@@ -175,6 +178,8 @@ def test_a_server_killed_mid_run_ends_with_exit_3_and_every_report(served: Serve
     assert "patgate cleanup --world w.json --ledger ledger.jsonl" in err
     document = json.loads((served.folder / "out" / "r.json").read_text(encoding="utf-8"))
     assert (document["exit_code"], document["unreachable"], document["lost"]) == (3, True, True)
+    schema = json.loads((specs_dir() / "report.schema.json").read_text(encoding="utf-8"))
+    assert [e.message for e in Draft202012Validator(schema).iter_errors(document)] == []
     scenarios = {item["id"]: item for item in document["scenarios"]}
     assert "target became unreachable while it ran" in scenarios["create-then-poll"]["reason"]
     assert scenarios["after-it"]["reason"].startswith("not run: target became unreachable")
