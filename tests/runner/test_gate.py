@@ -296,3 +296,47 @@ def test_several_worlds_run_in_turn_each_with_its_verdict_and_the_worst_exit_cod
     assert str(staging) in page
     assert str(broken) in page
     assert page.count("<h1>patgate conformance report</h1>") == 2
+
+
+def test_each_of_several_targets_gets_its_own_ledger_named_after_its_world() -> None:
+    from patgate.commands.run import _ledgers
+
+    two = [("ci/staging.yaml", None), ("ci/production.yaml", None)]
+    assert _ledgers(None, two) == [
+        Path(".patgate/ledger-staging.jsonl"),
+        Path(".patgate/ledger-production.jsonl"),
+    ]
+    same = [("a/w.json", None), ("b/w.json", None)]
+    assert _ledgers(Path("out/l.jsonl"), same) == [
+        Path("out/l-w.jsonl"),
+        Path("out/l-w-2.jsonl"),
+    ]
+    assert _ledgers(Path("out/l.jsonl"), [("w.json", None)]) == [Path("out/l.jsonl")]
+
+
+def test_after_the_cut_off_a_lost_targets_cleanup_sends_nothing() -> None:
+    import httpx
+
+    from patgate.errors import RequestFailed
+    from patgate.runner import LiveTarget, TargetConfig
+    from patgate.runner.exchange import Exchange
+
+    sent: list[str] = []
+
+    def answer(request: httpx.Request) -> httpx.Response:
+        sent.append(str(request.url))
+        return httpx.Response(200, json={})
+
+    target = LiveTarget(
+        TargetConfig({"base_url": "https://deployment.example"}),
+        transport=httpx.MockTransport(answer),
+    )
+    exchange = Exchange(target)
+    try:
+        exchange.send("GET", "https://deployment.example/v2/content/hubs", kind="hubs")
+        exchange.cut_off(0)
+        with pytest.raises(RequestFailed, match="not sent: the time to clean up ran out"):
+            exchange.send("GET", "https://deployment.example/v2/content/hubs", kind="hubs")
+    finally:
+        exchange.close()
+    assert len(sent) == 1
