@@ -125,7 +125,7 @@ class ScenarioRunner:
         outcome = scenario_outcome(failures)
         if outcome is Outcome.PASSED and execution.skip_reason:
             outcome = Outcome.SKIPPED
-        return ScenarioFinished(
+        result = ScenarioFinished(
             scenario.id,
             scenario.title,
             scenario.rules,
@@ -136,6 +136,17 @@ class ScenarioRunner:
             source=scenario.location,
             checked=checked,
         )
+        if self.options.waivers:
+            # Said as the scenario ends, so the progress line agrees with the final report.
+            from patgate.runner.waivers import active_rules, waive_scenario
+
+            waived = active_rules(
+                self.options.waivers,
+                label=self.options.target_label,
+                display=context.target.display,
+            )
+            result = waive_scenario(result, waived)
+        return result
 
     def _unanswered(
         self, scenario: Scenario, error: RequestFailed, duration: float

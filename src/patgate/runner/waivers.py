@@ -29,7 +29,14 @@ from patgate.runner.events import Outcome, RuleResult, ScenarioFinished, WaiverN
 from patgate.runner.results import scenario_outcome
 from patgate.scenario.catalogue import Catalogue
 
-__all__ = ["Waiver", "apply_waivers", "load_waivers", "matches_target"]
+__all__ = [
+    "Waiver",
+    "active_rules",
+    "apply_waivers",
+    "load_waivers",
+    "matches_target",
+    "waive_scenario",
+]
 
 
 @dataclass(frozen=True)
@@ -218,17 +225,37 @@ def apply_waivers(
                 reason=f"its waiver expired on {w.expires.isoformat()} ({w.source})",
             )
         new_rules.append(rule)
-    new_scenarios = []
-    for scenario in scenarios:
-        gate = [f for f in scenario.failures if f.level is Level.GATE]
-        if scenario.outcome is Outcome.FAILED and gate and all(f.rule in waived for f in gate):
-            rest = [f for f in scenario.failures if f.rule not in waived]
-            outcome = scenario_outcome(rest)
-            scenario = dataclasses.replace(
-                scenario,
-                outcome=Outcome.WAIVED if outcome is Outcome.PASSED else outcome,
-                reason=scenario.reason
-                or "its failures are waived: " + ", ".join(sorted({f.rule for f in gate})),
-            )
-        new_scenarios.append(scenario)
+    new_scenarios = [waive_scenario(scenario, frozenset(waived)) for scenario in scenarios]
     return tuple(new_rules), tuple(new_scenarios), tuple(notes)
+
+
+def active_rules(
+    waivers: Sequence[Waiver],
+    *,
+    label: str,
+    display: str,
+    today: datetime.date | None = None,
+) -> frozenset[str]:
+    """The rules a waiver of this target covers today (expired ones left out)."""
+    today = today if today is not None else datetime.date.today()
+    return frozenset(
+        w.rule for w in waivers if matches_target(w, label, display) and not w.expired(today)
+    )
+
+
+def waive_scenario(scenario: ScenarioFinished, waived: frozenset[str]) -> ScenarioFinished:
+    """``scenario`` made ``waived`` when every gate failure in it is of a waived rule (its
+    advisory failures, if any, then make it a warning)."""
+    gate = [f for f in scenario.failures if f.level is Level.GATE]
+    if scenario.outcome is not Outcome.FAILED or not gate:
+        return scenario
+    if not all(f.rule in waived for f in gate):
+        return scenario
+    rest = [f for f in scenario.failures if f.rule not in waived]
+    outcome = scenario_outcome(rest)
+    rules = ", ".join(sorted({f.rule for f in gate}))
+    return dataclasses.replace(
+        scenario,
+        outcome=Outcome.WAIVED if outcome is Outcome.PASSED else outcome,
+        reason=scenario.reason or f"its failures are waived: {rules}",
+    )
