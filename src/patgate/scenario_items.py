@@ -135,7 +135,8 @@ class ScenarioItem(pytest.Item):
             # Not a skip: a target that stopped answering checked nothing, and says so.
             from patgate.errors import TargetUnreachable
 
-            raise TargetUnreachable(f"{result.reason or 'the target became unreachable'}")
+            why = result.reason or "the target became unreachable"
+            raise TargetUnreachable(f"{why} ({runner.context.lost})")
         strict = bool(self.config.getoption("patgate_strict_advisory", default=False))
         failing = [f for f in result.failures if strict or f.level is Level.GATE]
         warned = [f for f in result.failures if f not in failing]

@@ -93,7 +93,7 @@ class ScenarioRunner:
         started = time.perf_counter()
         context = self.context
         if context.lost:
-            return _skipped(scenario, f"not run: {BECAME_UNREACHABLE} ({context.lost})")
+            return _skipped(scenario, f"not run: {BECAME_UNREACHABLE}")
         if context.halted:
             return _skipped(scenario, f"not run: the run was interrupted by {context.halt_reason}")
         try:
@@ -112,7 +112,7 @@ class ScenarioRunner:
             context.lose(context.exchange.unreachable)
         if context.lost:
             # What failed after the target went away says nothing about its rules.
-            why = f"{BECAME_UNREACHABLE} while it ran ({context.lost})"
+            why = f"{BECAME_UNREACHABLE} while it ran"
             return _skipped(scenario, why, time.perf_counter() - started, checked)
         if execution.cut:
             why = f"interrupted by {context.halt_reason} while it ran"
@@ -291,12 +291,22 @@ def run_session(
         if interrupted:
             why = f"not run: the run was interrupted by {interrupted}"
         elif runner.unreachable:
-            why = f"not run: the target did not answer ({runner.unreachable})"
+            why = "not run: the target did not answer"  # why: in the run's verdict
         elif context.lost:
-            why = f"not run: {BECAME_UNREACHABLE} ({context.lost})"
+            why = f"not run: {BECAME_UNREACHABLE}"
         if why:
             done = {result.scenario_id for result in finished}
-            finished.extend(_skipped(s, why) for s in scenarios if s.id not in done)
+            rest = [_skipped(s, why) for s in scenarios if s.id not in done]
+            finished.extend(rest)
+            if not interrupted:
+                # A lost or unreachable target: each scenario not run is shown as it is
+                # reported (after a signal, the run hurries to its cleanup instead).
+                try:
+                    for result in rest:
+                        yield ScenarioStarted(result.scenario_id, result.title, result.rules)
+                        yield result
+                except KeyboardInterrupt as stop:
+                    interrupted = interrupt_name(stop)  # the run still cleans up and ends
         order = {scenario.id: index for index, scenario in enumerate(scenarios)}
         finished.sort(key=lambda result: order.get(result.scenario_id, len(order)))
         tallies = runner.finish()
