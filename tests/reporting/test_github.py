@@ -137,3 +137,20 @@ def test_the_report_schema_types_every_yes_no_field_as_a_boolean() -> None:
     for name in ("interrupted", "unreachable", "lost"):
         assert typed[name] == {"boolean"}, name
     assert "boolean" not in typed["signal"]
+
+
+def test_a_waived_rule_is_not_annotated() -> None:
+    from patgate.runner.events import Outcome
+
+    started, finished = _ends(run_events(*SAMPLE_SCENARIOS))
+    rules = tuple(
+        dataclasses.replace(rule, outcome=Outcome.WAIVED) if rule.rule_id == "PAT-CAP" else rule
+        for rule in finished.rules
+    )
+    scenarios = tuple(
+        dataclasses.replace(s, outcome=Outcome.WAIVED) if s.scenario_id == "pat-cap-sixth" else s
+        for s in finished.scenarios
+    )
+    finished = dataclasses.replace(finished, rules=rules, scenarios=scenarios, exit_code=0)
+    lines = workflow_commands([("", started, finished)])
+    assert [line.split(" ", 1)[0] for line in lines] == ["::warning"]
