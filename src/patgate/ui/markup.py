@@ -12,9 +12,10 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 
-from patgate.fake.clock import format_timestamp
 from patgate.fake.model import Role
+from patgate.ui.once import Notice
 from patgate.ui.operations import Identity
+from patgate.ui.words import exact_time, readable_time
 
 __all__ = [
     "Document",
@@ -22,6 +23,7 @@ __all__ = [
     "cell",
     "escape",
     "hidden",
+    "long_text",
     "notice",
     "post_form",
     "render_document",
@@ -68,6 +70,8 @@ class Document:
     section: str = ""
     status: int = 200
     headers: tuple[tuple[str, str], ...] = field(default=())
+    bare: bool = False
+    """No navigation and no "signed in as" line (the sign-in page)."""
 
 
 def hidden(name: str, value: str) -> str:
@@ -91,24 +95,36 @@ def post_form(view: View, action: str, fields: Iterable[str], button: str, **opt
     )
 
 
-def notice(text: str, *, kind: str = "success") -> str:
-    """A message about the last action; it takes the focus when the page loads.
-
-    ``kind`` is ``success`` (a status message) or ``error`` (an alert).
-    """
-    role = "alert" if kind == "error" else "status"
+def notice(shown: Notice | None) -> str:
+    """A message about the last action (none: nothing); it takes the focus when the page
+    loads. ``success`` and ``info`` are status messages, ``error`` an alert."""
+    if shown is None:
+        return ""
+    role = "alert" if shown.kind == "error" else "status"
     return (
-        f'<div id="notice" class="notice {escape(kind)}" role="{role}" tabindex="-1" '
-        f"data-focus>{escape(text)}</div>"
+        f'<div id="notice" class="notice {escape(shown.kind)}" role="{role}" tabindex="-1" '
+        f"data-focus>{escape(shown.text)}</div>"
     )
 
 
 def when(moment: datetime | None) -> str:
-    """A timestamp as the API writes it, in a ``<time>`` element; "never" for none."""
+    """A readable UTC date in a ``<time>`` element, the exact instant in its title; "never"
+    for none."""
     if moment is None:
         return '<span class="muted">never</span>'
-    text = format_timestamp(moment)
-    return f'<time datetime="{escape(text)}">{escape(text)}</time>'
+    exact = escape(exact_time(moment))
+    return f'<time datetime="{exact}" title="{exact}">{escape(readable_time(moment))}</time>'
+
+
+def long_text(value: str, *, css: str = "") -> str:
+    """A value that may be long (a name, an email): wraps anywhere, the whole of it in the
+    title."""
+    text = escape(value)
+    shown = text
+    if "email" in css.split():
+        # Break an email at its @ and dots, never mid-word.
+        shown = text.replace("@", "<wbr>@").replace(".", ".<wbr>")
+    return f'<span class="long {escape(css)}" title="{text}">{shown}</span>'
 
 
 def cell(label: str, content: str) -> str:
@@ -116,13 +132,16 @@ def cell(label: str, content: str) -> str:
     return f'<td data-label="{escape(label)}">{content}</td>'
 
 
-def table(caption: str, headings: Sequence[str], rows: Sequence[str], empty: str) -> str:
+def table(
+    caption: str, headings: Sequence[str], rows: Sequence[str], empty: str, *, css: str = ""
+) -> str:
     """A table of finished ``rows``, or the sentence ``empty`` when there are none."""
     if not rows:
         return f'<p class="empty">{escape(empty)}</p>'
     head = "".join(f'<th scope="col">{escape(h)}</th>' for h in headings)
+    css_attr = f' class="{escape(css)}"' if css else ""
     return (
-        f'<table><caption class="visually-hidden">{escape(caption)}</caption>'
+        f'<table{css_attr}><caption class="visually-hidden">{escape(caption)}</caption>'
         f"<thead><tr>{head}</tr></thead><tbody>{''.join(rows)}</tbody></table>"
     )
 
@@ -153,15 +172,18 @@ def _who_line(view: View) -> str:
     organization = identity.organization.name if identity.organization else "no organization"
     return (
         f'<p class="who"><span class="label">Signed in as</span> '
-        f"<strong>{escape(identity.user.name)}</strong> "
+        f"<strong>{long_text(identity.user.name)}</strong> "
         f'<span class="role">{escape(role_name(identity.role))}</span> '
         f'<span class="org">{escape(organization)}</span></p>'
     )
 
 
 def render_document(view: View, document: Document) -> str:
-    """The whole HTML document for ``document``."""
+    """The whole HTML document for ``document`` (``bare``: no navigation, for sign-in)."""
     base = escape(view.base)
+    chrome = (
+        "" if document.bare else f"{_who_line(view)}</div>{_navigation(view, document.section)}"
+    )
     return (
         "<!doctype html>\n"
         '<html lang="en"><head><meta charset="utf-8">'
@@ -174,7 +196,7 @@ def render_document(view: View, document: Document) -> str:
         '<a class="skip" href="#main">Skip to content</a>'
         '<header><div class="bar">'
         f'<p class="brand"><a href="{base}/">patgate</a> <span>management (fake)</span></p>'
-        f"{_who_line(view)}</div>{_navigation(view, document.section)}</header>"
+        f"{chrome or '</div>'}</header>"
         f'<main id="main" tabindex="-1">{document.main}</main>'
         "</body></html>\n"
     )
