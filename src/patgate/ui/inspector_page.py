@@ -248,7 +248,7 @@ def _fault_row(view: View, rule: FaultRule) -> str:
     )
     return (
         "<tr>"
-        + cell("Rule", f"<code>{escape(rule.id)}</code>")
+        + cell("Rule", f'<code class="id">{escape(rule.id)}</code>')
         + cell("What it does", long_text(describe_fault(rule)))
         + cell("Fired", escape(rule.hits))
         + cell("Action", remove)
