@@ -166,3 +166,16 @@ def test_the_last_admin_is_neither_removed_nor_demoted(fake: Fake, browser: Brow
         "/inspector/users", {"user": admin, "organization": organization, "action": "remove"}
     )
     assert removed.status_code == 303
+
+
+def test_the_log_entry_names_operation_credential_kind_and_fault(fake: Fake) -> None:
+    fake.deployment.faults.add("graphql", operation="Viewer", status=429, count=1)
+    _graphql(fake, fake.world["admin_token"])
+    entry = fake.request_log[-1].to_json()
+    assert entry["operation"] == "Viewer"
+    assert entry["via"] == "pat"
+    assert entry["fault"] == "fault-1"
+    assert entry["status"] == 429
+    assert isinstance(entry["at"], float)
+    _graphql(fake, fake.world["admin_token"])
+    assert fake.request_log[-1].fault is None

@@ -93,6 +93,10 @@ class LoggedRequest:
             "duration_ms": round(self.duration_ms, 3),
             "auth_scheme": self.auth_scheme,
             "headers": [list(pair) for pair in self.headers],
+            "at": round(self.at, 3),
+            "operation": self.operation,
+            "via": self.via,
+            "fault": self.fault,
         }
 
 
