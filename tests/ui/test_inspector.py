@@ -48,7 +48,7 @@ def test_each_request_shows_time_operation_whose_credential_status_and_fault(
     unknown, faulted, viewer = rows
     assert re.search(r'<time datetime="[^"]+Z" title="[^"]+">\d\d:\d\d:\d\d</time>', viewer)
     assert "Viewer" in viewer
-    assert f"{admin}</span> <span class='muted'>(personal access token)" in viewer
+    assert f'{admin}</span> <span class="muted">(personal access token)' in viewer
     assert ">200<" in viewer
     assert "fault-1" in faulted
     assert ">503<" in faulted

@@ -104,7 +104,7 @@ def test_a_form_field_made_for_another_browser_is_refused(fake: Fake, browser: B
         ("/inspector/clock", {"seconds": "soon"}, 400, "a whole number of seconds from 1"),
         ("/inspector/clock", {"seconds": "0"}, 400, "a whole number of seconds from 1"),
         ("/inspector/clock", {"seconds": "9" * 5000}, 400, "a whole number of seconds from 1"),
-        ("/inspector/clock", {}, 400, "The form needs a &#x27;seconds&#x27; field"),
+        ("/inspector/clock", {}, 400, "The form needs a &#39;seconds&#39; field"),
         (
             "/inspector/users",
             {"user": "$admin", "organization": "$org", "action": "role", "role": "boss"},
@@ -322,3 +322,21 @@ def test_no_request_to_any_address_of_the_page_gets_a_5xx(
         )
         assert response.status_code < 500, (method, path, query, body)
         assert response.headers["content-type"].startswith("text/html")
+
+
+HOSTILE = '<img src=x onerror="alert(1)">&amp;\'"'
+
+
+def test_hostile_names_and_emails_are_text_on_every_page(fake: Fake, browser: Browser) -> None:
+    user = fake.add_user(HOSTILE, f"{HOSTILE}@example.com", role="admin")
+    fake.request_token_via_ui(fake.default_world.member_id, HOSTILE)
+    fake.request_token_via_ui(user.id, HOSTILE)
+    browser.act_as(user.id)
+    pages = ["/", "/tokens", "/approvals", "/inspector"]
+    row = fake.control.pending_requests()[0]
+    pages.append(f"/tokens/delete?id={next(iter(fake.deployment.tokens_of(user.id))).id}")
+    pages.append(f"/inspector/users/remove?user={user.id}&organization={row.organization_id}")
+    for path in pages:
+        text = browser.get(path).text
+        assert "<img" not in text, path
+        assert "&lt;img src=x onerror=&#34;alert(1)&#34;&gt;" in text, path

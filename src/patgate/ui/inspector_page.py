@@ -1,5 +1,7 @@
 """The inspector, for the person testing: users and roles, the clock, the requests the fake
-answered (filtered, each with a detail view), the fault rules, and a reset."""
+answered (filtered, each with a detail view), the fault rules, and a reset.
+
+HTML is built with :func:`~patgate.ui.markup.html` (escaping by default)."""
 
 from __future__ import annotations
 
@@ -11,10 +13,12 @@ from patgate.fake.faults import FaultRule
 from patgate.fake.model import Role
 from patgate.ui.markup import (
     Document,
+    Markup,
     View,
     cell,
-    escape,
     hidden,
+    html,
+    join,
     long_text,
     notice,
     post_form,
@@ -39,8 +43,18 @@ __all__ = [
 NameOf = Callable[[str], str]
 """A user's name from their id."""
 
+_NOTHING = Markup("")
 
-def _user_fields(row: Membership, action: str) -> list[str]:
+
+def _hidden_label(text: str) -> Markup:
+    return html('<span class="visually-hidden"> {}</span>', text)
+
+
+def _row(*cells: Markup) -> Markup:
+    return html("<tr>{}</tr>", join(cells))
+
+
+def _user_fields(row: Membership, action: str) -> list[Markup]:
     return [
         hidden("user", row.user.id),
         hidden("organization", row.organization.id),
@@ -48,93 +62,107 @@ def _user_fields(row: Membership, action: str) -> list[str]:
     ]
 
 
-def _role_form(view: View, row: Membership, index: int) -> str:
+def _role_form(view: View, row: Membership, index: int) -> Markup:
     """A member's role picker; a removed user's "Restore" (with the role they had)."""
-    name = escape(row.user.name)
+    name = row.user.name
     if row.role is None:
-        label = f'Restore<span class="visually-hidden"> {name}</span>'
+        label = html("Restore{}", _hidden_label(name))
         return post_form(view, "/inspector/users", _user_fields(row, "restore"), label)
-    options = "".join(
-        f'<option value="{role.value}"{" selected" if role is row.role else ""}>'
-        f"{escape(role_name(role))}</option>"
+    options = join(
+        html(
+            '<option value="{}"{}>{}</option>',
+            role.value,
+            Markup(" selected") if role is row.role else _NOTHING,
+            role_name(role),
+        )
         for role in Role
     )
-    select = (
-        f'<label class="visually-hidden" for="role-{index}">Role of {name}</label>'
-        f'<select id="role-{index}" name="role">{options}</select>'
+    select = html(
+        '<label class="visually-hidden" for="role-{0}">Role of {1}</label>'
+        '<select id="role-{0}" name="role">{2}</select>',
+        index,
+        name,
+        options,
     )
-    label = f'Set role<span class="visually-hidden"> of {name}</span>'
+    label = html("Set role{}", _hidden_label(f"of {name}"))
     fields = [*_user_fields(row, "role"), select]
     return post_form(view, "/inspector/users", fields, label, css="quiet")
 
 
-def _remove_link(view: View, row: Membership, last_admin: bool) -> str:
+def _remove_link(view: View, row: Membership, last_admin: bool) -> Markup:
     if row.role is None:
-        return ""
+        return _NOTHING
     if last_admin:
-        return '<span class="muted">Last admin: cannot be removed</span>'
+        return Markup('<span class="muted">Last admin: cannot be removed</span>')
     query = urlencode({"user": row.user.id, "organization": row.organization.id})
-    href = escape(f"{view.base}/inspector/users/remove?{query}")
-    return (
-        f'<a class="button danger" href="{href}">Remove'
-        f'<span class="visually-hidden"> {escape(row.user.name)}</span></a>'
+    return html(
+        '<a class="button danger" href="{}">Remove{}</a>',
+        f"{view.base}/inspector/users/remove?{query}",
+        _hidden_label(row.user.name),
     )
+
+
+def _cancel(view: View) -> Markup:
+    return html('<a class="button quiet" href="{}/inspector">Cancel</a>', view.base)
 
 
 def confirm_remove(view: View, row: Membership) -> Document:
     """Asks before removing a user from an organization."""
-    main = (
-        f'<h1 tabindex="-1" data-focus>Remove {long_text(row.user.name)} from '
-        f"{long_text(row.organization.name)}?</h1>"
+    main = html(
+        '<h1 tabindex="-1" data-focus>Remove {} from {}?</h1>'
         "<p>Their personal access tokens and client tokens stop working at once (the API "
         "answers 403). You can restore them later with the role they had.</p>"
-        '<div class="actions">'
-        + post_form(
+        '<div class="actions">{}{}</div>',
+        long_text(row.user.name),
+        long_text(row.organization.name),
+        post_form(
             view, "/inspector/users", _user_fields(row, "remove"), "Remove user", css="danger solid"
-        )
-        + f'<a class="button quiet" href="{escape(view.base)}/inspector">Cancel</a></div>'
+        ),
+        _cancel(view),
     )
     return Document("Remove user", main, section="inspector")
 
 
 def confirm_reset(view: View) -> Document:
     """Asks before bringing the fake back to its seeded world."""
-    main = (
+    main = html(
         '<h1 tabindex="-1" data-focus>Reset the fake?</h1>'
         "<p>Users, roles, tokens and pending requests go back to the seeded world; the clock "
         "goes back, every fault rule is removed and the request log is emptied. The world's "
         "credentials stay the same.</p>"
-        '<div class="actions">'
-        + post_form(view, "/inspector/reset", [], "Reset the fake", css="danger solid")
-        + f'<a class="button quiet" href="{escape(view.base)}/inspector">Cancel</a></div>'
+        '<div class="actions">{}{}</div>',
+        post_form(view, "/inspector/reset", [], "Reset the fake", css="danger solid"),
+        _cancel(view),
     )
     return Document("Reset", main, section="inspector")
 
 
-def _clock(moment: float) -> str:
+def _clock(moment: float) -> Markup:
     if not moment:
-        return '<span class="muted">unknown</span>'
+        return Markup('<span class="muted">unknown</span>')
     instant = datetime.fromtimestamp(moment, timezone.utc)
-    exact = escape(exact_time(instant))
-    return f'<time datetime="{exact}" title="{exact}">{instant:%H:%M:%S}</time>'
+    return html(
+        '<time datetime="{0}" title="{0}">{1}</time>', exact_time(instant), f"{instant:%H:%M:%S}"
+    )
 
 
-def _credential(entry: LoggedRequest, name_of: NameOf) -> str:
+_KINDS = {"pat": "personal access token", "client": "client token"}
+
+
+def _credential(entry: LoggedRequest, name_of: NameOf) -> Markup:
     if entry.principal:
-        kind = {"pat": "personal access token", "client": "client token"}.get(
-            entry.via or "", "token"
-        )
-        return f"{long_text(name_of(entry.principal))} <span class='muted'>({kind})</span>"
+        kind = _KINDS.get(entry.via or "", "token")
+        return html('{} <span class="muted">({})</span>', long_text(name_of(entry.principal)), kind)
     if entry.auth_scheme:
-        return f'{escape(entry.auth_scheme)} <span class="muted">(not valid)</span>'
-    return '<span class="muted">none</span>'
+        return html('{} <span class="muted">(not valid)</span>', entry.auth_scheme)
+    return Markup('<span class="muted">none</span>')
 
 
-def _status(entry: LoggedRequest) -> str:
+def _status(entry: LoggedRequest) -> Markup:
     if entry.status == DROPPED:
-        return '<span class="badge bad">dropped</span>'
+        return Markup('<span class="badge bad">dropped</span>')
     tone = "good" if entry.status < 400 else "bad" if entry.status >= 500 else "warn"
-    return f'<span class="badge {tone}">{entry.status}</span>'
+    return html('<span class="badge {}">{}</span>', tone, entry.status)
 
 
 def _path(url: str) -> str:
@@ -142,26 +170,30 @@ def _path(url: str) -> str:
     return parts.path + (f"?{parts.query}" if parts.query else "")
 
 
-def requests_table(view: View, entries: Sequence[LoggedRequest], name_of: NameOf) -> str:
+def requests_table(view: View, entries: Sequence[LoggedRequest], name_of: NameOf) -> Markup:
     """The requests, newest first (also served alone, for the refreshing view)."""
-    rows = []
-    for e in entries:
-        detail = escape(f"{view.base}/inspector/request?number={e.number}")
-        rows.append(
-            "<tr>"
-            + cell("Time", _clock(e.at))
-            + cell("Method", escape(e.method))
-            + cell("Path", f'<code class="long">{escape(_path(e.url))}</code>')
-            + cell("Operation", escape(e.operation or "none"))
-            + cell("Credential", _credential(e, name_of))
-            + cell("Status", _status(e))
-            + cell("Fault", escape(e.fault or "none"))
-            + cell(
+    rows = [
+        _row(
+            cell("Time", _clock(e.at)),
+            cell("Method", e.method),
+            cell("Path", html('<code class="long">{}</code>', _path(e.url))),
+            cell("Operation", e.operation or "none"),
+            cell("Credential", _credential(e, name_of)),
+            cell("Status", _status(e)),
+            cell("Fault", e.fault or "none"),
+            cell(
                 "Details",
-                f'<a href="{detail}">#{e.number}<span class="visually-hidden"> details</span></a>',
-            )
-            + "</tr>"
+                html(
+                    '<a href="{}/inspector/request?number={}">#{}{}</a>',
+                    view.base,
+                    e.number,
+                    e.number,
+                    _hidden_label("details"),
+                ),
+            ),
         )
+        for e in entries
+    ]
     return table(
         "Requests",
         ("Time (UTC)", "Method", "Path", "Operation", "Credential", "Status", "Fault", "Details"),
@@ -173,25 +205,25 @@ def requests_table(view: View, entries: Sequence[LoggedRequest], name_of: NameOf
 
 def request_detail(view: View, entry: LoggedRequest, name_of: NameOf) -> Document:
     """One request in full: what came, who sent it, the answer, headers and body (redacted)."""
-    facts = [
-        ("Number", escape(entry.number)),
-        ("Time", _clock(entry.at) + " UTC"),
-        ("Method", escape(entry.method)),
-        ("URL", f'<code class="long">{escape(entry.url)}</code>'),
-        ("GraphQL operation", escape(entry.operation or "none")),
+    facts: list[tuple[str, Markup | str]] = [
+        ("Number", str(entry.number)),
+        ("Time", html("{} UTC", _clock(entry.at))),
+        ("Method", entry.method),
+        ("URL", html('<code class="long">{}</code>', entry.url)),
+        ("GraphQL operation", entry.operation or "none"),
         ("Credential", _credential(entry, name_of)),
         ("Status", _status(entry)),
-        ("Fault rule", escape(entry.fault or "none: the real answer")),
-        ("Took", escape(f"{entry.duration_ms:.1f} ms")),
+        ("Fault rule", entry.fault or "none: the real answer"),
+        ("Took", f"{entry.duration_ms:.1f} ms"),
     ]
     headers = table(
         "Request headers",
         ("Name", "Value"),
         [
-            "<tr>"
-            + cell("Name", f"<code>{escape(name)}</code>")
-            + cell("Value", f'<code class="long">{escape(value)}</code>')
-            + "</tr>"
+            _row(
+                cell("Name", html("<code>{}</code>", name)),
+                cell("Value", html('<code class="long">{}</code>', value)),
+            )
             for name, value in entry.headers
         ],
         "No headers were logged.",
@@ -200,23 +232,25 @@ def request_detail(view: View, entry: LoggedRequest, name_of: NameOf) -> Documen
     if isinstance(body, bytes):
         body = body.decode("utf-8", "replace")
     body_html = (
-        f'<pre class="body">{escape(body)}</pre>'
+        html('<pre class="body">{}</pre>', body)
         if body
-        else '<p class="empty">The log holds no body for this request.</p>'
+        else Markup('<p class="empty">The log holds no body for this request.</p>')
     )
-    back = escape(f"{view.base}/inspector#requests-heading")
-    main = (
-        f'<h1 tabindex="-1" data-focus>Request #{entry.number}: {escape(entry.method)} '
-        f'<code class="long">{escape(_path(entry.url))}</code></h1>'
+    main = html(
+        '<h1 tabindex="-1" data-focus>Request #{}: {} <code class="long">{}</code></h1>'
         "<p>Credentials are redacted: the log never holds a token or a secret.</p>"
-        '<dl class="facts">'
-        + "".join(f"<dt>{escape(name)}</dt><dd>{value}</dd>" for name, value in facts)
-        + "</dl>"
-        + '<h2 id="headers-heading">Headers</h2>'
-        + headers
-        + '<h2 id="body-heading">Body</h2>'
-        + body_html
-        + f'<p><a class="button quiet" href="{back}">Back to the requests</a></p>'
+        '<dl class="facts">{}</dl>'
+        '<h2 id="headers-heading">Headers</h2>{}'
+        '<h2 id="body-heading">Body</h2>{}'
+        '<p><a class="button quiet" href="{}/inspector#requests-heading">'
+        "Back to the requests</a></p>",
+        entry.number,
+        entry.method,
+        _path(entry.url),
+        join(html("<dt>{}</dt><dd>{}</dd>", name, value) for name, value in facts),
+        headers,
+        body_html,
+        view.base,
     )
     return Document(f"Request #{entry.number}", main, section="inspector")
 
@@ -238,21 +272,19 @@ def describe_fault(rule: FaultRule) -> str:
     return f"{where}{only} {answer}, for {fault_frequency(rule.count, rule.probability)}"
 
 
-def _fault_row(view: View, rule: FaultRule) -> str:
+def _fault_row(view: View, rule: FaultRule) -> Markup:
     remove = post_form(
         view,
         "/inspector/faults",
         [hidden("action", "remove"), hidden("rule", rule.id)],
-        f'Remove<span class="visually-hidden"> {escape(rule.id)}</span>',
+        html("Remove{}", _hidden_label(rule.id)),
         css="danger",
     )
-    return (
-        "<tr>"
-        + cell("Rule", f'<code class="id">{escape(rule.id)}</code>')
-        + cell("What it does", long_text(describe_fault(rule)))
-        + cell("Fired", escape(rule.hits))
-        + cell("Action", remove)
-        + "</tr>"
+    return _row(
+        cell("Rule", html('<code class="id">{}</code>', rule.id)),
+        cell("What it does", long_text(describe_fault(rule))),
+        cell("Fired", str(rule.hits)),
+        cell("Action", remove),
     )
 
 
@@ -265,37 +297,82 @@ _ENDPOINTS = (
 )
 
 
-def _fault_form(view: View) -> str:
-    options = "".join(f'<option value="{v}">{escape(label)}</option>' for v, label in _ENDPOINTS)
+def _number_field(name: str, label: str, help_text: str, **attributes: str) -> Markup:
+    extra = join(html(' {}="{}"', key, value) for key, value in attributes.items())
+    return html(
+        '<div class="field"><label for="fault-{0}">{1}</label>'
+        '<input id="fault-{0}" name="{0}" type="number" inputmode="decimal"{2} '
+        'aria-describedby="fault-{0}-help">'
+        '<p id="fault-{0}-help" class="help">{3}</p></div>',
+        name,
+        label,
+        extra,
+        help_text,
+    )
 
-    def number(name: str, label: str, help_text: str, **attrs: str) -> str:
-        extra = "".join(f' {k}="{escape(v)}"' for k, v in attrs.items())
-        return (
-            f'<div class="field"><label for="fault-{name}">{escape(label)}</label>'
-            f'<input id="fault-{name}" name="{name}" type="number" inputmode="decimal"{extra} '
-            f'aria-describedby="fault-{name}-help">'
-            f'<p id="fault-{name}-help" class="help">{escape(help_text)}</p></div>'
-        )
 
+def _fault_form(view: View) -> Markup:
+    options = join(html('<option value="{}">{}</option>', v, label) for v, label in _ENDPOINTS)
     fields = [
         hidden("action", "add"),
-        '<div class="grid">',
-        '<div class="field"><label for="fault-endpoint">Endpoint</label>'
-        f'<select id="fault-endpoint" name="endpoint">{options}</select></div>',
-        number("status", "Answer with status", "Empty: the real answer.", min="100", max="599"),
-        number("retry_after", "Retry-After (seconds)", "Sent with the status.", min="0"),
-        number("latency", "Delay (seconds)", "Waited before answering.", min="0", step="0.1"),
-        number("count", "Times", "Empty: until removed.", min="1"),
-        number("probability", "Share of requests (%)", "Empty: 100.", min="1", max="100"),
-        '<div class="field"><label for="fault-operation">GraphQL operation</label>'
-        '<input id="fault-operation" name="operation" type="text" autocomplete="off" '
-        'aria-describedby="fault-operation-help">'
-        '<p id="fault-operation-help" class="help">Empty: every operation.</p></div>',
-        '<div class="field check"><input id="fault-drop" name="drop" type="checkbox">'
-        '<label for="fault-drop">Drop the connection instead</label></div>',
-        "</div>",
+        html(
+            '<div class="grid">'
+            '<div class="field"><label for="fault-endpoint">Endpoint</label>'
+            '<select id="fault-endpoint" name="endpoint">{}</select></div>{}'
+            '<div class="field"><label for="fault-operation">GraphQL operation</label>'
+            '<input id="fault-operation" name="operation" type="text" autocomplete="off" '
+            'aria-describedby="fault-operation-help">'
+            '<p id="fault-operation-help" class="help">Empty: every operation.</p></div>'
+            '<div class="field check"><input id="fault-drop" name="drop" type="checkbox">'
+            '<label for="fault-drop">Drop the connection instead</label></div></div>',
+            options,
+            join(
+                (
+                    _number_field(
+                        "status",
+                        "Answer with status",
+                        "Empty: the real answer.",
+                        min="100",
+                        max="599",
+                    ),
+                    _number_field(
+                        "retry_after", "Retry-After (seconds)", "Sent with the status.", min="0"
+                    ),
+                    _number_field(
+                        "latency",
+                        "Delay (seconds)",
+                        "Waited before answering.",
+                        min="0",
+                        step="0.1",
+                    ),
+                    _number_field("count", "Times", "Empty: until removed.", min="1"),
+                    _number_field(
+                        "probability", "Share of requests (%)", "Empty: 100.", min="1", max="100"
+                    ),
+                )
+            ),
+        ),
     ]
     return post_form(view, "/inspector/faults", fields, "Add fault rule", form_class="stack")
+
+
+def _select(name: str, label: str, values: Sequence[tuple[str, str]], chosen: str) -> Markup:
+    options = join(
+        html(
+            '<option value="{}"{}>{}</option>',
+            value,
+            Markup(" selected") if value == chosen else _NOTHING,
+            text,
+        )
+        for value, text in values
+    )
+    return html(
+        '<div class="field"><label for="filter-{0}">{1}</label>'
+        '<select id="filter-{0}" name="{0}"><option value="">Any</option>{2}</select></div>',
+        name,
+        label,
+        options,
+    )
 
 
 def _filters_form(
@@ -304,34 +381,27 @@ def _filters_form(
     users: Sequence[str],
     operations: Sequence[str],
     name_of: NameOf,
-) -> str:
-    def select(name: str, label: str, values: Sequence[tuple[str, str]], chosen: str) -> str:
-        options = '<option value="">Any</option>' + "".join(
-            f'<option value="{escape(v)}"{" selected" if v == chosen else ""}>{escape(t)}</option>'
-            for v, t in values
-        )
-        return (
-            f'<div class="field"><label for="filter-{name}">{escape(label)}</label>'
-            f'<select id="filter-{name}" name="{name}">{options}</select></div>'
-        )
-
+) -> Markup:
     statuses = [(s, s) for s in ("2xx", "4xx", "5xx", "401", "403", "429")]
     if filters.status and filters.status not in dict(statuses):
         statuses.append((filters.status, filters.status))
     clear = (
-        f' <a class="button quiet" href="{escape(view.base)}/inspector#requests-heading">'
-        "Show all</a>"
+        html(
+            ' <a class="button quiet" href="{}/inspector#requests-heading">Show all</a>',
+            view.base,
+        )
         if filters.active
-        else ""
+        else _NOTHING
     )
-    return (
-        f'<form method="get" action="{escape(view.base)}/inspector#requests-heading" '
-        'class="filters">'
-        + select("user", "User", [(u, name_of(u)) for u in users], filters.user)
-        + select("status", "Status", statuses, filters.status)
-        + select("operation", "Operation", [(o, o) for o in operations], filters.operation)
-        + f'<div class="actions"><button type="submit" class="quiet">Filter</button>{clear}</div>'
-        + "</form>"
+    return html(
+        '<form method="get" action="{}/inspector#requests-heading" class="filters">{}{}{}'
+        '<div class="actions"><button type="submit" class="quiet">Filter</button>{}</div>'
+        "</form>",
+        view.base,
+        _select("user", "User", [(u, name_of(u)) for u in users], filters.user),
+        _select("status", "Status", statuses, filters.status),
+        _select("operation", "Operation", [(o, o) for o in operations], filters.operation),
+        clear,
     )
 
 
@@ -356,28 +426,32 @@ def inspector(
         if row.role is Role.ADMIN:
             admins[row.organization.id] = admins.get(row.organization.id, 0) + 1
     rows = [
-        "<tr>"
-        + cell("Name", long_text(row.user.name))
-        + cell("Organization", long_text(row.organization.name))
-        + cell("Role", escape(role_name(row.role)))
-        + cell(
-            "Change",
-            f'<div class="actions">{_role_form(view, row, i)}'
-            + _remove_link(
-                view, row, row.role is Role.ADMIN and admins.get(row.organization.id, 0) <= 1
-            )
-            + "</div>",
+        _row(
+            cell("Name", long_text(row.user.name)),
+            cell("Organization", long_text(row.organization.name)),
+            cell("Role", role_name(row.role)),
+            cell(
+                "Change",
+                html(
+                    '<div class="actions">{}{}</div>',
+                    _role_form(view, row, i),
+                    _remove_link(
+                        view,
+                        row,
+                        row.role is Role.ADMIN and admins.get(row.organization.id, 0) <= 1,
+                    ),
+                ),
+            ),
         )
-        + "</tr>"
         for i, row in enumerate(memberships)
     ]
-    seconds_field = (
+    seconds_field = Markup(
         '<div class="field"><label for="advance-seconds">Advance by (seconds)</label>'
         '<input id="advance-seconds" name="seconds" type="number" min="1" step="1" '
         'inputmode="numeric" required></div>'
     )
-    presets = "".join(
-        post_form(view, "/inspector/clock", [hidden("seconds", str(s))], f"+ {escape(label)}")
+    presets = join(
+        post_form(view, "/inspector/clock", [hidden("seconds", str(s))], f"+ {label}")
         for s, label in _PRESETS
     )
     rate_form = post_form(
@@ -396,62 +470,55 @@ def inspector(
             css="danger",
         )
         if faults or rate_limit
-        else ""
+        else _NOTHING
     )
-    fault_list = (
+    fault_list = html(
         '<p class="cap">The GraphQL rate limit (60 requests per minute per key) is '
-        f"<strong>{'on' if rate_limit else 'off'}</strong>.</p>"
-        + table(
+        '<strong>{}</strong>.</p>{}<div class="actions">{}{}</div>',
+        "on" if rate_limit else "off",
+        table(
             "Fault rules",
             ("Rule", "What it does", "Fired", "Action"),
             [_fault_row(view, rule) for rule in faults],
             "No fault rules: every request gets the real answer.",
-        )
-        + f'<div class="actions">{rate_form}{clear_form}</div>'
+        ),
+        rate_form,
+        clear_form,
     )
     users, operations = choices
-    refresh = escape(
-        f"{view.base}/inspector/requests?"
-        + urlencode(
-            {
-                k: v
-                for k, v in (
-                    ("user", filters.user),
-                    ("status", filters.status),
-                    ("operation", filters.operation),
-                )
-                if v
-            }
-        )
-    )
-    main = (
-        notice(shown)
-        + "<h1>Inspector</h1>"
-        + '<section aria-labelledby="users-heading"><h2 id="users-heading">Users and roles</h2>'
-        + table("Users and roles", ("Name", "Organization", "Role", "Change"), rows, "No users.")
-        + "</section>"
-        + '<section aria-labelledby="clock-heading"><h2 id="clock-heading">Clock</h2>'
-        + f"<p>The fake's time is {when(now)}. "
-        "Client tokens expire against it; personal access tokens never do.</p>"
-        + post_form(view, "/inspector/clock", [seconds_field], "Advance", form_class="stack")
-        + f'<div class="actions presets">{presets}</div></section>'
-        + '<section aria-labelledby="requests-heading">'
-        + '<h2 id="requests-heading">Requests</h2>'
-        + '<p class="help">Newest first, the latest 50 that match; the page\'s own requests '
+    chosen = (("user", filters.user), ("status", filters.status), ("operation", filters.operation))
+    refresh = f"{view.base}/inspector/requests?" + urlencode({k: v for k, v in chosen if v})
+    main = html(
+        "{notice}<h1>Inspector</h1>"
+        '<section aria-labelledby="users-heading"><h2 id="users-heading">Users and roles</h2>'
+        "{users}</section>"
+        '<section aria-labelledby="clock-heading"><h2 id="clock-heading">Clock</h2>'
+        "<p>The fake's time is {now}. Client tokens expire against it; personal access "
+        "tokens never do.</p>{advance}"
+        '<div class="actions presets">{presets}</div></section>'
+        '<section aria-labelledby="requests-heading"><h2 id="requests-heading">Requests</h2>'
+        "<p class='help'>Newest first, the latest 50 that match; the page's own requests "
         "are left out. Credentials are redacted. "
-        f'<a href="{escape(view.base)}/inspector#requests-heading">Refresh</a></p>'
-        + _filters_form(view, filters, users, operations, name_of)
-        + f'<div id="requests" data-refresh="{refresh}">'
-        + requests_table(view, entries, name_of)
-        + "</div></section>"
-        + '<section aria-labelledby="faults-heading"><h2 id="faults-heading">Fault rules</h2>'
-        + fault_list
-        + '<h3 id="add-fault-heading">Add a fault rule</h3>'
-        + _fault_form(view)
-        + "</section>"
-        + '<section aria-labelledby="reset-heading"><h2 id="reset-heading">Reset</h2>'
-        + "<p>Back to the seeded world: users, tokens, clock, faults and the log.</p>"
-        + f'<p><a class="button danger" href="{escape(view.base)}/inspector/reset">'
-        "Reset the fake…</a></p></section>"
+        '<a href="{base}/inspector#requests-heading">Refresh</a></p>{filters}'
+        '<div id="requests" data-refresh="{refresh}">{requests}</div></section>'
+        '<section aria-labelledby="faults-heading"><h2 id="faults-heading">Fault rules</h2>'
+        '{faults}<h3 id="add-fault-heading">Add a fault rule</h3>{fault_form}</section>'
+        '<section aria-labelledby="reset-heading"><h2 id="reset-heading">Reset</h2>'
+        "<p>Back to the seeded world: users, tokens, clock, faults and the log.</p>"
+        '<p><a class="button danger" href="{base}/inspector/reset">Reset the fake…</a></p>'
+        "</section>",
+        notice=notice(shown),
+        users=table(
+            "Users and roles", ("Name", "Organization", "Role", "Change"), rows, "No users."
+        ),
+        now=when(now),
+        advance=post_form(view, "/inspector/clock", [seconds_field], "Advance", form_class="stack"),
+        presets=presets,
+        base=view.base,
+        filters=_filters_form(view, filters, users, operations, name_of),
+        refresh=refresh,
+        requests=requests_table(view, entries, name_of),
+        faults=fault_list,
+        fault_form=_fault_form(view),
     )
     return Document("Inspector", main, section="inspector")

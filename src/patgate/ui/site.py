@@ -251,7 +251,7 @@ class ManagementUi:
     def _send(self, call: _Call, answer: Document | WireResponse) -> WireResponse:
         if isinstance(answer, WireResponse):
             return answer
-        body = render_document(call.view, answer).encode("utf-8")
+        body = _utf8(render_document(call.view, answer))
         headers = [("Content-Type", "text/html; charset=utf-8"), *_SECURITY_HEADERS]
         headers += answer.headers
         if call.session.fresh_csrf:
@@ -275,11 +275,17 @@ class ManagementUi:
         else:
             view, fresh, csrf_value = call.view, call.session.fresh_csrf, call.session.csrf_value
         document = pages.error(view, status, message, error)
-        body = render_document(view, document).encode("utf-8")
+        body = _utf8(render_document(view, document))
         headers = [("Content-Type", "text/html; charset=utf-8"), *_SECURITY_HEADERS]
         if fresh:
             headers.append(("Set-Cookie", self.cookie(CSRF_COOKIE, csrf_value)))
         return WireResponse(status, tuple(headers), body)
+
+
+def _utf8(page: str) -> bytes:
+    """The page as UTF-8; a lone surrogate (a stored name the domain let through) becomes
+    "?" instead of failing the whole answer."""
+    return page.encode("utf-8", "replace")
 
 
 def _without_key(path: str, query: dict[str, str]) -> str:
