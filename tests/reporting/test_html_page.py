@@ -14,6 +14,7 @@ from patgate.runner.events import (
     Failure,
     Outcome,
     RunFinished,
+    RunStarted,
     ScenarioFinished,
     Tallies,
 )
@@ -148,12 +149,16 @@ def test_the_banner_has_the_date_tally_and_retries(tmp_path: Path) -> None:
     end = events[-1]
     assert isinstance(end, RunFinished)
     events[-1] = replace(end, tallies=Tallies(3, 2, 1, 0, 4), require=("all",))
+    first = events[0]
+    assert isinstance(first, RunStarted)
+    events[0] = replace(first, flags=("--allow-writes", "--concurrency 4"))
     page = write_page(tmp_path / "report.html", events)
     banner = page[: page.index("</header>")]
     assert re.search(r"<dt>Started</dt><dd>\d{1,2} [A-Z][a-z]{2} \d{4}, [\d:]{8} UTC</dd>", banner)
     assert "<dt>Tokens</dt><dd>3 created, 2 deleted, 1 leaked" in banner
     assert "<dt>Retries</dt><dd>4 requests resent after a 429 or 503</dd>" in banner
     assert "<dt>Required</dt><dd>all</dd>" in banner
+    assert "<dt>Flags</dt><dd>--allow-writes --concurrency 4</dd>" in banner
 
 
 def test_filters_and_levels_are_marked_for_the_style_sheet(

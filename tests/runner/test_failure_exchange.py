@@ -8,6 +8,7 @@ from dataclasses import asdict
 from patgate.harness import Fake
 from patgate.redaction import REDACTED
 from patgate.runner import FakeTarget
+from patgate.runner.events import RunStarted
 
 from .support import finished, run_events, scenarios
 
@@ -46,3 +47,13 @@ def test_a_failure_names_its_steps_line_and_keeps_its_exchange_redacted() -> Non
     dumped = json.dumps(asdict(result))
     assert fake.world["admin_token"] not in dumped
     assert fake.world["client_secret"] not in dumped
+
+
+def test_the_run_names_its_options_as_flags_for_the_report() -> None:
+    events, _end = run_events(
+        scenarios(LISTING), FakeTarget(), allow_writes=True, concurrency=2, require=("all",)
+    )
+    started = events[0]
+    assert isinstance(started, RunStarted)
+    assert started.flags[:3] == ("--allow-writes", "--require all", "--concurrency 2")
+    assert "--max-wait 0" in started.flags

@@ -266,6 +266,7 @@ def _banner(started: RunStarted | None, finished: RunFinished, started_at: datet
         ("Target", started.target if started else ""),
         ("Run", finished.run_id),
         ("Result", summary_line(counts, finished.duration)),
+        ("Flags", " ".join(started.flags) if started else ""),
         ("Required", ", ".join(finished.require)),
         ("Tokens", custody_line(finished.tallies).removeprefix("tokens: ")),
         ("Retries", _retries(finished)),

@@ -105,6 +105,8 @@ class RunStarted:
     """The target keys found (defaults included), never their values."""
     missing: tuple[tuple[str, str], ...] = ()
     """``(key, what its absence costs)`` for each target key the run lacks."""
+    flags: tuple[str, ...] = ()
+    """The run's options as flags (``--allow-writes``, ``--concurrency 4``, ...)."""
 
 
 @dataclass(frozen=True)
