@@ -93,6 +93,10 @@ def test_a_reload_after_a_create_creates_nothing_and_the_value_is_gone(
     page.get_by_role("button", name="Create token").click()
     value = page.get_by_label("Token value").input_value()
     assert value.startswith(patgate_server.world["pat_prefix"])
+    # The whole value is in view: the field does not scroll inside, nor the page sideways.
+    field = page.get_by_label("Token value")
+    assert field.evaluate("e => e.scrollHeight <= e.clientHeight + 1")
+    assert field.evaluate("e => e.scrollWidth <= e.clientWidth + 1")
 
     page.reload()
     person.forget_refusal(410)

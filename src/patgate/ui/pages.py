@@ -280,7 +280,7 @@ def reveal(view: View, record: PatRecord, value: str) -> Document:
         "It will not be shown again: afterwards only its masked form is listed.</p>"
         '<div class="field"><label for="token-value">Token value</label>'
         '<div class="copy-row">'
-        '<textarea id="token-value" class="secret" readonly rows="2" autocomplete="off" '
+        '<textarea id="token-value" class="secret" readonly rows="3" autocomplete="off" '
         'spellcheck="false" aria-describedby="reveal-warning">{}</textarea>'
         '<button type="button" class="quiet" data-copy="token-value" hidden>Copy</button>'
         "</div>"
