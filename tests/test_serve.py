@@ -63,9 +63,11 @@ def test_serve_writes_the_world_answers_and_exits_0_on_a_signal(
     assert tuple(world) == WORLD_KEYS
     assert world["auth_url"] == world["base_url"] == url
     assert world["graphql_url"] == url + "/graphql"
-    assert world["ui_url"] == url + "/ui"
+    assert world["ui_url"].startswith(url + "/ui/?key=")
     assert process.stdout is not None
-    assert process.stdout.readline().strip() == f"patgate serve: management page at {url}/ui/"
+    assert (
+        process.stdout.readline().strip() == f"patgate serve: management page at {world['ui_url']}"
+    )
     assert stat.S_IMODE(os.stat(world_file).st_mode) == 0o600
 
     with httpx.Client() as client:
@@ -86,8 +88,9 @@ def test_serve_writes_the_world_answers_and_exits_0_on_a_signal(
             headers={"Authorization": f"bearer {world['member_token']}"},
         )
         assert viewer.status_code == 200
-        page = client.get(world["ui_url"] + "/")
+        page = client.get(world["ui_url"], follow_redirects=True)
         assert page.status_code == 200
+        assert "Who you are" in page.text
         assert page.headers["content-type"] == "text/html; charset=utf-8"
         removed = client.get(
             world["base_url"] + "/v2/content/hubs",
@@ -145,3 +148,24 @@ def test_an_existing_world_file_is_made_owner_only_before_it_holds_secrets(
     write_world(world_file, {"client_secret": "s3cret-value"})
     assert stat.S_IMODE(os.stat(world_file).st_mode) == 0o600
     assert json.loads(world_file.read_text()) == {"client_secret": "s3cret-value"}
+
+
+@pytest.mark.parametrize("host", ["0.0.0.0", "192.168.1.5", "::"])  # noqa: S104
+def test_a_host_beyond_loopback_is_warned_about_naming_what_it_exposes(
+    host: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from patgate.commands.serve import _warn_if_reachable
+
+    _warn_if_reachable(host, "http://192.168.1.5:8080")
+    err = capsys.readouterr().err
+    assert f"--host {host} listens beyond this machine" in err
+    for exposed in ("token endpoint", "content API", "GraphQL", "control API", "management page"):
+        assert exposed in err
+
+
+@pytest.mark.parametrize("host", ["127.0.0.1", "localhost", "::1", "127.0.0.2"])
+def test_a_loopback_host_is_not_warned_about(host: str, capsys: pytest.CaptureFixture[str]) -> None:
+    from patgate.commands.serve import _warn_if_reachable
+
+    _warn_if_reachable(host, "http://127.0.0.1:8080")
+    assert capsys.readouterr().err == ""

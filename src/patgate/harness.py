@@ -107,6 +107,7 @@ class Fake:
         *,
         log_size: int | None = None,
         control_token: str | None = None,
+        ui_secret: str | None = None,
         world: DefaultWorld | None = None,
         **settings: Any,
     ) -> None:
@@ -117,12 +118,13 @@ class Fake:
         from patgate.fake.world import build_default_world
         from patgate.wire.app import WireApp
         from patgate.wire.control_service import ControlService
-        from patgate.wire.fault_answers import DroppedConnection, request_principal
+        from patgate.wire.fault_answers import ANSWERED_BY, DroppedConnection, request_credential
         from patgate.wire.request_log import DEFAULT_LOG_SIZE, RequestLog
 
         # Bound here, not imported per request: handle() is on every request's path.
         self._dropped_connection = DroppedConnection
-        self._request_principal = request_principal
+        self._request_credential = request_credential
+        self._answered_by = ANSWERED_BY
         chosen = deployment_settings(settings, given_deployment=deployment is not None)
         self.deployment: Deployment = deployment if deployment is not None else Deployment(**chosen)
         self.urls: FakeUrls = _coerce_urls(urls)
@@ -141,7 +143,11 @@ class Fake:
             self.deployment, self.default_world, self.request_log
         )
         """The control operations as plain calls (the HTTP control API and the page call them)."""
-        wire_app = WireApp(self.deployment, self.urls, self.request_log, self.control)
+        self.ui_secret: str = ui_secret or secrets.token_urlsafe(24)
+        """The management page's key: the target file's ``ui_url`` carries it as ``?key=``."""
+        wire_app = WireApp(
+            self.deployment, self.urls, self.request_log, self.control, ui_secret=self.ui_secret
+        )
         self._wire_app = wire_app
         app: WireHandler = wire_app
         self._app = wrap_app(app) if wrap_app is not None else app
@@ -161,17 +167,30 @@ class Fake:
         if request.url.startswith(self._control_url):
             return self._control_handler()(request)
         started = perf_counter()
-        principal = self._request_principal(self.deployment, request)
+        credential = self._request_credential(self.deployment, request)
+        principal = credential.user_id if credential is not None else None
+        via = credential.via if credential is not None else None
+        self._answered_by.set(None)
         try:
             response = self._app(request)
         except self._dropped_connection:
             self.request_log.record(
-                request, None, principal=principal, duration=perf_counter() - started
+                request,
+                None,
+                principal=principal,
+                duration=perf_counter() - started,
+                via=via,
+                fault=self._answered_by.get(),
             )
             raise
         if response is not None:
             self.request_log.record(
-                request, response, principal=principal, duration=perf_counter() - started
+                request,
+                response,
+                principal=principal,
+                duration=perf_counter() - started,
+                via=via,
+                fault=self._answered_by.get(),
             )
         return response
 
@@ -204,10 +223,17 @@ class Fake:
             "removed_token": w.removed_token,
             "unpermitted_token": w.unpermitted_token,
             "pat_prefix": self.deployment.pat_format.prefix,
-            "ui_url": self.urls.ui_url,
+            "ui_url": self.ui_address,
             "control_url": self._control_url,
             "control_token": self.control_token,
         }
+
+    @property
+    def ui_address(self) -> str:
+        """The management page's address that signs a browser in (it carries the key)."""
+        from patgate.wire.urls import UI_KEY_PARAMETER
+
+        return f"{self.urls.ui_url}/?{UI_KEY_PARAMETER}={self.ui_secret}"
 
     def httpx_transport(self) -> httpx.BaseTransport:
         """An httpx transport (sync and async) answering from this fake, with no network.

@@ -7,6 +7,7 @@ artifact), or to the folder named by ``PATGATE_SCREENSHOTS``.
 from __future__ import annotations
 
 import os
+import re
 from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -32,7 +33,7 @@ CHROMIUM_FLAGS = (
     "--disable-quic",
 )
 WIDE = {"width": 1280, "height": 900}
-NARROW = {"width": 400, "height": 860}
+NARROW = {"width": 390, "height": 844}
 
 
 class Person:
@@ -55,6 +56,8 @@ class Person:
         self.page.on("console", self._on_console)
         self.page.on("pageerror", lambda error: self.console_errors.append(str(error)))
         self.page.on("request", self._on_request)
+        # The target file's address carries the page's key: opening it signs this browser in.
+        self.page.goto(fake.world["ui_url"])
 
     def _on_request(self, request: Any) -> None:
         if not request.url.startswith(self.fake.urls.base_url + "/"):
@@ -82,8 +85,8 @@ class Person:
 
     @property
     def ui_url(self) -> str:
-        """The page's address, from the target file's ``ui_url``."""
-        return self.fake.world["ui_url"]
+        """The page's address without its key (the browser is signed in already)."""
+        return self.fake.urls.ui_url
 
     def open(self, path: str = "/") -> None:
         """Go to ``path`` under the page."""
@@ -93,7 +96,7 @@ class Person:
         """Pick who you are on the first page."""
         self.open("/")
         self.page.get_by_role("button", name=f"Act as {name}", exact=True).click()
-        self.page.wait_for_url("**/ui/tokens?done=signed-in")
+        self.page.wait_for_url(re.compile(r".*/ui/tokens\?note=[\w-]+$"))
 
     def close(self) -> None:
         """Close the context."""

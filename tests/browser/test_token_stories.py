@@ -93,7 +93,9 @@ def test_a_member_cannot_open_approvals(people: PeopleFactory, patgate_server: F
     response = member.page.goto(member.ui_url + "/approvals")
     assert response is not None
     assert response.status == 403
-    assert "only an organization admin approves" in member.page.inner_text("main")
+    text = member.page.inner_text("main")
+    assert "Only an organization admin sees and decides token requests" in text
+    assert "Act as an admin" in text
     member.forget_refusal(403)
 
 
@@ -177,7 +179,10 @@ def test_the_sixth_token_is_refused_with_the_apis_message(
         headers={"Authorization": f"Bearer {patgate_server.world['admin_token']}"},
         timeout=10,
     ).json()
-    assert shown == graphql["errors"][0]["message"]
+    # The API's own words, and what to do about them.
+    api_message = graphql["errors"][0]["message"]
+    assert api_message[0].upper() + api_message[1:] in shown
+    assert "Delete a token you no longer use" in shown
     assert admin.page.get_by_label("Token name").input_value() == "token 6"
     expect(admin.page.get_by_role("row").filter(has_text="token 6")).to_have_count(0)
     assert (
@@ -195,19 +200,23 @@ def test_removing_a_user_in_the_inspector_makes_their_pat_answer_403(
     tester.open("/inspector")
     page = tester.page
 
-    page.get_by_role("button", name=f"Remove {member_name}").click()
-    expect(page.get_by_role("status")).to_contain_text("removed")
-    expect(page.get_by_role("row").filter(has_text=member_name)).to_contain_text("Not a member")
+    page.get_by_role("link", name=f"Remove {member_name}").click()
+    expect(page.get_by_role("heading", level=1)).to_contain_text(f"Remove {member_name} from")
+    assert hubs_status(patgate_server, member_token) == 200  # nothing happens before the yes
+    page.get_by_role("button", name="Remove user").click()
+    expect(page.get_by_role("status")).to_contain_text(f"{member_name} was removed from")
+    users = page.get_by_role("table", name="Users and roles")
+    expect(users.get_by_role("row").filter(has_text=member_name)).to_contain_text("Not a member")
     assert hubs_status(patgate_server, member_token) == 403
 
     page.get_by_role("button", name=f"Restore {member_name}").click()
-    expect(page.get_by_role("status")).to_contain_text("back in the organization")
-    expect(page.get_by_role("row").filter(has_text=member_name)).to_contain_text("Member")
+    expect(page.get_by_role("status")).to_contain_text(f"{member_name} is back in")
+    expect(users.get_by_role("row").filter(has_text=member_name)).to_contain_text("Member")
     assert hubs_status(patgate_server, member_token) == 200
 
     page.get_by_label(f"Role of {member_name}").select_option("restricted")
     page.get_by_role("button", name=f"Set role of {member_name}").click()
-    expect(page.get_by_role("status")).to_contain_text("role was changed")
+    expect(page.get_by_role("status")).to_contain_text(f"{member_name} is now Member, no content")
     assert hubs_status(patgate_server, member_token) == 403  # no content permission now
 
 
@@ -224,7 +233,8 @@ def test_the_inspector_moves_the_clock_and_lists_the_latest_requests(
     assert hubs_status(patgate_server, patgate_server.world["admin_token"]) == 200
     # The table refreshes by itself: the API call made after the page loaded shows up.
     tester.page.locator("#requests").get_by_text("/v2/content/hubs").wait_for()
-    assert "Bearer" in tester.page.locator("#requests").inner_text()
+    admin_name = patgate_server.deployment.users[patgate_server.default_world.admin_id].name
+    assert f"{admin_name} (personal access token)" in tester.page.locator("#requests").inner_text()
 
 
 def test_without_javascript_a_member_requests_and_an_admin_approves(

@@ -3,11 +3,30 @@ from __future__ import annotations
 import html
 import io
 import re
+from dataclasses import replace
 from pathlib import Path
 
+from patgate.redaction import REDACTED
 from patgate.reporting import make_reporter
-from patgate.runner.events import Event, Failure, Outcome
-from tests.reporting.sample import CAP_ACTUAL, CAP_EXPECTED, feed_events, run_events, scenario
+from patgate.runner.events import (
+    Event,
+    Exchange,
+    Failure,
+    Outcome,
+    RunFinished,
+    RunStarted,
+    ScenarioFinished,
+    Tallies,
+)
+from tests.reporting.sample import (
+    CAP_ACTUAL,
+    CAP_EXPECTED,
+    CAP_FAILURE,
+    SAMPLE_SCENARIOS,
+    feed_events,
+    run_events,
+    scenario,
+)
 
 
 def write_page(path: Path, events: list[Event]) -> str:
@@ -60,3 +79,106 @@ def test_control_characters_are_shown_as_escapes(tmp_path: Path) -> None:
     assert "\\x1b[2J\\x00\\ud800&lt;b&gt;" in page
     assert "\x1b" not in page
     assert "\x00" not in page
+
+
+def _hubs_500(scenario_id: str, rule: str, line: int) -> ScenarioFinished:
+    exchange = Exchange(
+        "GET",
+        "http://127.0.0.1:8765/v2/content/hubs",
+        (("host", "127.0.0.1:8765"), ("authorization", f"Bearer {REDACTED}")),
+        "",
+        500,
+        (("content-type", "application/json"),),
+        '{"errors":[{"message":"boom"}]}',
+    )
+    failure = Failure(
+        rule,
+        "gate",
+        "list the hubs",
+        "expected status 200, got 500",
+        "200",
+        "HTTP 500",
+        line,
+        exchange,
+    )
+    return scenario(scenario_id, rule, Outcome.FAILED, failures=(failure,))
+
+
+def test_the_same_answer_across_scenarios_is_one_card_listing_them(tmp_path: Path) -> None:
+    events = run_events(
+        _hubs_500("content-pat", "CONTENT-PAT", 5),
+        _hubs_500("content-client", "CONTENT-CLIENT-TOKEN", 14),
+        scenario("pat-cap-sixth", "PAT-CAP", Outcome.FAILED, failures=(CAP_FAILURE,)),
+    )
+    page = write_page(tmp_path / "report.html", events)
+    cards = re.findall(r'<article class="card [^"]+" id="cause-\d+"', page)
+    assert len(cards) == 2
+    first = page[page.index('id="cause-1"') : page.index('id="cause-2"')]
+    assert "2 checks in 2 scenarios failed on this answer" in first
+    assert "content-pat" in first
+    assert "content-client" in first
+    # Once as the answer, once in the answer of the request shown.
+    assert first.count("{&quot;errors&quot;:[{&quot;message&quot;:&quot;boom&quot;}]}") == 2
+
+
+def test_a_failure_links_its_file_and_step_line_relative_to_the_report(tmp_path: Path) -> None:
+    scenario_file = tmp_path / "scenarios" / "content-pat.yaml"
+    failing = _hubs_500("content-pat", "CONTENT-PAT", 9)
+    failing = replace(failing, source=f"{scenario_file}:1")
+    page = write_page(tmp_path / "reports" / "report.html", run_events(failing))
+    assert 'href="../scenarios/content-pat.yaml"' in page
+    assert ">../scenarios/content-pat.yaml:9</a>" in page
+    assert str(tmp_path) not in page
+
+
+def test_the_failing_request_and_answer_come_with_a_curl_line(tmp_path: Path) -> None:
+    page = write_page(tmp_path / "report.html", run_events(_hubs_500("c", "CONTENT-PAT", 5)))
+    assert "GET http://127.0.0.1:8765/v2/content/hubs" in page
+    assert f"authorization: Bearer {REDACTED}" in page
+    assert "HTTP 500" in page
+    curl = re.search(r'<pre class="curl">(.*?)</pre>', page)
+    assert curl is not None
+    assert html.unescape(curl.group(1)) == (
+        f"curl -i -X GET http://127.0.0.1:8765/v2/content/hubs "
+        f"-H 'authorization: Bearer {REDACTED}'"
+    )
+
+
+def test_the_banner_has_the_date_tally_and_retries(tmp_path: Path) -> None:
+    events = run_events(*SAMPLE_SCENARIOS)
+    end = events[-1]
+    assert isinstance(end, RunFinished)
+    events[-1] = replace(end, tallies=Tallies(3, 2, 1, 0, 4), require=("all",))
+    first = events[0]
+    assert isinstance(first, RunStarted)
+    events[0] = replace(first, flags=("--allow-writes", "--concurrency 4"))
+    page = write_page(tmp_path / "report.html", events)
+    banner = page[: page.index("</header>")]
+    assert re.search(r"<dt>Started</dt><dd>\d{1,2} [A-Z][a-z]{2} \d{4}, [\d:]{8} UTC</dd>", banner)
+    assert "<dt>Tokens</dt><dd>3 created, 2 deleted, 1 leaked" in banner
+    assert "<dt>Retries</dt><dd>4 requests resent after a 429 or 503</dd>" in banner
+    assert "<dt>Required</dt><dd>all</dd>" in banner
+    assert "<dt>Flags</dt><dd>--allow-writes --concurrency 4</dd>" in banner
+
+
+def test_filters_and_levels_are_marked_for_the_style_sheet(
+    tmp_path: Path, sample_run: list[Event]
+) -> None:
+    page = write_page(tmp_path / "report.html", sample_run)
+    for choice in ("show-all", "show-failed", "show-gate"):
+        assert f'id="{choice}"' in page
+    assert 'data-level="advisory"' in page
+    assert 'data-level="gate"' in page
+    assert 'data-outcome="passed"' in page
+    assert "body:has(#show-gate:checked) [data-level=&quot;advisory&quot;]" not in page
+    assert 'body:has(#show-gate:checked) [data-level="advisory"]' in page
+
+
+def test_a_run_with_no_scenarios_renders_and_says_why(tmp_path: Path) -> None:
+    events: list[Event] = [
+        RunFinished(run_id="r", rules=(), scenarios=(), exit_code=3, duration=0.2)
+    ]
+    page = write_page(tmp_path / "report.html", events)
+    assert "did not complete" in page.lower()
+    assert "No scenario ran: exit 3: the target did not answer" in page
+    assert "<dt>Started</dt>" in page

@@ -104,6 +104,23 @@ def _print_error(error: BaseException) -> None:
     traceback.print_exception(type(error), error, error.__traceback__, file=sys.stderr)
 
 
+_LOOPBACK_HOSTS = frozenset({"127.0.0.1", "localhost", "::1", "[::1]"})
+
+
+def _warn_if_reachable(host: str, base_url: str) -> None:
+    """Say on stderr what a listening address beyond this machine exposes, and to whom."""
+    if host.lower() in _LOOPBACK_HOSTS or host.startswith("127."):
+        return
+    print(
+        f"patgate serve: warning: --host {host} listens beyond this machine. Anyone who can "
+        f"reach {base_url} can use the token endpoint, the content API and GraphQL with the "
+        "world's credentials; the control API needs its token and the management page needs "
+        "the key in its address, so keep the target file and the printed address private.",
+        file=sys.stderr,
+        flush=True,
+    )
+
+
 def main(args: argparse.Namespace) -> int:
     """Serve until SIGINT or SIGTERM; 0 on a clean stop, 1 if the fake failed a request."""
     from patgate.transports.loopback_server import LoopbackServer
@@ -131,7 +148,9 @@ def main(args: argparse.Namespace) -> int:
             write_world(args.world, fake.world)
         server.start(fake.handle)
         print(f"patgate serve: listening on {server.base_url}", flush=True)
-        print(f"patgate serve: management page at {fake.urls.ui_url}/", flush=True)
+        # The page's address carries this run's key: opening it signs a browser in.
+        print(f"patgate serve: management page at {fake.ui_address}", flush=True)
+        _warn_if_reachable(args.host, server.base_url)
         if args.world is not None:
             print(f"patgate serve: target file written to {args.world}", flush=True)
         print(

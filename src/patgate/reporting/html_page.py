@@ -3,25 +3,47 @@
 Inline CSS, no scripts, no external assets: the file can be mailed, attached to a CI job or
 opened from disk. Every value is escaped with ``html.escape``; control characters are shown
 as escapes first, so what a deployment answered is displayed, never interpreted.
+
+On top: the verdict, when the run started, its target, duration and required rules, and the
+token tally with the retries. Failures are grouped by cause: checks that failed on the same
+answer are one card, listing each scenario (linked to its file and the failing step's line,
+relative to the report) with the request and answer of the first (redacted) and a ``curl``
+line to replay it. Two filters ("failed only", "gate only") work without a script (CSS
+``:has``). Gate failures are red, advisory ones amber.
 """
 
 from __future__ import annotations
 
 import html
-from collections.abc import Iterable
+import os
+import shlex
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from datetime import datetime, timedelta, timezone
+from pathlib import Path
 
 from patgate import __version__
+from patgate.levels import Level
 from patgate.reporting.artifact import ArtifactReporter, TargetRun, worst_exit_code
 from patgate.reporting.summary import (
     OUTCOME_ORDER,
     count_outcomes,
+    custody_line,
     exit_meaning,
     summary_line,
     unchecked_lines,
     waiver_lines,
 )
 from patgate.reporting.text import printable
-from patgate.runner.events import Failure, Outcome, RunFinished, RunStarted, ScenarioFinished
+from patgate.runner.events import (
+    Event,
+    Exchange,
+    Failure,
+    Outcome,
+    RunFinished,
+    RunStarted,
+    ScenarioFinished,
+)
 from patgate.runner.results import gate_count
 
 __all__ = ["HtmlReporter", "render_page", "render_targets_page"]
@@ -65,15 +87,16 @@ h2 { font-size: 18px; margin: 28px 0 12px; padding-bottom: 6px;
   border-bottom: 1px solid var(--line); }
 .failed { color: var(--failed); background: var(--failed-bg); }
 .warning { color: var(--warning); background: var(--warning-bg); }
+.waived { color: var(--warning); background: var(--skipped-bg); }
 .skipped { color: var(--skipped); background: var(--skipped-bg); }
 .passed { color: var(--passed); background: var(--passed-bg); }
-.waived { color: var(--warning); background: var(--skipped-bg); }
 .badge { display: inline-block; min-width: 64px; text-align: center; padding: 1px 8px;
   border-radius: 6px; font-size: 12px; font-weight: 700; text-transform: uppercase; }
 .card { border: 1px solid var(--line); border-left-width: 4px; border-radius: 8px;
   padding: 14px 18px; margin: 0 0 16px; background: var(--bg); }
 .card.failed { border-left-color: var(--failed); background: var(--bg); color: inherit; }
 .card.warning { border-left-color: var(--warning); background: var(--bg); color: inherit; }
+.card.waived { border-left-color: var(--warning); background: var(--bg); color: inherit; }
 .card h3 { margin: 0; font-size: 16px; display: flex; flex-wrap: wrap; gap: 8px;
   align-items: baseline; }
 .card .where { color: var(--muted); margin: 2px 0 8px; font-size: 13px; }
@@ -83,7 +106,7 @@ h2 { font-size: 18px; margin: 28px 0 12px; padding-bottom: 6px;
 .rule { font-weight: 700; }
 .level { font-size: 12px; padding: 0 6px; border-radius: 4px; border: 1px solid var(--line);
   color: var(--muted); }
-.values { display: grid; grid-template-columns: repeat(auto-fit, minmax(280px, 1fr));
+.values { display: grid; grid-template-columns: repeat(auto-fit, minmax(min(280px, 100%), 1fr));
   gap: 12px; }
 .values h4 { margin: 0 0 4px; font-size: 12px; text-transform: uppercase;
   letter-spacing: .04em; color: var(--muted); }
@@ -106,6 +129,45 @@ td.num { text-align: right; white-space: nowrap; }
 a { color: inherit; }
 footer { max-width: 1100px; margin: 32px auto; padding: 0 24px; color: var(--muted);
   font-size: 13px; }
+.meta details { border: none; margin: 0; }
+.meta summary { padding: 0; background: none; font-weight: 400; }
+.unchecked { margin: 4px 0 0; padding-left: 18px; }
+.level.gate { color: var(--failed); border-color: var(--failed); font-weight: 700; }
+.level.advisory { color: var(--warning); border-color: var(--warning); border-style: dashed; }
+.card.warning { border-left-style: dashed; }
+.card h3 .level { text-transform: uppercase; }
+.answer { margin: 10px 0; }
+.answer h4, details h4 { margin: 10px 0 4px; font-size: 12px; text-transform: uppercase;
+  letter-spacing: .04em; color: var(--muted); }
+.card details { margin-top: 12px; }
+details.own { margin: 8px 0 0; font-size: 13px; }
+details.own summary { padding: 4px 10px; font-weight: 400; }
+details.own .values { grid-template-columns: 1fr; }
+.card details > :not(summary) { margin-left: 14px; margin-right: 14px; }
+.card details .values { margin-top: 10px; }
+pre.curl { margin-bottom: 12px; }
+table.checks td { font-size: 14px; }
+table.checks tr[data-level="advisory"] td:first-child { border-left: 3px dashed var(--warning); }
+table.checks tr[data-level="gate"] td:first-child { border-left: 3px solid var(--failed); }
+.filters { display: flex; flex-wrap: wrap; gap: 6px 14px; align-items: center; margin: 20px 0 0;
+  padding: 8px 14px; border: 1px solid var(--line); border-radius: 8px; }
+.filters legend { font-weight: 600; padding: 0 4px; }
+.filters label { margin-right: 8px; }
+body:has(#show-failed:checked) [data-outcome]:not([data-outcome="failed"]),
+body:has(#show-failed:checked) .card.warning { display: none; }
+body:has(#show-gate:checked) [data-level="advisory"] { display: none; }
+@media (max-width: 700px) {
+  main, .banner-inner { padding: 0 12px; }
+  table.checks, table.checks tbody, table.checks tr, table.checks td { display: block;
+    width: 100%; }
+  table.checks thead, table.checks colgroup { display: none; }
+  table.checks tr { border-bottom: 1px solid var(--line); padding: 6px 0; }
+  table.checks td { border: none; padding: 2px 10px; }
+  th, td { padding: 6px 8px; }
+  details, .table-box { overflow-x: auto; }
+  details > table, .table-box > table { min-width: 640px; }
+  .card .table-box > table.checks { min-width: 0; }
+}
 """
 
 # Fixed column widths, so that the rule tables of every outcome group line up.
@@ -123,18 +185,53 @@ def _e(value: str) -> str:
     return html.escape(printable(value), quote=True)
 
 
-def render_page(started: RunStarted | None, finished: RunFinished) -> str:
-    """The whole report page as a string."""
-    return _page(f"patgate report: {_verdict(finished)[0]}", [("", started, finished)])
+@dataclass
+class _Cause:
+    """Failures that share one answer: shown once, with every scenario and check listed."""
+
+    answer: str
+    failures: list[tuple[ScenarioFinished, Failure]] = field(default_factory=list)
+
+    @property
+    def gate(self) -> bool:
+        return any(failure.level is Level.GATE for _s, failure in self.failures)
+
+    @property
+    def waived(self) -> bool:
+        return all(scenario.outcome is Outcome.WAIVED for scenario, _f in self.failures)
+
+    @property
+    def exchange(self) -> Exchange | None:
+        return next((f.exchange for _s, f in self.failures if f.exchange is not None), None)
 
 
-def render_targets_page(runs: list[TargetRun]) -> str:
+def render_page(
+    started: RunStarted | None,
+    finished: RunFinished,
+    *,
+    started_at: datetime | None = None,
+    folder: Path | None = None,
+) -> str:
+    """The whole report page as a string.
+
+    ``started_at``: when the run started (shown in UTC); ``folder``: where the report is
+    written, so that links to scenario files are relative to it (default: the working
+    folder).
+    """
+    title = f"patgate report: {_verdict(finished)[0]}"
+    return _page(title, [("", started, finished)], started_at, folder or Path.cwd())
+
+
+def render_targets_page(
+    runs: list[TargetRun], *, started_at: datetime | None = None, folder: Path | None = None
+) -> str:
     """One page for a run of several targets: each target's report in turn."""
     code = worst_exit_code([finished.exit_code for _, _, finished in runs])
-    return _page(f"patgate report: {len(runs)} targets, exit {code}", runs)
+    title = f"patgate report: {len(runs)} targets, exit {code}"
+    return _page(title, runs, started_at, folder or Path.cwd())
 
 
-def _page(title: str, runs: list[TargetRun]) -> str:
+def _page(title: str, runs: list[TargetRun], started_at: datetime | None, folder: Path) -> str:
     parts = [
         "<!DOCTYPE html>",
         '<html lang="en">',
@@ -145,6 +242,7 @@ def _page(title: str, runs: list[TargetRun]) -> str:
         f"<style>{_STYLE}</style>",
         "</head>",
         "<body>",
+        _filters(),
     ]
     for number, (label, started, finished) in enumerate(runs, start=1):
         # With several targets, anchors carry the target's number so they stay unique.
@@ -153,11 +251,11 @@ def _page(title: str, runs: list[TargetRun]) -> str:
         for index, scenario in enumerate(finished.scenarios, start=1):
             anchors.setdefault(scenario.scenario_id, f"{prefix}scenario-{index}")
         parts += [
-            _banner(started, finished, label),
+            _banner(started, finished, started_at, label),
             "<main>",
-            _problems(finished.scenarios, anchors),
+            _problems(finished, anchors, folder, prefix),
             _rules(finished, anchors),
-            _scenarios(finished.scenarios, prefix),
+            _scenarios(finished, folder, prefix),
             "</main>",
         ]
     parts += [
@@ -171,29 +269,52 @@ def _page(title: str, runs: list[TargetRun]) -> str:
 def _verdict(finished: RunFinished) -> tuple[str, Outcome]:
     counts = count_outcomes(finished)
     if finished.exit_code == 0:
-        if gate_count(finished.rules, finished.require).waived:
-            return "passed with waived failures", Outcome.WAIVED
         if counts[Outcome.WARNING.value]:
             return "passed with warnings", Outcome.WARNING
         if not gate_count(finished.rules, finished.require).all_checked:
             return "passed, not every gate rule checked", Outcome.SKIPPED
+        if gate_count(finished.rules, finished.require).waived:
+            return "passed with waived failures", Outcome.WAIVED
         return "passed", Outcome.PASSED
     if finished.exit_code == 1:
         return "failed", Outcome.FAILED
     return "did not complete", Outcome.FAILED
 
 
-def _banner(started: RunStarted | None, finished: RunFinished, label: str = "") -> str:
+def _when(moment: datetime | None) -> str:
+    if moment is None:
+        return ""
+    utc = moment.astimezone(timezone.utc)
+    return f"{utc.day} {utc:%b %Y, %H:%M:%S} UTC"
+
+
+def _banner(
+    started: RunStarted | None, finished: RunFinished, started_at: datetime | None, label: str
+) -> str:
     verdict, tone = _verdict(finished)
     counts = count_outcomes(finished)
-    meta = [("World", label)] if label else []
-    meta += [("Target", started.target if started else ""), ("Run", finished.run_id)]
-    meta.append(("Result", summary_line(counts, finished.duration)))
-    meta += [
-        ("Not checked", line.removeprefix("not checked: ")) for line in unchecked_lines(finished)
+    meta = [
+        ("World", label),
+        ("Started", _when(started_at)),
+        ("Target", started.target if started else ""),
+        ("Run", finished.run_id),
+        ("Result", summary_line(counts, finished.duration)),
+        ("Flags", " ".join(started.flags) if started else ""),
+        ("Required", ", ".join(finished.require)),
+        ("Tokens", custody_line(finished.tallies).removeprefix("tokens: ")),
+        ("Retries", _retries(finished)),
+        ("Stopped by", finished.interrupted),
     ]
     meta += [("Waivers", line) for line in waiver_lines(finished)]
     rows = "".join(f"<dt>{_e(name)}</dt><dd>{_e(value)}</dd>" for name, value in meta if value)
+    unchecked = [line.removeprefix("not checked: ") for line in unchecked_lines(finished)]
+    if unchecked:
+        items = "".join(f"<li>{_e(line)}</li>" for line in unchecked)
+        rows += (
+            f"<dt>Not checked</dt><dd><details{' open' if len(unchecked) <= 3 else ''}>"
+            f"<summary>{len(unchecked)} rule{'' if len(unchecked) == 1 else 's'}</summary>"
+            f'<ul class="unchecked">{items}</ul></details></dd>'
+        )
     chips = "".join(
         f'<li class="{outcome.value}">{counts[outcome.value]} {_e(_LABELS[outcome].lower())}</li>'
         for outcome in OUTCOME_ORDER
@@ -210,52 +331,196 @@ def _banner(started: RunStarted | None, finished: RunFinished, label: str = "") 
     )
 
 
-def _problems(scenarios: Iterable[ScenarioFinished], anchors: dict[str, str]) -> str:
-    problems = sorted(
-        (s for s in scenarios if s.outcome in (Outcome.FAILED, Outcome.WAIVED, Outcome.WARNING)),
-        key=lambda s: OUTCOME_ORDER.index(s.outcome),
+def _retries(finished: RunFinished) -> str:
+    if finished.tallies is None:
+        return ""
+    count = finished.tallies.retries
+    if not count:
+        return "none"
+    return f"{count} request{'' if count == 1 else 's'} resent after a 429 or 503"
+
+
+def _filters() -> str:
+    """Radio buttons the style sheet reads with ``:has``: no script, works offline."""
+    choices = (
+        ("show-all", "Everything", True),
+        ("show-failed", "Failed only", False),
+        ("show-gate", "Gate only", False),
     )
-    if not problems:
-        return '<h2>Failures and warnings</h2><p class="muted">None: every check passed.</p>'
-    return "<h2>Failures and warnings</h2>" + "".join(
-        _problem_card(scenario, anchors[scenario.scenario_id]) for scenario in problems
+    inputs = "".join(
+        f'<input type="radio" name="show" id="{key}"{" checked" if on else ""}>'
+        f'<label for="{key}">{_e(label)}</label>'
+        for key, label, on in choices
     )
+    return f'<fieldset class="filters"><legend>Show</legend>{inputs}</fieldset>'
 
 
-def _problem_card(scenario: ScenarioFinished, anchor: str) -> str:
-    where = [scenario.source, f"{scenario.duration:.2f}s", ", ".join(scenario.rules)]
-    details = "".join(_failure_block(failure) for failure in scenario.failures)
-    if not details and scenario.reason:
-        details = f'<p class="message">{_e(scenario.reason)}</p>'
-    return (
-        f'<article class="card {scenario.outcome.value}" id="{anchor}-detail">'
-        f"<h3>{_badge(scenario.outcome)}"
-        f'<a class="mono" href="#{anchor}">{_e(scenario.scenario_id)}</a>'
-        f"<span>{_e(scenario.title)}</span></h3>"
-        f'<p class="where">{" &middot; ".join(_e(part) for part in where if part)}</p>'
-        f"{details}</article>"
-    )
+def _answer_of(failure: Failure) -> str:
+    exchange = failure.exchange
+    if exchange is not None:
+        return f"HTTP {exchange.status}: {exchange.response_body}"
+    return failure.actual or failure.message
 
 
-def _failure_block(failure: Failure) -> str:
-    head = [
-        f'<span class="rule mono">{_e(failure.rule)}</span>',
-        f'<span class="level">{_e(failure.level)}</span>',
+def _causes(scenarios: Iterable[ScenarioFinished]) -> list[_Cause]:
+    causes: dict[str, _Cause] = {}
+    for scenario in scenarios:
+        if scenario.outcome not in _PROBLEMS:
+            continue
+        for failure in scenario.failures:
+            answer = _answer_of(failure)
+            causes.setdefault(answer, _Cause(answer)).failures.append((scenario, failure))
+    # Gate causes first, then the ones that failed most checks.
+    return sorted(causes.values(), key=lambda c: (not c.gate, -len(c.failures)))
+
+
+_PROBLEMS = (Outcome.FAILED, Outcome.WAIVED, Outcome.WARNING)
+
+
+def _problems(finished: RunFinished, anchors: dict[str, str], folder: Path, prefix: str) -> str:
+    scenarios = finished.scenarios
+    heading = "<h2>Failures and warnings</h2>"
+    if not scenarios:
+        return (
+            heading + '<p class="muted">No scenario ran: '
+            f"{_e(exit_meaning(finished))}. Nothing was checked against the target.</p>"
+        )
+    causes = _causes(scenarios)
+    # A scenario that failed without a failure record (stopped, say) is still listed.
+    bare = [s for s in scenarios if s.outcome in _PROBLEMS and not s.failures]
+    if not causes and not bare:
+        return heading + '<p class="muted">None: every check passed.</p>'
+    cards = [
+        _cause_card(f"{prefix}cause-{index}", cause, anchors, folder)
+        for index, cause in enumerate(causes, 1)
     ]
-    if failure.step:
-        head.append(f'<span class="muted">at step</span> <span>{_e(failure.step)}</span>')
-    values = "".join(
-        f"<div><h4>{label}</h4><pre>{_e(value)}</pre></div>"
-        for label, value in (("Expected", failure.expected), ("Actual", failure.actual))
-        if value
+    cards += [_bare_card(scenario, anchors, folder) for scenario in bare]
+    return heading + "".join(cards)
+
+
+def _cause_card(anchor: str, cause: _Cause, anchors: dict[str, str], folder: Path) -> str:
+    level = "gate" if cause.gate else "advisory"
+    badge = Outcome.FAILED if cause.gate else Outcome.WARNING
+    if cause.waived:
+        badge = Outcome.WAIVED
+    tone = badge.value
+    names = sorted({scenario.scenario_id for scenario, _f in cause.failures})
+    checks = len(cause.failures)
+    summary = (
+        f"{checks} check{'' if checks == 1 else 's'} in {len(names)} "
+        f"scenario{'' if len(names) == 1 else 's'} failed on this answer"
     )
+    rows = "".join(
+        f'<tr data-level="{"gate" if failure.level is Level.GATE else "advisory"}">'
+        f"<td>{_scenario_link(scenario.scenario_id, anchors)}"
+        f"<div>{_source_link(scenario, failure, folder)}</div></td>"
+        f'<td><span class="rule mono">{_e(failure.rule)}</span> {_level(failure.level.value)}</td>'
+        f"<td>{_e(failure.step)}</td>"
+        f"<td><strong>{_e(failure.message)}</strong>"
+        + (f'<div class="muted">expected: {_e(failure.expected)}</div>' if failure.expected else "")
+        + (
+            f'<div class="muted">actual: {_e(failure.actual)}</div>'
+            if failure.actual and failure.actual != cause.answer
+            else ""
+        )
+        + _own_exchange(failure, cause.exchange)
+        + "</td></tr>"
+        for scenario, failure in cause.failures
+    )
+    exchange = cause.exchange
     return (
-        '<div class="failure">'
-        f'<p class="head">{" ".join(head)}</p>'
-        f'<p class="message">{_e(failure.message)}</p>'
-        + (f'<div class="values">{values}</div>' if values else "")
-        + "</div>"
+        f'<article class="card {tone}" id="{anchor}" data-level="{level}">'
+        f"<h3>{_badge(badge)}"
+        f"{_level(level)} <span>{_e(summary)}</span></h3>"
+        f'<div class="answer"><h4>The answer</h4><pre>{_e(cause.answer)}</pre></div>'
+        '<div class="table-box"><table class="checks">'
+        '<colgroup><col style="width:30%"><col style="width:20%"><col style="width:20%">'
+        '<col style="width:30%"></colgroup>'
+        "<thead><tr><th>Scenario and step</th><th>Rule</th><th>Step</th><th>What failed</th>"
+        f"</tr></thead><tbody>{rows}</tbody></table></div>"
+        + (_exchange_block(exchange) if exchange is not None else "")
+        + "</article>"
     )
+
+
+def _bare_card(scenario: ScenarioFinished, anchors: dict[str, str], folder: Path) -> str:
+    tone = scenario.outcome.value
+    return (
+        f'<article class="card {tone}" data-level="gate">'
+        f"<h3>{_badge(scenario.outcome)}{_scenario_link(scenario.scenario_id, anchors)}"
+        f"<span>{_e(scenario.title)}</span></h3>"
+        f'<p class="where">{_source_link(scenario, None, folder)}</p>'
+        f'<p class="message">{_e(scenario.reason or "the scenario did not finish")}</p>'
+        "</article>"
+    )
+
+
+def _own_exchange(failure: Failure, shown: Exchange | None) -> str:
+    """A check's own request, folded, when it is not the one the card shows."""
+    own = failure.exchange
+    if own is None or own == shown:
+        return ""
+    return f'<details class="own">{_exchange_inner(own, "Its request and answer")}</details>'
+
+
+def _exchange_block(exchange: Exchange) -> str:
+    inner = _exchange_inner(exchange, "The request and the answer (credentials redacted)")
+    return f"<details open>{inner}</details>"
+
+
+def _exchange_inner(exchange: Exchange, title: str) -> str:
+    request_lines = [f"{exchange.method} {exchange.url}"]
+    request_lines += [f"{name}: {value}" for name, value in exchange.request_headers]
+    if exchange.request_body:
+        request_lines += ["", exchange.request_body]
+    response_lines = [f"HTTP {exchange.status}"]
+    response_lines += [f"{name}: {value}" for name, value in exchange.response_headers]
+    if exchange.response_body:
+        response_lines += ["", exchange.response_body]
+    return (
+        f"<summary>{_e(title)}</summary>"
+        '<div class="values">'
+        f"<div><h4>Request</h4><pre>{_e(chr(10).join(request_lines))}</pre></div>"
+        f"<div><h4>Answer</h4><pre>{_e(chr(10).join(response_lines))}</pre></div></div>"
+        f'<h4>Replay it</h4><pre class="curl">{_e(curl_line(exchange))}</pre>'
+    )
+
+
+_CURL_SKIPPED = frozenset(
+    {"host", "content-length", "accept-encoding", "connection", "user-agent", "accept"}
+)
+
+
+def curl_line(exchange: Exchange) -> str:
+    """A ``curl`` command that sends the request again (redacted values stay redacted)."""
+    words = ["curl", "-i", "-X", exchange.method, exchange.url]
+    for name, value in exchange.request_headers:
+        if name.lower() not in _CURL_SKIPPED:
+            words += ["-H", f"{name}: {value}"]
+    if exchange.request_body:
+        words += ["--data-raw", exchange.request_body]
+    return " ".join(shlex.quote(word) for word in words)
+
+
+def _source_link(scenario: ScenarioFinished, failure: Failure | None, folder: Path) -> str:
+    """``scenarios/x.yaml:14`` linked to the file, relative to the report's folder."""
+    if not scenario.source:
+        return ""
+    path_text, _colon, line_text = scenario.source.rpartition(":")
+    if not path_text or not line_text.isdigit():
+        path_text, line_text = scenario.source, ""
+    line = failure.line if failure is not None and failure.line else int(line_text or 0)
+    try:
+        relative = os.path.relpath(Path(path_text).absolute(), folder)
+    except ValueError:  # another drive on Windows
+        relative = path_text
+    href = Path(relative).as_posix()
+    shown = f"{href}:{line}" if line else href
+    return f'<a class="mono source" href="{_e(href)}">{_e(shown)}</a>'
+
+
+def _level(level: str) -> str:
+    return f'<span class="level {_e(level)}">{_e(level)}</span>'
 
 
 def _badge(outcome: Outcome) -> str:
@@ -274,15 +539,16 @@ def _rules(finished: RunFinished, anchors: dict[str, str]) -> str:
         for rule in group:
             links = ", ".join(_scenario_link(scenario, anchors) for scenario in rule.scenarios)
             rows.append(
-                f'<tr><td class="mono">{_e(rule.rule_id)}</td><td>{_e(rule.title)}</td>'
-                f'<td><span class="level">{_e(rule.level)}</span></td>'
+                f'<tr data-level="{_e(rule.level.value)}">'
+                f'<td class="mono">{_e(rule.rule_id)}</td><td>{_e(rule.title)}</td>'
+                f"<td>{_level(rule.level.value)}</td>"
                 f"<td>{links or '&ndash;'}</td><td>{_e(rule.reason)}</td></tr>"
             )
         # Passing rules are folded away; the groups a person must act on start open.
         opened = "" if outcome is Outcome.PASSED else " open"
         parts.append(
-            f"<details{opened}><summary>{_badge(outcome)} {len(group)} "
-            f"{'rule' if len(group) == 1 else 'rules'}</summary>"
+            f'<details data-outcome="{outcome.value}"{opened}><summary>{_badge(outcome)} '
+            f"{len(group)} {'rule' if len(group) == 1 else 'rules'}</summary>"
             f"<table>{_RULE_COLUMNS}<thead><tr><th>Rule</th><th>Title</th><th>Level</th>"
             "<th>Scenarios</th>"
             f"<th>Reason</th></tr></thead><tbody>{''.join(rows)}</tbody></table></details>"
@@ -297,15 +563,24 @@ def _scenario_link(scenario_id: str, anchors: dict[str, str]) -> str:
     return f'<a class="mono" href="#{anchor}">{_e(scenario_id)}</a>'
 
 
-def _scenarios(scenarios: Iterable[ScenarioFinished], prefix: str = "") -> str:
+def _levels_of(scenario: ScenarioFinished) -> str:
+    if scenario.outcome is Outcome.WARNING:
+        return "advisory"
+    return "gate"
+
+
+def _scenarios(finished: RunFinished, folder: Path, prefix: str) -> str:
+    scenarios: Sequence[ScenarioFinished] = finished.scenarios
     # Anchors count from 1 in run order, as render_page numbered them.
     rows = "".join(
-        f'<tr id="{prefix}scenario-{index}"><td>{_badge(scenario.outcome)}</td>'
+        f'<tr id="{prefix}scenario-{index}" data-outcome="{scenario.outcome.value}" '
+        f'data-level="{_levels_of(scenario)}">'
+        f"<td>{_badge(scenario.outcome)}</td>"
         f'<td class="mono">{_e(scenario.scenario_id)}</td><td>{_e(scenario.title)}'
         + (f'<div class="muted">{_e(scenario.reason)}</div>' if scenario.reason else "")
         + f'</td><td class="mono">{_e(", ".join(scenario.rules))}</td>'
         f'<td class="num">{scenario.duration:.2f}s</td>'
-        f'<td class="mono muted">{_e(scenario.source)}</td></tr>'
+        f"<td>{_source_link(scenario, None, folder)}</td></tr>"
         for index, scenario in enumerate(scenarios, start=1)
     )
     if not rows:
@@ -321,11 +596,26 @@ def _scenarios(scenarios: Iterable[ScenarioFinished], prefix: str = "") -> str:
 class HtmlReporter(ArtifactReporter):
     """Writes :func:`render_page` to its path when the run finishes."""
 
+    def __init__(self, path: Path) -> None:
+        super().__init__(path)
+        self._started_at: datetime | None = None
+
+    def handle(self, event: Event) -> None:
+        """Note when the run started, then as :class:`ArtifactReporter` does."""
+        if isinstance(event, RunStarted):
+            self._started_at = datetime.now(timezone.utc)
+        elif isinstance(event, RunFinished) and self._started_at is None:
+            # A run that never said it started (the target did not answer, say).
+            self._started_at = datetime.now(timezone.utc) - timedelta(seconds=event.duration)
+        super().handle(event)
+
     def render(self, started: RunStarted | None, finished: RunFinished) -> bytes:
         """The page as UTF-8."""
         # A lone surrogate cannot be UTF-8; printable() already shows it as an escape.
-        return render_page(started, finished).encode("utf-8")
+        page = render_page(started, finished, started_at=self._started_at, folder=self.path.parent)
+        return page.encode("utf-8")
 
     def render_targets(self, runs: list[TargetRun]) -> bytes:
         """The page of several targets as UTF-8."""
-        return render_targets_page(runs).encode("utf-8")
+        page = render_targets_page(runs, started_at=self._started_at, folder=self.path.parent)
+        return page.encode("utf-8")

@@ -72,6 +72,21 @@ class RunOptions:
     excluded_scenarios: tuple[str, ...] = ()
     """Scenarios left out of the run (``--exclude-scenario``), for the report to say so."""
 
+    def as_flags(self) -> tuple[str, ...]:
+        """The options as the ``patgate run`` flags that set them (for a report's header)."""
+        flags = ["--allow-writes"] if self.allow_writes else []
+        flags += ["--strict"] if self.strict else []
+        flags += [f"--require {rule}" for rule in self.require]
+        flags += [
+            f"--concurrency {self.concurrency}",
+            f"--max-wait {self.max_wait:g}",
+            f"--connect-timeout {self.connect_timeout:g}",
+            f"--read-timeout {self.read_timeout:g}",
+            f"--retry-budget {self.retry_budget:g}",
+            f"--max-retry-wait {self.max_retry_wait:g}",
+        ]
+        return tuple(flags)
+
 
 class RunContext:
     """The state of one run. Created by the engine; closed when the run ends.

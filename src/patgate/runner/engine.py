@@ -277,7 +277,14 @@ def run_session(
     try:
         try:
             keys, missing = key_costs(target, scenarios, runner.catalogue)
-            yield RunStarted(runner.run_id, target.display, len(scenarios), keys, missing)
+            yield RunStarted(
+                runner.run_id,
+                target.display,
+                len(scenarios),
+                keys,
+                missing,
+                runner.options.as_flags(),
+            )
             if runner.options.concurrency > 1 and len(scenarios) > 1:
                 interrupted = yield from _concurrent(runner, scenarios, finished)
             else:

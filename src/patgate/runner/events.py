@@ -13,6 +13,7 @@ from patgate.levels import Level
 
 __all__ = [
     "Event",
+    "Exchange",
     "Failure",
     "Outcome",
     "RuleResult",
@@ -66,6 +67,19 @@ class Outcome(str, enum.Enum):
 
 
 @dataclass(frozen=True)
+class Exchange:
+    """The request a failing step sent and the answer it got, redacted, bodies shortened."""
+
+    method: str
+    url: str
+    request_headers: tuple[tuple[str, str], ...] = ()
+    request_body: str = ""
+    status: int = 0
+    response_headers: tuple[tuple[str, str], ...] = ()
+    response_body: str = ""
+
+
+@dataclass(frozen=True)
 class Failure:
     """One failed check: which rule, at which step, what was expected and what came back."""
 
@@ -75,6 +89,10 @@ class Failure:
     message: str
     expected: str = ""
     actual: str = ""
+    line: int = field(default=0, compare=False)
+    """The line of the failing step in the scenario file (0: not known)."""
+    exchange: Exchange | None = field(default=None, compare=False, repr=False)
+    """What the failing step sent and got back, when it was an HTTP request."""
 
     def __post_init__(self) -> None:
         # A level given as its text ("gate") is taken as the enum member.
@@ -115,6 +133,8 @@ class RunStarted:
     """The target keys found (defaults included), never their values."""
     missing: tuple[tuple[str, str], ...] = ()
     """``(key, what its absence costs)`` for each target key the run lacks."""
+    flags: tuple[str, ...] = ()
+    """The run's options as flags (``--allow-writes``, ``--concurrency 4``, ...)."""
 
 
 @dataclass(frozen=True)

@@ -26,7 +26,7 @@ from urllib.parse import urlsplit
 from patgate import __version__
 from patgate.errors import RequestFailed, TargetUnreachable
 from patgate.runner.deadline import DEADLINE_MESSAGE, Deadlines, deadline_transport
-from patgate.runner.model import Observed
+from patgate.runner.model import Observed, Sent
 from patgate.runner.retries import RetryPolicy
 from patgate.runner.target import is_loopback_host
 from patgate.target_contract import TARGET_KEYS
@@ -44,6 +44,8 @@ __all__ = [
 ]
 
 _SAFE_METHODS = frozenset(("GET", "HEAD", "OPTIONS"))
+_SENT_BODY = 8192
+"""Bytes of a request body an answer keeps for a failure's report."""
 DEFAULT_MAX_RESPONSE_BYTES = 4 * 1024 * 1024
 """The largest answer read by default (4 MiB, decompressed); ``--max-response-bytes``."""
 _URL_KEYS = tuple(key for key in TARGET_KEYS if key.endswith("_url"))
@@ -253,7 +255,13 @@ class Exchange:
         with self._counting:
             self.answered += 1
             self.unreachable = ""
-        observed = Observed(status, body, fields, kind)
+        sent = Sent(
+            request.method,
+            str(request.url),
+            tuple(request.headers.items()),
+            request.content[:_SENT_BODY].decode("utf-8", "replace"),
+        )
+        observed = Observed(status, body, fields, kind, sent)
         if self._observe is not None:
             self._observe(observed)
         return observed

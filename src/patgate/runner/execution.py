@@ -10,14 +10,15 @@ did not delete is deleted at the end as a safety net.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from typing import Any
 
 from patgate.checks import CheckCall, run_check
 from patgate.errors import CheckFailure, CustodyError, RequestFailed
 from patgate.levels import Level
+from patgate.redaction import REDACTED
 from patgate.runner.context import RunContext
-from patgate.runner.events import Failure
+from patgate.runner.events import Exchange, Failure
 from patgate.runner.model import ControlResult, Observed, StepResult, WaitResult
 from patgate.runner.steps import Sending, WaitTooLong, send_step
 from patgate.scenario.catalogue import Catalogue
@@ -74,6 +75,9 @@ class ScenarioExecution:
         self.held: set[str] = set()
         """Rules with an expectation that was checked and held (credited even when a later
         step fails)."""
+        self._line = 0
+        self._answer: Observed | None = None
+        """The step being run and its answer, for the failures it leads to."""
 
     def run(self) -> None:
         """Run the steps, then the cleanup, then delete any token left behind."""
@@ -115,6 +119,7 @@ class ScenarioExecution:
             yield {}
 
     def _step(self, step: Step, *, cleanup: bool) -> None:
+        self._line, self._answer = step.line, None
         base = self._lookup({})
         try:
             if step.assume is not None and not evaluate(step.assume, base):
@@ -195,6 +200,7 @@ class ScenarioExecution:
         before = len(self.failures)
         context = self.context
         observed = result if isinstance(result, Observed) else result.as_answer()
+        self._answer = result if isinstance(result, Observed) else None
         if isinstance(result, Observed):
             origins = context.revealed.found_in(result)
             if origins:
@@ -282,8 +288,52 @@ class ScenarioExecution:
 
         level = self.catalogue[rule].level if rule in self.catalogue else Level.GATE
         self.failures.append(
-            Failure(rule, level, clean(step), clean(message), clean(expected), clean(actual))
+            Failure(
+                rule,
+                level,
+                clean(step),
+                clean(message),
+                clean(expected),
+                clean(actual),
+                self._line,
+                self._exchange(),
+            )
         )
+
+    def _exchange(self) -> Exchange | None:
+        """The current step's request and answer, redacted by value and by header name."""
+        answer = self._answer
+        if answer is None or answer.sent is None:
+            return None
+        redact = self.context.redact
+
+        def fields(pairs: Iterable[tuple[str, str]]) -> tuple[tuple[str, str], ...]:
+            return tuple(
+                (name, _credential(value) if name.lower() in _CREDENTIALS else redact(value))
+                for name, value in pairs
+            )
+
+        sent = answer.sent
+        return Exchange(
+            sent.method,
+            redact(sent.url),
+            fields(sent.headers),
+            redact(sent.body)[:_BODY_SHOWN],
+            answer.status,
+            fields(answer.headers.items()),
+            redact(answer.text)[:_BODY_SHOWN],
+        )
+
+
+_CREDENTIALS = frozenset({"authorization", "proxy-authorization", "cookie", "set-cookie"})
+_BODY_SHOWN = 4000
+"""Characters of a body a failure's exchange keeps."""
+
+
+def _credential(value: str) -> str:
+    """A credential header's value: its scheme kept, the rest replaced."""
+    scheme, space, _rest = value.strip().partition(" ")
+    return f"{scheme} {REDACTED}" if space and scheme.isalpha() else REDACTED
 
 
 def _text(value: object) -> str:

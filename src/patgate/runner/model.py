@@ -15,10 +15,20 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-__all__ = ["NOT_JSON", "ControlResult", "Observed", "StepResult", "WaitResult"]
+__all__ = ["NOT_JSON", "ControlResult", "Observed", "Sent", "StepResult", "WaitResult"]
 
 NOT_JSON: Any = type("NotJson", (), {"__repr__": lambda self: "<not JSON>"})()
 """The body of an :class:`Observed` response that is not JSON."""
+
+
+@dataclass(frozen=True)
+class Sent:
+    """The request behind an :class:`Observed` answer, as it went out (not yet redacted)."""
+
+    method: str
+    url: str
+    headers: tuple[tuple[str, str], ...] = ()
+    body: str = ""
 
 
 @dataclass(frozen=True)
@@ -30,6 +40,8 @@ class Observed:
     text: str
     headers: Mapping[str, str] = field(default_factory=dict)
     kind: str = "http"
+    sent: Sent | None = field(default=None, compare=False, repr=False)
+    """The request that got this answer (for a failure's report), when known."""
 
     @functools.cached_property
     def body(self) -> Any:

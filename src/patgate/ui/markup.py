@@ -1,27 +1,38 @@
 """The page's HTML shell and the small pieces every page is built from.
 
-Every value that comes from the fake or the request goes through :func:`escape`; the pieces
-here return ``str`` of finished HTML. No external asset is referenced: the style sheet and
-the script are served by the page itself, so it works offline.
+HTML is built through markupsafe, escaping by default: a fragment of finished HTML is a
+:class:`~markupsafe.Markup`, made only by :func:`html` (a template whose ``{}`` fields are
+escaped unless they are ``Markup`` themselves) or :func:`join`; any other value placed in
+one, a name or a message from the fake, is escaped on the way in. Every piece here takes
+``Markup`` where it takes HTML, so a plain string passed as HTML is a type error, not an
+injection. No external asset is referenced: the style sheet and the script are served by
+the page itself, so it works offline.
 """
 
 from __future__ import annotations
 
-import html
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 
-from patgate.fake.clock import format_timestamp
+from markupsafe import Markup
+from markupsafe import escape as _escape
+
 from patgate.fake.model import Role
+from patgate.ui.once import Notice
 from patgate.ui.operations import Identity
+from patgate.ui.words import exact_time, readable_time
 
 __all__ = [
     "Document",
+    "Markup",
     "View",
     "cell",
     "escape",
     "hidden",
+    "html",
+    "join",
+    "long_text",
     "notice",
     "post_form",
     "render_document",
@@ -31,9 +42,21 @@ __all__ = [
 ]
 
 
-def escape(value: object) -> str:
+def escape(value: object) -> Markup:
     """``value`` as text that is safe in HTML content and quoted attributes."""
-    return html.escape(str(value), quote=True)
+    return _escape(value if isinstance(value, Markup) else str(value))
+
+
+def html(template: str, /, *values: object, **named: object) -> Markup:
+    """``template`` (literal HTML) with its ``{}`` fields filled in, each escaped unless it is
+    ``Markup`` already."""
+    # The one place a template becomes Markup: callers pass literal HTML, never a value.
+    return Markup(template).format(*values, **named)  # noqa: S704
+
+
+def join(parts: Iterable[str | Markup], separator: str = "") -> Markup:
+    """``parts`` one after the other; any that is not ``Markup`` is escaped."""
+    return Markup(separator).join(parts)  # noqa: S704 (the separator is literal text)
 
 
 _ROLE_NAMES = {
@@ -64,66 +87,94 @@ class Document:
     """One page to send: its status, title, section (for the navigation) and main content."""
 
     title: str
-    main: str
+    main: Markup
     section: str = ""
     status: int = 200
     headers: tuple[tuple[str, str], ...] = field(default=())
+    bare: bool = False
+    """No navigation and no "signed in as" line (the sign-in page)."""
 
 
-def hidden(name: str, value: str) -> str:
+def hidden(name: str, value: str) -> Markup:
     """A hidden form field."""
-    return f'<input type="hidden" name="{escape(name)}" value="{escape(value)}">'
+    return html('<input type="hidden" name="{}" value="{}">', name, value)
 
 
-def post_form(view: View, action: str, fields: Iterable[str], button: str, **options: str) -> str:
+def post_form(
+    view: View, action: str, fields: Iterable[Markup], button: Markup | str, **options: str
+) -> Markup:
     """A ``POST`` form to ``action`` (under the page's base) with the CSRF field.
 
-    ``fields`` are finished HTML (hidden fields, labelled inputs). ``options``: ``css`` adds
-    classes to the button (``danger``, ``quiet``), ``form_class`` to the form.
+    ``fields`` are finished HTML (hidden fields, labelled inputs); ``button`` is the button's
+    label (text, or ``Markup``). ``options``: ``css`` adds classes to the button (``danger``,
+    ``quiet``), ``form_class`` to the form.
     """
-    css = options.get("css", "")
-    form_class = options.get("form_class", "inline")
-    inner = "".join(fields)
-    return (
-        f'<form method="post" action="{escape(view.base + action)}" class="{escape(form_class)}">'
-        f"{hidden('csrf', view.csrf)}{inner}"
-        f'<button type="submit" class="{escape(css)}">{button}</button></form>'
+    return html(
+        '<form method="post" action="{}" class="{}">{}{}'
+        '<button type="submit" class="{}">{}</button></form>',
+        view.base + action,
+        options.get("form_class", "inline"),
+        hidden("csrf", view.csrf),
+        join(fields),
+        options.get("css", ""),
+        button,
     )
 
 
-def notice(text: str, *, kind: str = "success") -> str:
-    """A message about the last action; it takes the focus when the page loads.
-
-    ``kind`` is ``success`` (a status message) or ``error`` (an alert).
-    """
-    role = "alert" if kind == "error" else "status"
-    return (
-        f'<div id="notice" class="notice {escape(kind)}" role="{role}" tabindex="-1" '
-        f"data-focus>{escape(text)}</div>"
+def notice(shown: Notice | None) -> Markup:
+    """A message about the last action (none: nothing); it takes the focus when the page
+    loads. ``success`` and ``info`` are status messages, ``error`` an alert."""
+    if shown is None:
+        return Markup("")
+    role = "alert" if shown.kind == "error" else "status"
+    return html(
+        '<div id="notice" class="notice {}" role="{}" tabindex="-1" data-focus>{}</div>',
+        shown.kind,
+        role,
+        shown.text,
     )
 
 
-def when(moment: datetime | None) -> str:
-    """A timestamp as the API writes it, in a ``<time>`` element; "never" for none."""
+def when(moment: datetime | None) -> Markup:
+    """A readable UTC date in a ``<time>`` element, the exact instant in its title; "never"
+    for none."""
     if moment is None:
-        return '<span class="muted">never</span>'
-    text = format_timestamp(moment)
-    return f'<time datetime="{escape(text)}">{escape(text)}</time>'
+        return Markup('<span class="muted">never</span>')
+    exact = exact_time(moment)
+    return html('<time datetime="{0}" title="{0}">{1}</time>', exact, readable_time(moment))
 
 
-def cell(label: str, content: str) -> str:
+def long_text(value: str, *, css: str = "") -> Markup:
+    """A value that may be long (a name, an email): wraps anywhere, the whole of it in the
+    title."""
+    shown = escape(value)
+    if "email" in css.split():
+        # Break an email at its @ and dots, never mid-word.
+        # ``shown`` is escaped already: only the <wbr> elements added here are markup.
+        shown = Markup(shown.replace("@", "<wbr>@").replace(".", ".<wbr>"))  # noqa: S704
+    return html('<span class="long {}" title="{}">{}</span>', css, value, shown)
+
+
+def cell(label: str, content: Markup | str) -> Markup:
     """A table cell; ``label`` heads it when narrow screens stack the row."""
-    return f'<td data-label="{escape(label)}">{content}</td>'
+    return html('<td data-label="{}">{}</td>', label, content)
 
 
-def table(caption: str, headings: Sequence[str], rows: Sequence[str], empty: str) -> str:
+def table(
+    caption: str, headings: Sequence[str], rows: Sequence[Markup], empty: str, *, css: str = ""
+) -> Markup:
     """A table of finished ``rows``, or the sentence ``empty`` when there are none."""
     if not rows:
-        return f'<p class="empty">{escape(empty)}</p>'
-    head = "".join(f'<th scope="col">{escape(h)}</th>' for h in headings)
-    return (
-        f'<table><caption class="visually-hidden">{escape(caption)}</caption>'
-        f"<thead><tr>{head}</tr></thead><tbody>{''.join(rows)}</tbody></table>"
+        return html('<p class="empty">{}</p>', empty)
+    head = join(html('<th scope="col">{}</th>', h) for h in headings)
+    css_attr = html(' class="{}"', css) if css else Markup("")
+    return html(
+        '<table{}><caption class="visually-hidden">{}</caption>'
+        "<thead><tr>{}</tr></thead><tbody>{}</tbody></table>",
+        css_attr,
+        caption,
+        head,
+        join(rows),
     )
 
 
@@ -135,46 +186,57 @@ _SECTIONS = (
 )
 
 
-def _navigation(view: View, section: str) -> str:
+def _navigation(view: View, section: str) -> Markup:
     items = []
     for key, path, label in _SECTIONS:
         if key == "approvals" and not (view.identity and view.identity.is_admin):
             continue  # only admins approve; the page itself refuses anyone else as well
-        current = ' aria-current="page"' if key == section else ""
-        href = escape(view.base + (path or "/"))
-        items.append(f'<li><a href="{href}"{current}>{escape(label)}</a></li>')
-    return f'<nav aria-label="Sections"><ul>{"".join(items)}</ul></nav>'
+        current = Markup(' aria-current="page"') if key == section else Markup("")
+        items.append(
+            html('<li><a href="{}"{}>{}</a></li>', view.base + (path or "/"), current, label)
+        )
+    return html('<nav aria-label="Sections"><ul>{}</ul></nav>', join(items))
 
 
-def _who_line(view: View) -> str:
+def _who_line(view: View) -> Markup:
     identity = view.identity
     if identity is None:
-        return '<p class="who">Nobody picked yet</p>'
+        return Markup('<p class="who">Nobody picked yet</p>')
     organization = identity.organization.name if identity.organization else "no organization"
-    return (
-        f'<p class="who"><span class="label">Signed in as</span> '
-        f"<strong>{escape(identity.user.name)}</strong> "
-        f'<span class="role">{escape(role_name(identity.role))}</span> '
-        f'<span class="org">{escape(organization)}</span></p>'
+    return html(
+        '<p class="who"><span class="label">Signed in as</span> <strong>{}</strong> '
+        '<span class="role">{}</span> <span class="org">{}</span></p>',
+        long_text(identity.user.name),
+        role_name(identity.role),
+        organization,
     )
 
 
 def render_document(view: View, document: Document) -> str:
-    """The whole HTML document for ``document``."""
-    base = escape(view.base)
-    return (
+    """The whole HTML document for ``document`` (``bare``: no navigation, for sign-in)."""
+    chrome = (
+        Markup("</div>")
+        if document.bare
+        else html("{}</div>{}", _who_line(view), _navigation(view, document.section))
+    )
+    page = html(
         "<!doctype html>\n"
         '<html lang="en"><head><meta charset="utf-8">'
         '<meta name="viewport" content="width=device-width, initial-scale=1">'
-        f"<title>{escape(document.title)} · patgate</title>"
-        f'<link rel="icon" href="{base}/assets/icon.svg" type="image/svg+xml">'
-        f'<link rel="stylesheet" href="{base}/assets/page.css">'
-        f'<script src="{base}/assets/page.js" defer></script>'
+        "<title>{title} · patgate</title>"
+        '<link rel="icon" href="{base}/assets/icon.svg" type="image/svg+xml">'
+        '<link rel="stylesheet" href="{base}/assets/page.css">'
+        '<script src="{base}/assets/page.js" defer></script>'
         "</head><body>"
         '<a class="skip" href="#main">Skip to content</a>'
         '<header><div class="bar">'
-        f'<p class="brand"><a href="{base}/">patgate</a> <span>management (fake)</span></p>'
-        f"{_who_line(view)}</div>{_navigation(view, document.section)}</header>"
-        f'<main id="main" tabindex="-1">{document.main}</main>'
-        "</body></html>\n"
+        '<p class="brand"><a href="{base}/">patgate</a> <span>management (fake)</span></p>'
+        "{chrome}</header>"
+        '<main id="main" tabindex="-1">{main}</main>'
+        "</body></html>\n",
+        title=document.title,
+        base=view.base,
+        chrome=chrome,
+        main=document.main,
     )
+    return str(page)

@@ -11,14 +11,14 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
 
-from patgate.errors import Forbidden, NotFound
+from patgate.errors import Forbidden, InvalidRequest, NotFound
 from patgate.fake.deployment import Deployment
 from patgate.fake.faults import FaultRule
 from patgate.fake.model import CreatedToken, Organization, PatRecord, Principal, Role, User
 from patgate.wire.control_service import ControlService
 from patgate.wire.request_log import LoggedRequest
 
-__all__ = ["Identity", "Membership", "PendingRequest", "UiOperations"]
+__all__ = ["Identity", "Membership", "PendingRequest", "RequestFilter", "UiOperations"]
 
 _VIA = "ui"
 """How a :class:`Principal` acting through the page says where it came from."""
@@ -61,6 +61,49 @@ class PendingRequest:
 
     record: PatRecord
     requester: User
+
+
+@dataclass(frozen=True)
+class RequestFilter:
+    """The inspector's filters of the request log; an empty field keeps every entry."""
+
+    user: str = ""
+    """A user id: the requests whose credential spoke for them."""
+    status: str = ""
+    """A code (``429``) or a class (``4xx``)."""
+    operation: str = ""
+    """A GraphQL operation name."""
+
+    @classmethod
+    def parse(cls, query: dict[str, str]) -> RequestFilter:
+        """The filters of the inspector's query string; a bad status is a 400 naming it."""
+        status = query.get("status", "").strip().lower()
+        if status and not (
+            (len(status) == 3 and status[0] in "12345" and status[1:] == "xx")
+            or (status.isascii() and status.isdigit() and len(status) == 3)
+        ):
+            raise InvalidRequest(
+                "the status filter is a code such as 429 or a class such as 4xx", rule_id=""
+            )
+        return cls(query.get("user", "").strip(), status, query.get("operation", "").strip())
+
+    def keeps(self, entry: LoggedRequest) -> bool:
+        """Whether ``entry`` passes every filter."""
+        if self.user and entry.principal != self.user:
+            return False
+        if self.operation and entry.operation != self.operation:
+            return False
+        if self.status:
+            code = str(entry.status)
+            if self.status.endswith("xx"):
+                return code[:1] == self.status[0]
+            return code == self.status
+        return True
+
+    @property
+    def active(self) -> bool:
+        """Whether any filter is set."""
+        return bool(self.user or self.status or self.operation)
 
 
 class UiOperations:
@@ -134,6 +177,13 @@ class UiOperations:
 
     # -- approvals -------------------------------------------------------------------------
 
+    def pending_request(self, identity: Identity, token_id: str) -> PendingRequest:
+        """One request waiting in the admin's organization; :class:`NotFound` otherwise."""
+        for request in self.pending(identity):
+            if request.record.id == token_id:
+                return request
+        raise NotFound("no such pending token request", rule_id="PAT-APPROVAL")
+
     def pending(self, identity: Identity) -> list[PendingRequest]:
         """The requests waiting in the person's organization; admins only."""
         self._require_admin(identity)
@@ -165,17 +215,56 @@ class UiOperations:
 
     # -- the inspector ---------------------------------------------------------------------
 
+    def membership(self, user_id: str, organization_id: str) -> Membership:
+        """One user in one organization; :class:`NotFound` names which is unknown."""
+        user = self.deployment.users.get(user_id)
+        if user is None:
+            raise NotFound("there is no such user (reload the Inspector)", rule_id="")
+        organization = self.deployment.organizations.get(organization_id)
+        if organization is None:
+            raise NotFound("there is no such organization (reload the Inspector)", rule_id="")
+        return Membership(user, organization, user.memberships.get(organization_id))
+
+    def check_removable(self, user_id: str, organization_id: str) -> None:
+        """Refuse (403) to take the last admin of an organization away from it."""
+        row = self.membership(user_id, organization_id)
+        if row.role is not Role.ADMIN:
+            return
+        admins = [
+            user
+            for user in self.users()
+            if user.memberships.get(organization_id) is Role.ADMIN and user.id != user_id
+        ]
+        if not admins:
+            raise Forbidden(
+                f"{row.user.name} is the last admin of {row.organization.name}: nobody could "
+                "approve requests or manage people afterwards. Make another user an admin "
+                "first",
+                rule_id="",
+            )
+
     def remove_user(self, user_id: str, organization_id: str) -> None:
-        """Remove a user from an organization; their PATs stop working at once."""
+        """Remove a user from an organization; their PATs stop working at once.
+
+        The page never removes an organization's last admin (the control API may).
+        """
+        self.check_removable(user_id, organization_id)
         self.control.remove_user(user_id, organization_id)
 
-    def restore_user(self, user_id: str, organization_id: str) -> None:
+    def restore_user(self, user_id: str, organization_id: str) -> Role:
         """Add a removed user back to the organization; their PATs work again."""
-        self.control.restore_user(user_id, organization_id)
+        return self.control.restore_user(user_id, organization_id)
 
     def set_role(self, user_id: str, organization_id: str, role: Role) -> None:
-        """Change a user's role, or restore a removed user with it."""
+        """Change a user's role, or restore a removed user with it; never demotes the last
+        admin."""
+        if role is not Role.ADMIN:
+            self.check_removable(user_id, organization_id)
         self.control.set_role(user_id, role, organization_id)
+
+    def reset(self) -> None:
+        """Back to the seeded world, through the control service's own reset."""
+        self.control.reset()
 
     def now(self) -> datetime:
         """The fake's current instant."""
@@ -185,12 +274,94 @@ class UiOperations:
         """Move the fake's time forward."""
         self.control.advance_clock(seconds)
 
-    def latest_requests(self, limit: int, *, hidden_prefix: str) -> Sequence[LoggedRequest]:
-        """The newest API requests first, without the page's own (under ``hidden_prefix``)."""
-        entries = [
-            e for e in self.control.request_log.entries() if not e.url.startswith(hidden_prefix)
-        ]
-        return entries[: -limit - 1 : -1]
+    def latest_requests(
+        self, limit: int, filters: RequestFilter | None = None, *, hidden_prefix: str
+    ) -> Sequence[LoggedRequest]:
+        """The newest API requests first, without the page's own (under ``hidden_prefix``),
+        those ``filters`` keep."""
+        keep = filters or RequestFilter()
+        found: list[LoggedRequest] = []
+        for entry in reversed(self.control.request_log.entries()):
+            if not entry.url.startswith(hidden_prefix) and keep.keeps(entry):
+                found.append(entry)
+                if len(found) >= limit:
+                    break
+        return found
+
+    def request_choices(self, *, hidden_prefix: str) -> tuple[list[str], list[str]]:
+        """The user ids and the operation names the log holds, for the filters' lists."""
+        users: dict[str, None] = {}
+        operations: dict[str, None] = {}
+        for entry in self.control.request_log.entries():
+            if entry.url.startswith(hidden_prefix):
+                continue
+            if entry.principal:
+                users[entry.principal] = None
+            if entry.operation:
+                operations[entry.operation] = None
+        return sorted(users), sorted(operations)
+
+    def user_name(self, user_id: str) -> str:
+        """A user's name, or the id itself for a user the fake no longer knows."""
+        user = self.deployment.users.get(user_id)
+        return user.name if user is not None else user_id
+
+    def logged_request(self, number: int) -> LoggedRequest:
+        """One entry of the log by its number; :class:`NotFound` once it was dropped."""
+        for entry in self.control.request_log.entries():
+            if entry.number == number:
+                return entry
+        raise NotFound(
+            f"request {number} is not in the log (the log keeps the latest "
+            f"{self.control.request_log.capacity})",
+            rule_id="",
+        )
+
+    def add_fault(self, form: dict[str, str]) -> FaultRule:
+        """Add a fault rule from the inspector's form, through the control service.
+
+        Fields: ``endpoint``, ``status``, ``retry_after``, ``latency``, ``count``,
+        ``probability`` (in percent), ``operation``, ``principal``, ``drop``; empty ones are
+        left out, and the fault book checks the rest.
+        """
+        spec: dict[str, object] = {}
+        for name in ("status", "retry_after", "count"):
+            text = form.get(name, "").strip()
+            if text:
+                if not (text.isascii() and text.isdigit() and len(text) <= 9):
+                    raise InvalidRequest(
+                        f"{name.replace('_', ' ')} must be a whole number", rule_id=""
+                    )
+                spec[name] = int(text)
+        for name, scale in (("latency", 1.0), ("probability", 100.0)):
+            text = form.get(name, "").strip()
+            if text:
+                try:
+                    number = float(text)
+                except ValueError:
+                    raise InvalidRequest(f"{name} must be a number", rule_id="") from None
+                if number != number or number in (float("inf"), float("-inf")):
+                    raise InvalidRequest(f"{name} must be a number", rule_id="")
+                spec[name] = number / scale
+        for name in ("operation", "principal"):
+            text = form.get(name, "").strip()
+            if text:
+                spec[name] = text
+        if form.get("drop") == "on":
+            spec["drop"] = True
+        return self.control.add_fault(form.get("endpoint", "any") or "any", **spec)
+
+    def remove_fault(self, rule_id: str) -> None:
+        """Remove one fault rule."""
+        self.control.remove_fault(rule_id)
+
+    def clear_faults(self) -> None:
+        """Remove every fault rule and switch the rate limit off."""
+        self.control.clear_faults()
+
+    def set_rate_limit(self, on: bool) -> None:
+        """Switch the GraphQL rate limit on or off."""
+        self.control.set_rate_limit(on)
 
     def active_faults(self) -> list[FaultRule]:
         """The fault rules the fake answers with, oldest first."""

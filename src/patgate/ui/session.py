@@ -6,7 +6,8 @@ Two cookies, both ``HttpOnly`` and ``SameSite=Strict`` on the page's path:
 - ``patgate_ui_csrf`` holds a random value. Every form carries an HMAC of it under a key
   that lives only in this process (the signed double-submit pattern), so a page on another
   site can neither read nor forge the field. A post whose ``Origin`` or ``Sec-Fetch-Site``
-  says it came from elsewhere is refused as well.
+  says it came from elsewhere is refused as well: the ``Origin`` must name the host the
+  request was sent to (``localhost`` and ``127.0.0.1`` both work).
 """
 
 from __future__ import annotations
@@ -14,13 +15,15 @@ from __future__ import annotations
 import hashlib
 import hmac
 import secrets
+from collections.abc import Iterable
 from dataclasses import dataclass
 from http.cookies import CookieError, SimpleCookie
+from urllib.parse import urlsplit
 
 from patgate.wire.messages import WireRequest
 from patgate.wire.statuses import HttpRefusal
 
-__all__ = ["CSRF_COOKIE", "CSRF_FIELD", "USER_COOKIE", "CsrfGuard", "Session"]
+__all__ = ["CSRF_COOKIE", "CSRF_FIELD", "USER_COOKIE", "CsrfGuard", "Session", "request_cookies"]
 
 USER_COOKIE = "patgate_ui_user"
 CSRF_COOKIE = "patgate_ui_csrf"
@@ -32,7 +35,8 @@ def _cross_site(message: str) -> HttpRefusal:
     return HttpRefusal(403, message, code="CROSS_SITE_REQUEST")
 
 
-def _cookies(request: WireRequest) -> dict[str, str]:
+def request_cookies(request: WireRequest) -> dict[str, str]:
+    """The cookies ``request`` sent; a malformed header counts as none."""
     jar: SimpleCookie = SimpleCookie()
     for header in request.header_values("cookie"):
         try:
@@ -54,7 +58,7 @@ class Session:
     @classmethod
     def of(cls, request: WireRequest) -> Session:
         """Read the cookies of ``request``; a missing CSRF value is made anew."""
-        cookies = _cookies(request)
+        cookies = request_cookies(request)
         value = cookies.get(CSRF_COOKIE, "")
         fresh = len(value) < 32
         return cls(
@@ -67,9 +71,9 @@ class Session:
 class CsrfGuard:
     """Makes and checks the forms' CSRF field for one page (one key per process)."""
 
-    def __init__(self, origin: str) -> None:
+    def __init__(self, hosts: Iterable[str]) -> None:
         self._key = secrets.token_bytes(32)
-        self.origin = origin
+        self.hosts = frozenset(hosts)
 
     def field_value(self, session: Session) -> str:
         """The hidden field for forms rendered to ``session``."""
@@ -79,7 +83,7 @@ class CsrfGuard:
     def check(self, request: WireRequest, session: Session, form: dict[str, str]) -> None:
         """Raise a 403 :class:`HttpRefusal` unless ``form`` was posted by the page itself."""
         origin = request.header("origin")
-        if origin is not None and origin.rstrip("/").lower() != self.origin:
+        if origin is not None and not self._same_origin(request, origin):
             raise _cross_site("the form was posted from another site")
         fetch_site = request.header("sec-fetch-site")
         if fetch_site is not None and fetch_site.lower() not in _SAME_SITE_FETCH:
@@ -87,3 +91,13 @@ class CsrfGuard:
         sent = form.get(CSRF_FIELD, "")
         if session.fresh_csrf or not hmac.compare_digest(sent, self.field_value(session)):
             raise _cross_site("the form has expired; reload the page and try again")
+
+    def _same_origin(self, request: WireRequest, origin: str) -> bool:
+        """Whether ``Origin`` names the host the request was sent to, one of the page's."""
+        netloc = urlsplit(origin.strip().lower()).netloc
+        host = (request.header("host") or urlsplit(request.url).netloc).strip().lower()
+        if netloc != host:
+            return False
+        from patgate.ui.access import host_name
+
+        return host_name(netloc) in self.hosts

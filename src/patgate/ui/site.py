@@ -1,28 +1,32 @@
 """The management page as one handler: its routes, its forms, and its answers.
 
-``ManagementUi(operations, ui_url)`` answers every :class:`WireRequest` under ``ui_url``
-(the wire app hands them over). Pages are rendered on the server; a form post is checked
-for cross-site forgery, then carried out through :class:`~patgate.ui.operations.UiOperations`
-and answered with a redirect to the page that shows the result (post, redirect, get), except
-a create, whose answer is the one-time reveal of the value: never stored, never redirected.
+``ManagementUi(operations, ui_url, access)`` answers every :class:`WireRequest` under
+``ui_url`` (the wire app hands them over). First the ``Host`` header and the sign-in are
+checked (:mod:`patgate.ui.access`); then pages are rendered on the server, and a form post
+is checked for cross-site forgery, carried out through
+:class:`~patgate.ui.operations.UiOperations` and answered with a redirect (post, redirect,
+get): a reload or the back button never repeats an action. What the answer must say (a
+notice, a new token's value) is kept behind a one-time handle (:mod:`patgate.ui.once`).
 
-Every refusal is a 4xx page naming the problem: a rule of the fake (the domain's message and
-status), a malformed form, a forged post, an unknown path or method.
+Every refusal is a 4xx page saying what happened and what to do next: a rule of the fake,
+a malformed form, a forged post, an unknown path or method.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
 from importlib import resources
-from urllib.parse import quote, urlsplit
+from urllib.parse import quote, urlencode, urlsplit
 
 from patgate.errors import DomainError, InvalidRequest
-from patgate.fake.clock import format_timestamp
 from patgate.fake.model import Role
 from patgate.ui import inspector_page, pages
+from patgate.ui.access import KEY_PARAMETER, UiAccess
 from patgate.ui.markup import Document, View, render_document
-from patgate.ui.operations import Identity, UiOperations
-from patgate.ui.session import CSRF_COOKIE, USER_COOKIE, CsrfGuard, Session
+from patgate.ui.once import Notice, OneTimeStore, Reveal
+from patgate.ui.operations import Identity, RequestFilter, UiOperations
+from patgate.ui.session import CSRF_COOKIE, USER_COOKIE, CsrfGuard, Session, request_cookies
+from patgate.ui.words import plain_duration, readable_time
 from patgate.wire.endpoint import media_type
 from patgate.wire.forms import parse_form
 from patgate.wire.messages import WireRequest, WireResponse
@@ -34,7 +38,8 @@ MAX_FORM_BYTES = 64 * 1024
 """A form post above 64 KiB is refused with 413 before it is read."""
 MAX_ADVANCE_SECONDS = 10 * 366 * 86400
 """The clock moves at most about ten years per step."""
-LATEST_REQUESTS = 20
+LATEST_REQUESTS = 50
+"""Requests the inspector lists per view (the filters choose which)."""
 
 _SECURITY_HEADERS = (
     ("Cache-Control", "no-store"),
@@ -51,18 +56,6 @@ _ASSETS = {
     "/assets/page.css": "text/css; charset=utf-8",
     "/assets/page.js": "text/javascript; charset=utf-8",
     "/assets/icon.svg": "image/svg+xml",
-}
-
-_DONE = {
-    "pick": "Pick who you are first.",
-    "signed-in": "You now act as this user.",
-    "deleted": "The token was deleted.",
-    "approved": "The request was approved; the token works now.",
-    "rejected": "The request was rejected.",
-    "removed": "The user was removed from the organization.",
-    "restored": "The user is back in the organization.",
-    "role": "The role was changed.",
-    "clock": "The clock moved forward.",
 }
 
 Handler = Callable[["_Call"], "Document | WireResponse"]
@@ -89,6 +82,11 @@ class _Call:
         except DomainError:
             return None  # a stale cookie: the person picks again
 
+    @property
+    def owner(self) -> str:
+        """Whose one-time handles this request may take: the picked user, or nobody."""
+        return self.identity.user.id if self.identity is not None else ""
+
     def form(self) -> dict[str, str]:
         """The posted form, checked against forgery; 415, 413 or 400 when it is not one."""
         if self._form is None:
@@ -107,42 +105,65 @@ class _Call:
         return value
 
     def person(self) -> Identity:
-        """The picked user, or a redirect to the picker."""
+        """The picked user, or a redirect to the picker that says why."""
         if self.identity is None:
-            raise _Redirect("/?done=pick")
+            if self.session.user_id is not None:
+                text = "The user you acted as no longer exists. Pick who you are again."
+            else:
+                text = "Pick who you are first: the token pages act as one user."
+            raise _Redirect("/", notice=Notice(text, "info"))
         return self.identity
 
-    def message(self) -> str:
-        """The text for ``?done=`` after a redirect."""
-        return _DONE.get(self.query.get("done", ""), "")
+    def notice(self) -> Notice | None:
+        """The notice the redirect to this page carries, once (a reload shows none)."""
+        handle = self.query.get("note", "")
+        return self.ui.once.take_notice(self.owner, handle) if handle else None
 
 
 class _Redirect(Exception):
-    def __init__(self, location: str, cookies: tuple[str, ...] = ()) -> None:
+    def __init__(
+        self,
+        location: str,
+        cookies: tuple[str, ...] = (),
+        *,
+        notice: Notice | None = None,
+        owner: str | None = None,
+    ) -> None:
         super().__init__(location)
         self.location = location
         self.cookies = cookies
+        self.notice = notice
+        self.owner = owner
+        """Whose page shows the notice, when not the user acting now (a user just picked)."""
 
 
 class ManagementUi:
     """The management page of one fake, served under ``ui_url``."""
 
-    def __init__(self, operations: UiOperations, ui_url: str) -> None:
+    def __init__(self, operations: UiOperations, ui_url: str, access: UiAccess) -> None:
         parts = urlsplit(ui_url)
         self.operations = operations
         self.ui_url = ui_url.rstrip("/")
         self.base_path = parts.path.rstrip("/")
-        self.csrf = CsrfGuard(f"{parts.scheme}://{parts.netloc}".lower())
+        self.access = access
+        self.csrf = CsrfGuard(access.hosts)
+        self.once = OneTimeStore()
         self._routes: dict[str, dict[str, Handler]] = {
             "/": {"GET": _who},
+            "/sign-in": {"GET": _signed_in_already, "POST": _signed_in_already},
             "/session": {"POST": _pick},
             "/tokens": {"GET": _tokens, "POST": _create},
+            "/tokens/created": {"GET": _created},
             "/tokens/delete": {"GET": _confirm_delete, "POST": _delete},
             "/approvals": {"GET": _approvals, "POST": _decide},
             "/inspector": {"GET": _inspector},
             "/inspector/requests": {"GET": _requests},
+            "/inspector/request": {"GET": _request_detail},
             "/inspector/users": {"POST": _change_user},
+            "/inspector/users/remove": {"GET": _confirm_remove},
             "/inspector/clock": {"POST": _advance},
+            "/inspector/faults": {"POST": _change_faults},
+            "/inspector/reset": {"GET": _confirm_reset, "POST": _reset},
         }
 
     def serves(self, canonical: str) -> bool:
@@ -151,12 +172,20 @@ class ManagementUi:
 
     def __call__(self, request: WireRequest) -> WireResponse:
         """Answer one request under the page's URL."""
+        if not self.access.host_allowed(request):
+            return _plain(
+                421,
+                "This page answers only to the names of its own server (localhost, 127.0.0.1, "
+                "or the address patgate serve printed).\n",
+            )
         parts = urlsplit(request.url)
         path = parts.path[len(self.base_path) :] or "/"
         if path in _ASSETS:
             return _asset(path)
         if len(request.body) > MAX_FORM_BYTES:
             return self._refusal(request, 413, "the form is larger than 64 KiB")
+        if not self.access.signed_in(request_cookies(request)):
+            return self._sign_in(request, path, parts.query)
         methods = self._routes.get(path)
         if methods is None:
             return self._refusal(request, 404, "the management page has no such address")
@@ -168,15 +197,51 @@ class ManagementUi:
         call: _Call | None = None
         try:
             call = _Call(self, request, path, parts.query)
+            if KEY_PARAMETER in call.query:
+                # Signed in already: take the key out of the address bar.
+                raise _Redirect(_without_key(path, call.query))
             return self._send(call, handler(call))
         except _Redirect as redirect:
-            headers = [("Location", self.base_path + redirect.location)]
-            headers += [("Set-Cookie", cookie) for cookie in redirect.cookies]
-            return WireResponse(303, (*_SECURITY_HEADERS, *headers))
+            return self._redirect(redirect, call.owner if call is not None else "")
         except DomainError as error:
-            return self._refusal(request, status_of(error), error.message, call)
+            return self._refusal(request, status_of(error), error.message, call, error)
         except HttpRefusal as refusal:
             return self._refusal(request, refusal.status, refusal.message, call)
+
+    def _sign_in(self, request: WireRequest, path: str, query_text: str) -> WireResponse:
+        """The answer to a browser that is not signed in: sign it in, or ask for the key."""
+        call: _Call | None = None
+        try:
+            call = _Call(self, request, path, query_text)
+            key = call.query.get(KEY_PARAMETER)
+            if request.method == "GET" and key is not None:
+                if self.access.key_matches(key):
+                    raise _Redirect(_without_key(path, call.query), (self._key_cookie(),))
+                return self._send(call, pages.sign_in(call.view, wrong=True))
+            if path == "/sign-in" and request.method == "POST":
+                if self.access.key_matches(call.field("key")):
+                    raise _Redirect("/", (self._key_cookie(),))
+                return self._send(call, pages.sign_in(call.view, wrong=True))
+            return self._send(call, pages.sign_in(call.view))
+        except _Redirect as redirect:
+            return self._redirect(redirect, "")
+        except DomainError as error:
+            return self._refusal(request, status_of(error), error.message, call, error)
+        except HttpRefusal as refusal:
+            return self._refusal(request, refusal.status, refusal.message, call)
+
+    def _key_cookie(self) -> str:
+        return self.cookie(self.access.cookie_name, self.access.cookie_value)
+
+    def _redirect(self, redirect: _Redirect, owner: str) -> WireResponse:
+        location, hash_mark, fragment = (self.base_path + redirect.location).partition("#")
+        if redirect.notice is not None:
+            handle = self.once.put(redirect.owner or owner, redirect.notice)
+            location += ("&" if "?" in location else "?") + urlencode({"note": handle})
+        location += hash_mark + fragment
+        headers = [("Location", location)]
+        headers += [("Set-Cookie", cookie) for cookie in redirect.cookies]
+        return WireResponse(303, (*_SECURITY_HEADERS, *headers))
 
     def cookie(self, name: str, value: str, *, max_age: int | None = None) -> str:
         """A ``Set-Cookie`` value scoped to the page."""
@@ -186,7 +251,7 @@ class ManagementUi:
     def _send(self, call: _Call, answer: Document | WireResponse) -> WireResponse:
         if isinstance(answer, WireResponse):
             return answer
-        body = render_document(call.view, answer).encode("utf-8")
+        body = _utf8(render_document(call.view, answer))
         headers = [("Content-Type", "text/html; charset=utf-8"), *_SECURITY_HEADERS]
         headers += answer.headers
         if call.session.fresh_csrf:
@@ -194,7 +259,12 @@ class ManagementUi:
         return WireResponse(answer.status, tuple(headers), body)
 
     def _refusal(
-        self, request: WireRequest, status: int, message: str, call: _Call | None = None
+        self,
+        request: WireRequest,
+        status: int,
+        message: str,
+        call: _Call | None = None,
+        error: DomainError | None = None,
     ) -> WireResponse:
         if call is None:
             # The request could not even be read (a bad query string, say): a bare view.
@@ -204,11 +274,28 @@ class ManagementUi:
             csrf_value = session.csrf_value
         else:
             view, fresh, csrf_value = call.view, call.session.fresh_csrf, call.session.csrf_value
-        body = render_document(view, pages.error(view, status, message)).encode("utf-8")
+        document = pages.error(view, status, message, error)
+        body = _utf8(render_document(view, document))
         headers = [("Content-Type", "text/html; charset=utf-8"), *_SECURITY_HEADERS]
         if fresh:
             headers.append(("Set-Cookie", self.cookie(CSRF_COOKIE, csrf_value)))
         return WireResponse(status, tuple(headers), body)
+
+
+def _utf8(page: str) -> bytes:
+    """The page as UTF-8; a lone surrogate (a stored name the domain let through) becomes
+    "?" instead of failing the whole answer."""
+    return page.encode("utf-8", "replace")
+
+
+def _without_key(path: str, query: dict[str, str]) -> str:
+    rest = {name: value for name, value in query.items() if name != KEY_PARAMETER}
+    return path + ("?" + urlencode(rest) if rest else "")
+
+
+def _plain(status: int, text: str) -> WireResponse:
+    headers = (("Content-Type", "text/plain; charset=utf-8"), *_SECURITY_HEADERS)
+    return WireResponse(status, headers, text.encode("utf-8"))
 
 
 def _asset(path: str) -> WireResponse:
@@ -221,17 +308,26 @@ def _asset(path: str) -> WireResponse:
     )
 
 
+def _signed_in_already(call: _Call) -> Document:
+    raise _Redirect("/")
+
+
 # -- who you are ---------------------------------------------------------------------------
 
 
 def _who(call: _Call) -> Document:
-    return pages.pick_user(call.view, call.ui.operations.memberships(), call.message())
+    return pages.pick_user(call.view, call.ui.operations.memberships(), call.notice())
 
 
 def _pick(call: _Call) -> Document:
     identity = call.ui.operations.identity(call.field("user"))
     cookie = call.ui.cookie(USER_COOKIE, quote(identity.user.id, safe="=+/"))
-    raise _Redirect("/tokens?done=signed-in", (cookie,))
+    organization = identity.organization.name if identity.organization else "no organization"
+    text = (
+        f"You now act as {identity.user.name} ({pages.role_name(identity.role)}, {organization})."
+    )
+    # The notice belongs to the user picked: the redirect's page reads the new cookie.
+    raise _Redirect("/tokens", (cookie,), notice=Notice(text), owner=identity.user.id)
 
 
 # -- tokens --------------------------------------------------------------------------------
@@ -241,7 +337,7 @@ def _tokens(call: _Call) -> Document:
     operations = call.ui.operations
     identity = call.person()
     return pages.tokens(
-        call.view, operations.tokens(identity), operations.token_cap(), message=call.message()
+        call.view, operations.tokens(identity), operations.token_cap(), notice=call.notice()
     )
 
 
@@ -252,16 +348,27 @@ def _create(call: _Call) -> Document:
     try:
         created = operations.request_token(identity, name)
     except DomainError as error:
-        # The fake's own refusal (the cap, a bad name) beside the form, the name kept.
+        # Nothing changed: the refusal is shown beside the form, with the name kept.
         return pages.tokens(
             call.view,
             operations.tokens(identity),
             operations.token_cap(),
-            problem=error.message,
+            problem=error,
             status=status_of(error),
             name=name,
         )
-    return pages.reveal(call.view, created.record, created.value)
+    handle = call.ui.once.put(identity.user.id, Reveal(created.record, created.value))
+    raise _Redirect("/tokens/created?" + urlencode({"handle": handle}))
+
+
+def _created(call: _Call) -> Document:
+    identity = call.person()
+    reveal = call.ui.once.take_reveal(identity.user.id, call.query.get("handle", ""))
+    if reveal is None:
+        return pages.reveal_gone(call.view)
+    if reveal.value is None:
+        return pages.reveal_shown(call.view, reveal.record)
+    return pages.reveal(call.view, reveal.record, reveal.value)
 
 
 def _confirm_delete(call: _Call) -> Document:
@@ -271,8 +378,9 @@ def _confirm_delete(call: _Call) -> Document:
 
 
 def _delete(call: _Call) -> Document:
-    call.ui.operations.delete_token(call.person(), call.field("id"))
-    raise _Redirect("/tokens?done=deleted")
+    record = call.ui.operations.delete_token(call.person(), call.field("id"))
+    text = f"The token “{record.name}” ({record.masked}) was deleted; it stops working at once."
+    raise _Redirect("/tokens", notice=Notice(text))
 
 
 # -- approvals -----------------------------------------------------------------------------
@@ -280,43 +388,68 @@ def _delete(call: _Call) -> Document:
 
 def _approvals(call: _Call) -> Document:
     pending = call.ui.operations.pending(call.person())
-    return pages.approvals(call.view, pending, call.message())
+    return pages.approvals(call.view, pending, call.notice())
 
 
 def _decide(call: _Call) -> Document:
     identity = call.person()
+    operations = call.ui.operations
     token_id = call.field("id")
     decision = call.field("decision")
+    if decision not in ("approve", "reject"):
+        raise InvalidRequest("the decision must be approve or reject", rule_id="")
+    request = operations.pending_request(identity, token_id)
+    who = request.requester.name
+    name = request.record.name
     if decision == "approve":
-        call.ui.operations.approve(identity, token_id)
-        raise _Redirect("/approvals?done=approved")
-    if decision == "reject":
-        call.ui.operations.reject(identity, token_id)
-        raise _Redirect("/approvals?done=rejected")
-    raise InvalidRequest("decision must be approve or reject", rule_id="")
+        operations.approve(identity, token_id)
+        text = f"You approved “{name}” for {who}; the token works now."
+    else:
+        operations.reject(identity, token_id)
+        text = f"You rejected “{name}” for {who}; the request is gone and never worked."
+    raise _Redirect("/approvals", notice=Notice(text))
 
 
 # -- inspector -----------------------------------------------------------------------------
 
 
+def _filters(call: _Call) -> RequestFilter:
+    return RequestFilter.parse(call.query)
+
+
 def _inspector(call: _Call) -> Document:
     operations = call.ui.operations
+    filters = _filters(call)
     return inspector_page.inspector(
         call.view,
         operations.memberships(),
-        format_timestamp(operations.now()),
-        operations.latest_requests(LATEST_REQUESTS, hidden_prefix=call.ui.ui_url),
+        operations.now(),
+        operations.latest_requests(LATEST_REQUESTS, filters, hidden_prefix=call.ui.ui_url),
+        filters,
+        operations.request_choices(hidden_prefix=call.ui.ui_url),
         operations.active_faults(),
         operations.rate_limit(),
-        call.message(),
+        call.notice(),
+        operations.user_name,
     )
 
 
 def _requests(call: _Call) -> WireResponse:
-    entries = call.ui.operations.latest_requests(LATEST_REQUESTS, hidden_prefix=call.ui.ui_url)
-    body = inspector_page.requests_table(call.view, entries).encode("utf-8")
+    filters = _filters(call)
+    entries = call.ui.operations.latest_requests(
+        LATEST_REQUESTS, filters, hidden_prefix=call.ui.ui_url
+    )
+    body = inspector_page.requests_table(call.view, entries, call.ui.operations.user_name).encode(
+        "utf-8"
+    )
     headers = (("Content-Type", "text/html; charset=utf-8"), *_SECURITY_HEADERS)
     return WireResponse(200, headers, body)
+
+
+def _request_detail(call: _Call) -> Document:
+    text = call.query.get("number", "")
+    entry = call.ui.operations.logged_request(int(text) if text.isdigit() else -1)
+    return inspector_page.request_detail(call.view, entry, call.ui.operations.user_name)
 
 
 def _change_user(call: _Call) -> Document:
@@ -324,22 +457,35 @@ def _change_user(call: _Call) -> Document:
     user_id = call.field("user")
     organization_id = call.field("organization")
     action = call.field("action")
+    row = operations.membership(user_id, organization_id)
+    who, where = row.user.name, row.organization.name
     if action == "remove":
         operations.remove_user(user_id, organization_id)
-        raise _Redirect("/inspector?done=removed")
+        text = f"{who} was removed from {where}; their tokens stop working at once."
+        raise _Redirect("/inspector", notice=Notice(text))
     if action == "restore":
-        operations.restore_user(user_id, organization_id)
-        raise _Redirect("/inspector?done=restored")
+        role = operations.restore_user(user_id, organization_id)
+        text = f"{who} is back in {where} as {pages.role_name(role)}; their tokens work again."
+        raise _Redirect("/inspector", notice=Notice(text))
     if action == "role":
         try:
             role = Role(call.field("role"))
         except ValueError:
             raise InvalidRequest(
-                f"role must be one of {', '.join(r.value for r in Role)}", rule_id=""
+                f"the role must be one of {', '.join(r.value for r in Role)}", rule_id=""
             ) from None
         operations.set_role(user_id, organization_id, role)
-        raise _Redirect("/inspector?done=role")
-    raise InvalidRequest("action must be remove, restore or role", rule_id="")
+        text = f"{who} is now {pages.role_name(role)} in {where}."
+        raise _Redirect("/inspector", notice=Notice(text))
+    raise InvalidRequest("the action must be remove, restore or role", rule_id="")
+
+
+def _confirm_remove(call: _Call) -> Document:
+    row = call.ui.operations.membership(
+        call.query.get("user", ""), call.query.get("organization", "")
+    )
+    call.ui.operations.check_removable(row.user.id, row.organization.id)
+    return inspector_page.confirm_remove(call.view, row)
 
 
 def _advance(call: _Call) -> Document:
@@ -347,7 +493,44 @@ def _advance(call: _Call) -> Document:
     whole = text.isascii() and text.isdigit() and len(text) <= 10
     if not whole or not 1 <= int(text) <= MAX_ADVANCE_SECONDS:
         raise InvalidRequest(
-            f"seconds must be a whole number from 1 to {MAX_ADVANCE_SECONDS}", rule_id=""
+            f"the clock moves by a whole number of seconds from 1 to {MAX_ADVANCE_SECONDS}",
+            rule_id="",
         )
-    call.ui.operations.advance_clock(int(text))
-    raise _Redirect("/inspector?done=clock")
+    operations = call.ui.operations
+    operations.advance_clock(int(text))
+    now = readable_time(operations.now())
+    text = f"The clock moved forward by {plain_duration(int(text))}; it is now {now}."
+    raise _Redirect("/inspector", notice=Notice(text))
+
+
+def _change_faults(call: _Call) -> Document:
+    operations = call.ui.operations
+    action = call.field("action")
+    if action == "add":
+        rule = operations.add_fault(call.form())
+        text = f"Fault rule {rule.id} added: {inspector_page.describe_fault(rule)}."
+    elif action == "remove":
+        rule_id = call.field("rule")
+        operations.remove_fault(rule_id)
+        text = f"Fault rule {rule_id} removed."
+    elif action == "clear":
+        operations.clear_faults()
+        text = "Every fault rule was removed and the rate limit is off."
+    elif action == "rate-limit":
+        on = call.field("on") == "true"
+        operations.set_rate_limit(on)
+        text = f"The GraphQL rate limit is {'on' if on else 'off'}."
+    else:
+        raise InvalidRequest("the action must be add, remove, clear or rate-limit", rule_id="")
+    raise _Redirect("/inspector#faults-heading", notice=Notice(text))
+
+
+def _confirm_reset(call: _Call) -> Document:
+    return inspector_page.confirm_reset(call.view)
+
+
+def _reset(call: _Call) -> Document:
+    call.form()
+    call.ui.operations.reset()
+    text = "The fake is back to its seeded world: users, tokens, clock, no faults, empty log."
+    raise _Redirect("/inspector", notice=Notice(text))

@@ -79,8 +79,12 @@ class WireApp:
         urls: FakeUrls | None = None,
         request_log: RequestLog | None = None,
         control: ControlService | None = None,
+        *,
+        ui_secret: str = "",
     ) -> None:
         self.deployment = deployment
+        self.ui_secret = ui_secret
+        """The management page's key (:mod:`patgate.ui.access`); empty: a random one."""
         self.urls = urls if urls is not None else FakeUrls()
         self.request_log = request_log
         self.control = control
@@ -167,11 +171,16 @@ class WireApp:
     def _management_ui(self, control: ControlService) -> ManagementUi:
         # Built on first use: the page's modules cost nothing to a fake nobody browses.
         if self._ui is None:
+            import secrets
+
+            from patgate.ui.access import UiAccess
             from patgate.ui.operations import UiOperations
             from patgate.ui.site import ManagementUi
 
             operations = UiOperations(self.deployment, control)
-            self._ui = ManagementUi(operations, self.urls.ui_url)
+            urls = (self.urls.base_url, self.urls.auth_url, self.urls.graphql_url)
+            access = UiAccess(self.ui_secret or secrets.token_urlsafe(24), urls)
+            self._ui = ManagementUi(operations, self.urls.ui_url, access)
         return self._ui
 
 

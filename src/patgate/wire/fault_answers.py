@@ -12,22 +12,29 @@ import hashlib
 import re
 import time
 from collections.abc import Callable
+from contextvars import ContextVar
 
 from patgate.behaviours import OBSERVERS, note
 from patgate.errors import PatgateError
 from patgate.fake.deployment import Deployment
 from patgate.fake.faults import CallSite, FaultAction
+from patgate.fake.model import Principal
 from patgate.wire.messages import WireRequest, WireResponse, json_response
 from patgate.wire.statuses import HttpRefusal
 from patgate.wire.urls import FakeUrls
 
 __all__ = [
+    "ANSWERED_BY",
     "DroppedConnection",
     "endpoint_names",
     "fault_answer",
     "fault_for",
+    "request_credential",
     "request_principal",
 ]
+
+ANSWERED_BY: ContextVar[str | None] = ContextVar("patgate_fault_answered_by", default=None)
+"""The id of the fault rule that answered the request being handled in this context."""
 
 _OPERATION = re.compile(rb"\b(?:query|mutation|subscription)\s+([_A-Za-z][_0-9A-Za-z]*)")
 _OPERATION_NAME = re.compile(rb'"operationName"\s*:\s*"([_A-Za-z][_0-9A-Za-z]*)"')
@@ -50,6 +57,11 @@ def _bearer(request: WireRequest) -> str | None:
         return None
     scheme, _, token = values[0].strip().partition(" ")
     return (token.strip() or None) if scheme.lower() == "bearer" else None
+
+
+def request_credential(deployment: Deployment, request: WireRequest) -> Principal | None:
+    """Who ``request``'s bearer speaks for (user and kind of token), or ``None``."""
+    return deployment.identify(_bearer(request))
 
 
 def request_principal(deployment: Deployment, request: WireRequest) -> str | None:
@@ -108,6 +120,7 @@ def fault_answer(
     real: Callable[[], WireResponse],
 ) -> WireResponse:
     """Wait the latency, then drop, answer the rule's status, or give the ``real`` answer."""
+    ANSWERED_BY.set(action.rule_id)
     if OBSERVERS:
         _note(action)
     if action.latency:

@@ -11,6 +11,7 @@ from __future__ import annotations
 import itertools
 import re
 import threading
+import time
 from collections import deque
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
@@ -71,6 +72,15 @@ class LoggedRequest:
     """How long the fake took to answer, in milliseconds."""
     headers: tuple[tuple[str, str], ...] = ()
     """The request's header fields, lower-cased, with credentials redacted."""
+    at: float = 0.0
+    """When the request came, in seconds since the epoch (the machine's clock, not the
+    fake's)."""
+    operation: str | None = None
+    """The GraphQL operation name the body named, if any."""
+    via: str | None = None
+    """``"pat"`` or ``"client"``: what kind of credential :attr:`principal` used."""
+    fault: str | None = None
+    """The id of the fault rule that answered (``"rate-limit"`` for the rate limit)."""
 
     def to_json(self) -> dict[str, object]:
         """The entry as the control API shows it."""
@@ -83,6 +93,10 @@ class LoggedRequest:
             "duration_ms": round(self.duration_ms, 3),
             "auth_scheme": self.auth_scheme,
             "headers": [list(pair) for pair in self.headers],
+            "at": round(self.at, 3),
+            "operation": self.operation,
+            "via": self.via,
+            "fault": self.fault,
         }
 
 
@@ -117,11 +131,14 @@ class RequestLog:
         *,
         principal: str | None = None,
         duration: float = 0.0,
+        via: str | None = None,
+        fault: str | None = None,
     ) -> LoggedRequest:
         """Add a redacted entry for an answered request (``response=None``: dropped).
 
-        ``duration`` is in seconds.
+        ``duration`` is in seconds; ``via`` and ``fault`` as :class:`LoggedRequest` says.
         """
+        operation = _operation_name(request.body) if request.body else None
         scheme = _auth_scheme(request.header("authorization"))
         url = self.redact_url(request.url)
         headers = tuple(self._redact_header(name, value) for name, value in request.headers)
@@ -136,6 +153,10 @@ class RequestLog:
                 principal,
                 duration * 1000.0,
                 headers,
+                time.time() - duration,
+                operation,
+                via,
+                fault,
             )
             self._entries.append(entry)
         return entry
@@ -213,6 +234,18 @@ class RequestLog:
     def __repr__(self) -> str:
         lines = [f"  {e.method} {e.url} -> {e.status}" for e in self.entries()]
         return "RequestLog([\n" + "\n".join(lines) + "\n])" if lines else "RequestLog([])"
+
+
+_OPERATION_NAME = re.compile(rb'"operationName"\s*:\s*"([_A-Za-z][_0-9A-Za-z]{0,99})"')
+_OPERATION = re.compile(rb"\b(?:query|mutation|subscription)\s+([_A-Za-z][_0-9A-Za-z]{0,99})")
+_OPERATION_SCAN = 4096
+"""Bytes of a body searched for an operation name: a look, not a parse."""
+
+
+def _operation_name(body: bytes) -> str | None:
+    head = body[:_OPERATION_SCAN]
+    named = _OPERATION_NAME.search(head) or _OPERATION.search(head)
+    return named.group(1).decode("ascii") if named else None
 
 
 def _status_filter(status: int | str | None) -> Callable[[int], bool]:
