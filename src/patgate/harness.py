@@ -82,7 +82,8 @@ class Fake:
     say) to serve; the default world is added to it. ``urls``: a ``FakeUrls`` or a mapping
     with any of ``auth_url``, ``base_url``, ``graphql_url`` (default: the real hosts).
     ``wrap_app``: ``app -> app``, to alter answers on the way out. ``log_size``: how many
-    requests :attr:`request_log` keeps (the oldest go first). ``control_token``: the token
+    requests :attr:`request_log` keeps (default 1000; the oldest go first); ``log_bytes``:
+    the most memory its entries hold (default 8 MiB). ``control_token``: the token
     the HTTP control API (``world["control_url"]``) requires (default: a new random one).
     ``world``: the ids and credentials of a world already in ``deployment`` (a restored
     state); without it the default world is built. A bug inside the fake raises in the
@@ -106,6 +107,7 @@ class Fake:
         wrap_app: Callable[[WireHandler], WireHandler] | None = None,
         *,
         log_size: int | None = None,
+        log_bytes: int | None = None,
         control_token: str | None = None,
         world: DefaultWorld | None = None,
         **settings: Any,
@@ -118,7 +120,7 @@ class Fake:
         from patgate.wire.app import WireApp
         from patgate.wire.control_service import ControlService
         from patgate.wire.fault_answers import DroppedConnection, request_principal
-        from patgate.wire.request_log import DEFAULT_LOG_SIZE, RequestLog
+        from patgate.wire.request_log import DEFAULT_LOG_BYTES, DEFAULT_LOG_SIZE, RequestLog
 
         # Bound here, not imported per request: handle() is on every request's path.
         self._dropped_connection = DroppedConnection
@@ -134,9 +136,12 @@ class Fake:
         )
         """The default world's ids and credentials (``admin_id``, ``member_token``, ...)."""
         self.request_log: RequestLog = RequestLog(
-            self.deployment.pat_format.prefix, log_size or DEFAULT_LOG_SIZE
+            self.deployment.pat_format.prefix,
+            log_size or DEFAULT_LOG_SIZE,
+            max_bytes=log_bytes or DEFAULT_LOG_BYTES,
         )
-        """The latest requests the fake answered: method, redacted URL, status, principal."""
+        """The latest requests the fake answered (a sequence, oldest first): method, URL,
+        headers, body, status, principal, every credential redacted."""
         self.control: ControlService = ControlService(
             self.deployment, self.default_world, self.request_log
         )
@@ -147,6 +152,16 @@ class Fake:
         self._app = wrap_app(app) if wrap_app is not None else app
         self.control_token: str = control_token or secrets.token_urlsafe(32)
         """What the HTTP control API requires as ``Authorization: Bearer``."""
+        w = self.default_world
+        self.request_log.know(
+            self.control_token,
+            w.client_secret,
+            w.admin_token,
+            w.member_token,
+            w.removed_token,
+            w.unpermitted_token,
+        )
+        self.deployment.credential_observers.append(self.request_log.know)
         self._control_url = self.urls.control_url
         self._control_api: ControlApi | None = None
         self._interceptions: list[_Interception] = []
