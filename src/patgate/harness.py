@@ -92,7 +92,10 @@ class Fake:
     The deployment's settings, keyword-only (without ``deployment``): ``expires_in`` (client
     token lifetime, s, default 300), ``session_expires_in`` (default 86400),
     ``max_tokens_per_user`` (the PAT cap, default 5), ``pat_prefix`` (default ``amp_pat_``),
-    ``seed`` (ids and, other than 0, names of the world, generated with the ``worlds`` extra).
+    ``seed`` (ids and, other than 0, names of the world, generated with the ``worlds`` extra),
+    ``clock`` (``"fake"``, the default: the fake's own clock, moved by :meth:`advance_clock`;
+    ``"system"``: ``time.time()``, so time-machine and freezegun move the fake as they move
+    the code under test, and :meth:`advance_clock` raises).
 
     The control methods below (reset, users, the UI path, the clock, the log, faults) are
     those of :class:`~patgate.wire.control_service.ControlService` (:attr:`control`), with
@@ -126,7 +129,13 @@ class Fake:
         self._dropped_connection = DroppedConnection
         self._request_principal = request_principal
         chosen = deployment_settings(settings, given_deployment=deployment is not None)
-        self.deployment: Deployment = deployment if deployment is not None else Deployment(**chosen)
+        if deployment is None:
+            if chosen.pop("clock", "fake") == "system":
+                from patgate.fake.clock import SystemClock
+
+                chosen["clock"] = SystemClock()
+            deployment = Deployment(**chosen)
+        self.deployment: Deployment = deployment
         self.urls: FakeUrls = _coerce_urls(urls)
         self.strict = strict
         self.default_world: DefaultWorld = (
