@@ -30,7 +30,7 @@ from patgate.wire.messages import WireHandler
 
 if TYPE_CHECKING:
     from patgate.fake.client_tokens import IssuedClientToken
-    from patgate.fake.clock import Clock
+    from patgate.fake.clock import Clock, SystemClock
     from patgate.fake.content import ContentRecord
     from patgate.fake.deployment import Deployment
     from patgate.fake.faults import CallSite, FaultAction, FaultRule, Faults
@@ -77,6 +77,7 @@ _LAZY = {
     "PatStatus": "patgate.fake.model",
     "Principal": "patgate.fake.model",
     "RequestPage": "patgate.wire.request_log",
+    "SystemClock": "patgate.fake.clock",
     "Role": "patgate.fake.model",
     "User": "patgate.fake.model",
 }
@@ -131,6 +132,7 @@ __all__ = [
     "Role",
     "ScenarioError",
     "Secret",
+    "SystemClock",
     "TargetUnreachable",
     "UnmatchedRequest",
     "UsageError",

@@ -341,8 +341,17 @@ class Fake:
         """Every user, members or not."""
         return self.control.users()
 
-    def add_client(self, user_id: str, organization_id: str | None = None) -> tuple[str, str]:
-        """An API key acting as ``user_id``: ``(client_id, client_secret)``."""
+    def add_client(
+        self, user_id: str | None = None, organization_id: str | None = None
+    ) -> tuple[str, str]:
+        """A new API key: ``(client_id, client_secret)``, for the client-credentials grant.
+
+        ``user_id``: the user its tokens act as (default: the world's admin,
+        ``default_world.admin_id``, like the world's own client); their role and membership
+        decide what the tokens may do. ``organization_id``: the organization the tokens work
+        in (default: the world's). The secret is shown only here (the fake keeps its hash)
+        and is redacted from the request log.
+        """
         return self.control.add_client(user_id, organization_id)
 
     def clients(self) -> list[ApiClient]:
