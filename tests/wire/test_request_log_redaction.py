@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import time
 import tracemalloc
+from collections.abc import Iterator
 
 import httpx
 import pytest
@@ -36,7 +37,14 @@ def _client_token(fake: patgate.Fake) -> str:
 
 
 @pytest.fixture
-def fake_and_secrets() -> tuple[patgate.Fake, dict[str, str]]:
+def http() -> Iterator[httpx.Client]:
+    # One client per test: httpx.get() builds a TLS context per call (about 0.1 s).
+    with httpx.Client() as client:
+        yield client
+
+
+@pytest.fixture
+def fake_and_secrets() -> Iterator[tuple[patgate.Fake, dict[str, str]]]:
     with patgate.Fake() as fake:
         _, added_secret = fake.add_client(fake.default_world.admin_id)
         credentials = {
@@ -59,15 +67,15 @@ KINDS = ["client secret", "added client secret", "PAT", "client token", "control
 
 @pytest.mark.parametrize("kind", KINDS)
 def test_a_credential_in_a_body_field_of_any_name_is_redacted(
-    fake_and_secrets: tuple[patgate.Fake, dict[str, str]], kind: str
+    fake_and_secrets: tuple[patgate.Fake, dict[str, str]], kind: str, http: httpx.Client
 ) -> None:
     fake, credentials = fake_and_secrets
     secret = credentials[kind]
     graphql = fake.world["graphql_url"]
-    httpx.post(graphql, json={"query": "{ x }", "variables": {"clientSecret": secret}})
-    httpx.post(graphql, json={"query": "{ x }", "variables": {"access-token": secret}})
-    httpx.post(fake.world["auth_url"] + "/oauth/token", data={"whatever": secret, "x": "1"})
-    httpx.post(graphql, content=b"raw \xff bytes " + secret.encode() + b" \xfe end")
+    http.post(graphql, json={"query": "{ x }", "variables": {"clientSecret": secret}})
+    http.post(graphql, json={"query": "{ x }", "variables": {"access-token": secret}})
+    http.post(fake.world["auth_url"] + "/oauth/token", data={"whatever": secret, "x": "1"})
+    http.post(graphql, content=b"raw \xff bytes " + secret.encode() + b" \xfe end")
     assert len(fake.request_log) == 4
     assert secret not in _logged_text(fake)
     bodies = [entry.body for entry in fake.request_log]
@@ -79,7 +87,7 @@ def test_a_credential_in_a_body_field_of_any_name_is_redacted(
 
 @pytest.mark.parametrize("kind", KINDS)
 def test_a_credential_in_a_header_of_any_scheme_is_redacted(
-    fake_and_secrets: tuple[patgate.Fake, dict[str, str]], kind: str
+    fake_and_secrets: tuple[patgate.Fake, dict[str, str]], kind: str, http: httpx.Client
 ) -> None:
     fake, credentials = fake_and_secrets
     secret = credentials[kind]
@@ -90,36 +98,37 @@ def test_a_credential_in_a_header_of_any_scheme_is_redacted(
         {"X-Whatever": f"Token {secret}"},
         {"X-Client": f"id={secret};v=1"},
         {"Proxy-Authorization": secret},
+        {f"X-{secret}": "1"},
     ):
-        httpx.get(hubs, headers=headers)
-    assert len(fake.request_log) == 5
+        http.get(hubs, headers=headers)
+    assert len(fake.request_log) == 6
     assert secret not in _logged_text(fake)
     assert dict(fake.request_log[3].headers)["x-client"] == f"id={REDACTED};v=1"
 
 
 @pytest.mark.parametrize("kind", KINDS)
 def test_a_credential_in_a_path_or_a_query_string_is_redacted(
-    fake_and_secrets: tuple[patgate.Fake, dict[str, str]], kind: str
+    fake_and_secrets: tuple[patgate.Fake, dict[str, str]], kind: str, http: httpx.Client
 ) -> None:
     fake, credentials = fake_and_secrets
     secret = credentials[kind]
     base = fake.world["base_url"] + "/v2/content"
-    httpx.get(f"{base}/hubs/{secret}")
-    httpx.get(f"{base}/hubs/x{secret}y/z")
-    httpx.get(f"{base}/hubs?page=0&anything={secret}")
-    httpx.get(f"{base}/hubs?{secret}=1&q=[{secret}]")
+    http.get(f"{base}/hubs/{secret}")
+    http.get(f"{base}/hubs/x{secret}y/z")
+    http.get(f"{base}/hubs?page=0&anything={secret}")
+    http.get(f"{base}/hubs?{secret}=1&q=[{secret}]")
     assert len(fake.request_log) == 4
     assert secret not in _logged_text(fake)
     assert fake.request_log[2].url.endswith(f"?page=0&anything={REDACTED}")
 
 
 def test_the_log_is_a_sequence_whose_entries_carry_the_request_and_the_status(
-    patgate_fake: patgate.Fake, patgate_world: dict[str, str]
+    patgate_fake: patgate.Fake, patgate_world: dict[str, str], http: httpx.Client
 ) -> None:
     auth = {"Authorization": "Bearer " + patgate_world["admin_token"]}
     for page in range(3):
-        httpx.get(patgate_world["base_url"] + f"/v2/content/hubs?page={page}", headers=auth)
-    httpx.post(patgate_world["graphql_url"], json={"query": "{ viewer { id } }"}, headers=auth)
+        http.get(patgate_world["base_url"] + f"/v2/content/hubs?page={page}", headers=auth)
+    http.post(patgate_world["graphql_url"], json={"query": "{ viewer { id } }"}, headers=auth)
     log = patgate_fake.request_log
     assert len(log) == 4
     assert [e.url[-1] for e in log[:3]] == ["0", "1", "2"]
@@ -163,7 +172,7 @@ def test_ten_thousand_long_url_requests_stay_under_the_byte_bound() -> None:
     tracemalloc.start()
     try:
         for n in range(10_000):
-            url = f"https://api.test/v2/content/hubs/{n}?q=" + "x" * 20_000
+            url = f"https://api.test/v2/content/hubs/{n}?q=" + "x" * 5_000
             log.record(
                 WireRequest("GET", url, (("user-agent", "u" * 1000), ("x-n", str(n)))),
                 WireResponse(404),
@@ -180,12 +189,14 @@ def test_ten_thousand_long_url_requests_stay_under_the_byte_bound() -> None:
     assert 0 < held <= bound
 
 
-def test_the_default_byte_bound_is_documented_and_a_fake_takes_another() -> None:
+def test_the_default_byte_bound_is_documented_and_a_fake_takes_another(
+    http: httpx.Client,
+) -> None:
     assert DEFAULT_LOG_BYTES == 8 * 1024 * 1024
     with patgate.Fake(log_bytes=10_000) as fake:
         assert fake.request_log.max_bytes == 10_000
         for _ in range(50):
-            httpx.get(fake.world["base_url"] + "/v2/content/hubs?" + "z" * 3000)
+            http.get(fake.world["base_url"] + "/v2/content/hubs?" + "z" * 3000)
         assert 1 <= len(fake.request_log) < 50
         assert fake.request_log.nbytes <= 10_000
 
@@ -209,3 +220,26 @@ def test_redaction_costs_linear_time_on_hostile_text(hostile: str) -> None:
         WireResponse(404),
     )
     assert time.perf_counter() - started < 0.5
+
+
+def test_clients_added_while_requests_are_logged_break_nothing() -> None:
+    import threading
+
+    log = RequestLog()
+    stop = threading.Event()
+
+    def add() -> None:
+        for n in range(2000):
+            log.know(f"secret-value-{n:08d}")
+        stop.set()
+
+    adder = threading.Thread(target=add)
+    adder.start()
+    while not stop.is_set():
+        log.record(
+            WireRequest("GET", "https://api.test/?q=secret-value-00000001"), WireResponse(200)
+        )
+    adder.join()
+    assert log.record(
+        WireRequest("GET", "https://api.test/?q=secret-value-00001999"), WireResponse(200)
+    ).url.endswith(f"q={REDACTED}")

@@ -177,7 +177,9 @@ class RequestLog(Sequence[LoggedRequest]):
         self._numbers = itertools.count(1)
         self._lock = threading.Lock()
         self._prefix = pat_prefix
-        self._known: dict[str, None] = {}
+        # Replaced whole under the lock, read without it: a request thread iterates a
+        # snapshot while another thread adds a client.
+        self._known: tuple[str, ...] = ()
         self._known_bytes: tuple[bytes, ...] = ()
 
     # -- what the log redacts --------------------------------------------------------------
@@ -187,11 +189,11 @@ class RequestLog(Sequence[LoggedRequest]):
 
         Values shorter than 8 characters are ignored: they would hide ordinary text.
         """
+        new = [v for v in values if v and len(v) >= _SHORTEST_KNOWN]
         with self._lock:
-            for value in values:
-                if value and len(value) >= _SHORTEST_KNOWN:
-                    self._known[value] = None
-            self._known_bytes = tuple(v.encode("utf-8", "surrogatepass") for v in self._known)
+            known = tuple(dict.fromkeys((*self._known, *new)))
+            self._known_bytes = tuple(v.encode("utf-8", "surrogatepass") for v in known)
+            self._known = known
 
     def redact_text(self, text: str) -> str:
         """``text`` with every known credential, PAT and client token replaced."""
@@ -279,7 +281,7 @@ class RequestLog(Sequence[LoggedRequest]):
         return body
 
     def _redact_header(self, name: str, value: str) -> tuple[str, str]:
-        name = _cut(name, MAX_HEADER_NAME)
+        name = _cut(self.redact_text(name), MAX_HEADER_NAME)
         if name in _AUTHORIZATION:
             scheme = _auth_scheme(value)
             return name, REDACTED if scheme in (None, REDACTED) else f"{scheme} {REDACTED}"
