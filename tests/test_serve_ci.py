@@ -243,3 +243,31 @@ def test_the_printed_addresses_name_the_public_url(tmp_path: Path) -> None:
         f"patgate serve: control API at {public}/__patgate "
         "(its token is written to the world file: give --world PATH)"
     )
+
+
+def test_the_world_file_is_written_only_after_the_server_answered(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    import signal
+
+    from patgate.cli import main
+    from patgate.commands import serve
+
+    seen: list[int] = []
+    write_world = serve.write_world
+
+    def write_and_check(path: Path, world: dict[str, str]) -> None:
+        # At the moment the file is written, the server must answer at once.
+        answer = httpx.get(
+            world["base_url"] + "/v2/content/hubs",
+            headers={"Authorization": "Bearer " + world["admin_token"]},
+            timeout=1,
+        )
+        seen.append(answer.status_code)
+        write_world(path, world)
+        signal.raise_signal(signal.SIGTERM)  # ends the serve loop (handled, not fatal)
+
+    monkeypatch.setattr(serve, "write_world", write_and_check)
+    assert main(["serve", "--port", "0", "--world", str(tmp_path / "w.json")]) == 0
+    assert seen == [200]
+    assert "listening on" in capsys.readouterr().out
