@@ -243,3 +243,29 @@ def test_clients_added_while_requests_are_logged_break_nothing() -> None:
     assert log.record(
         WireRequest("GET", "https://api.test/?q=secret-value-00001999"), WireResponse(200)
     ).url.endswith(f"q={REDACTED}")
+
+
+def test_a_hostile_megabyte_in_every_field_costs_no_more_than_the_fields_limits() -> None:
+    log = RequestLog()
+    log.know("known-secret-value-1234")
+    hostile = "eyJx.eyJy.z amp_pat_q.r known-secret-value-1234 " * 22_000  # about 1 MB
+    started = time.perf_counter()
+    entry = log.record(
+        WireRequest("POST", "https://api.test/" + hostile, (("x", hostile),), hostile.encode()),
+        WireResponse(400),
+    )
+    assert time.perf_counter() - started < 0.25  # about 1 ms measured; the machine is shared
+    assert entry.url.endswith(TRUNCATED)
+    assert entry.body.endswith(TRUNCATED.encode())
+    for text in (entry.url, dict(entry.headers)["x"], entry.body.decode()):
+        assert "known-secret" not in text
+        assert "eyJy" not in text
+        assert "amp_pat_q" not in text
+
+
+def test_a_field_cut_before_redaction_is_marked_even_when_it_shrank() -> None:
+    log = RequestLog()
+    # One PAT-shaped run longer than the limit and its margin: redacted to a few characters.
+    url = "https://api.test/x?t=amp_pat_" + "a" * 20_000
+    entry = log.record(WireRequest("GET", url), WireResponse(401))
+    assert entry.url == f"https://api.test/x?t={REDACTED}{TRUNCATED}"

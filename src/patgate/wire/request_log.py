@@ -3,14 +3,16 @@ credential.
 
 Every entry is redacted when it is recorded, so printing the log, an entry, or a failing
 assertion that shows them cannot leak a token or a secret. Redaction is by value and by
-shape: every credential the fake knows (its API clients' secrets, the control token, the
-world's PATs: :meth:`RequestLog.know`) is replaced wherever it appears (the URL's path and
-query, any header, the body), and so is anything shaped like a PAT under the fake's prefix or
-like a client token (a JWT). Every matcher is a plain substring search or a single pass over
-the text: its cost is linear in the text, whatever the text.
+shape: every credential the fake knows (its API clients' secrets and the control token:
+:meth:`RequestLog.know`) is replaced wherever it appears (the URL's path and query, any
+header, the body), and so is anything shaped like a PAT under the fake's prefix or like a
+client token (a JWT). Every matcher is a plain substring search or a single pass over the
+text: its cost is linear in the text, whatever the text.
 
 Long fields are cut (:data:`MAX_URL_TEXT`, :data:`MAX_HEADER_TEXT`, :data:`MAX_BODY_BYTES`)
-after redaction, and the log is a ring buffer bounded twice: by ``capacity`` entries
+after redaction: a field's start, up to a margin longer than any credential past its limit,
+is redacted, then cut, so no piece of a secret survives and a hostile megabyte costs what
+the limits cost. The log is a ring buffer bounded twice: by ``capacity`` entries
 (``patgate serve --log-size``) and by ``max_bytes`` (``--log-bytes``, default
 :data:`DEFAULT_LOG_BYTES`), an upper estimate of the memory the entries hold. The oldest
 entry goes first, so memory stays flat however long a fake serves and whatever it is sent.
@@ -64,6 +66,10 @@ TRUNCATED = "...[truncated]"
 """The end of a field the log cut."""
 _TRUNCATED_BYTES = TRUNCATED.encode("ascii")
 _SHORTEST_KNOWN = 8
+# A field is read up to its limit plus this margin, redacted, then cut at its limit: every
+# credential (known values, PATs, a JWT's signature) is shorter than the margin, so none is
+# seen in part, and a hostile megabyte costs no more than a field's limit.
+_MARGIN = 4096
 # Headers whose whole value is a credential; Authorization keeps its scheme only.
 _SECRET_HEADERS = frozenset(
     {"cookie", "set-cookie", "x-api-key", "api-key", "x-auth-token", "x-patgate-control-token"}
@@ -96,8 +102,9 @@ def _auth_scheme(authorization: str | None) -> str | None:
     return scheme if scheme.lower() in _KNOWN_SCHEMES else REDACTED
 
 
-def _cut(text: str, limit: int) -> str:
-    return text if len(text) <= limit else text[:limit] + TRUNCATED
+def _cut(text: str, limit: int, *, dropped: bool = False) -> str:
+    """``text`` cut at ``limit``, marked when anything was left out (``dropped``: already)."""
+    return text if len(text) <= limit and not dropped else text[:limit] + TRUNCATED
 
 
 @dataclass(frozen=True)
@@ -233,7 +240,12 @@ class RequestLog(Sequence[LoggedRequest]):
         ``duration`` is in seconds.
         """
         scheme = _auth_scheme(request.header("authorization"))
-        url = _cut(self.redact_url(request.url), MAX_URL_TEXT)
+        raw_url = request.url
+        url = _cut(
+            self.redact_url(raw_url[: MAX_URL_TEXT + _MARGIN]),
+            MAX_URL_TEXT,
+            dropped=len(raw_url) > MAX_URL_TEXT + _MARGIN,
+        )
         headers = tuple(
             self._redact_header(name, value) for name, value in request.headers[:MAX_LOGGED_HEADERS]
         )
@@ -266,28 +278,36 @@ class RequestLog(Sequence[LoggedRequest]):
         return entry
 
     def _logged_body(self, request: WireRequest) -> bytes:
-        body = request.body
-        if not body:
+        whole = request.body
+        if not whole:
             return b""
-        body = self.redact_body(body)
+        body = self.redact_body(whole[: MAX_BODY_BYTES + _MARGIN])
         content_type = (request.header("content-type") or "").lower()
         if content_type.startswith("application/x-www-form-urlencoded"):
             text = body.decode("latin-1")
             body = "&".join(self._redact_field(field) for field in text.split("&")).encode(
                 "latin-1"
             )
-        if len(body) > MAX_BODY_BYTES:
+        if len(body) > MAX_BODY_BYTES or len(whole) > MAX_BODY_BYTES + _MARGIN:
             body = body[:MAX_BODY_BYTES] + _TRUNCATED_BYTES
         return body
 
     def _redact_header(self, name: str, value: str) -> tuple[str, str]:
-        name = _cut(self.redact_text(name), MAX_HEADER_NAME)
+        name = _cut(
+            self.redact_text(name[: MAX_HEADER_NAME + _MARGIN]),
+            MAX_HEADER_NAME,
+            dropped=len(name) > MAX_HEADER_NAME + _MARGIN,
+        )
         if name in _AUTHORIZATION:
             scheme = _auth_scheme(value)
             return name, REDACTED if scheme in (None, REDACTED) else f"{scheme} {REDACTED}"
         if name in _SECRET_HEADERS:
             return name, REDACTED
-        return name, _cut(self.redact_text(value), MAX_HEADER_TEXT)
+        return name, _cut(
+            self.redact_text(value[: MAX_HEADER_TEXT + _MARGIN]),
+            MAX_HEADER_TEXT,
+            dropped=len(value) > MAX_HEADER_TEXT + _MARGIN,
+        )
 
     @property
     def nbytes(self) -> int:
