@@ -75,6 +75,11 @@ _SECRET_HEADERS = frozenset(
     {"cookie", "set-cookie", "x-api-key", "api-key", "x-auth-token", "x-patgate-control-token"}
 )
 _AUTHORIZATION = frozenset({"authorization", "proxy-authorization"})
+# Names most requests send: nothing to look for in them.
+_COMMON_NAMES = frozenset(
+    {"host", "accept", "accept-encoding", "accept-language", "connection", "content-length"}
+    | {"content-type", "user-agent", "origin", "referer", "cache-control", "pragma"}
+)
 _SENSITIVE_NAMES = frozenset(
     {"access_token", "client_secret", "token", "secret", "password", "refresh_token"}
     | {"id_token", "code", "api_key", "apikey", "key"}
@@ -188,6 +193,7 @@ class RequestLog(Sequence[LoggedRequest]):
         # snapshot while another thread adds a client.
         self._known: tuple[str, ...] = ()
         self._known_bytes: tuple[bytes, ...] = ()
+        self._suspect, self._suspect_bytes = self._suspects(())
 
     # -- what the log redacts --------------------------------------------------------------
 
@@ -201,9 +207,23 @@ class RequestLog(Sequence[LoggedRequest]):
             known = tuple(dict.fromkeys((*self._known, *new)))
             self._known_bytes = tuple(v.encode("utf-8", "surrogatepass") for v in known)
             self._known = known
+            self._suspect, self._suspect_bytes = self._suspects(known)
+
+    def _suspects(self, known: tuple[str, ...]) -> tuple[re.Pattern[str], re.Pattern[bytes]]:
+        # One search finds whether a text holds anything to redact: the common answer is
+        # no, and one pass in C is cheaper than a test per value. Literals only, no
+        # quantifier: linear in the text.
+        literals = (*known, self._prefix, _JWT_START)
+        text = "|".join(re.escape(literal) for literal in literals)
+        data = b"|".join(
+            re.escape(literal.encode("utf-8", "surrogatepass")) for literal in literals
+        )
+        return re.compile(text), re.compile(data)
 
     def redact_text(self, text: str) -> str:
         """``text`` with every known credential, PAT and client token replaced."""
+        if self._suspect.search(text) is None:
+            return text
         for value in self._known:
             if value in text:
                 text = text.replace(value, REDACTED)
@@ -216,6 +236,8 @@ class RequestLog(Sequence[LoggedRequest]):
 
     def redact_body(self, body: bytes) -> bytes:
         """The body as sent, with every known credential, PAT and client token replaced."""
+        if self._suspect_bytes.search(body) is None:
+            return body
         for value in self._known_bytes:
             if value in body:
                 body = body.replace(value, REDACTED.encode("ascii"))
@@ -246,17 +268,25 @@ class RequestLog(Sequence[LoggedRequest]):
             MAX_URL_TEXT,
             dropped=len(raw_url) > MAX_URL_TEXT + _MARGIN,
         )
-        headers = tuple(
-            self._redact_header(name, value) for name, value in request.headers[:MAX_LOGGED_HEADERS]
-        )
+        suspect = self._suspect.search
+        logged: list[tuple[str, str]] = []
+        size = _ENTRY_COST + len(url)
+        for name, value in request.headers[:MAX_LOGGED_HEADERS]:
+            if (
+                name in _AUTHORIZATION
+                or name in _SECRET_HEADERS
+                or len(name) > MAX_HEADER_NAME
+                or len(value) > MAX_HEADER_TEXT
+                or (name not in _COMMON_NAMES and suspect(name))
+                or suspect(value)
+            ):
+                name, value = self._redact_header(name, value)
+            logged.append((name, value))  # the common case: short, and nothing to redact
+            size += len(name) + len(value) + _FIELD_COST
+        headers = tuple(logged)
         body = self._logged_body(request)
+        size += len(body)
         status = response.status if response is not None else DROPPED
-        size = (
-            _ENTRY_COST
-            + len(url)
-            + len(body)
-            + sum(len(name) + len(value) + _FIELD_COST for name, value in headers)
-        )
         with self._lock:
             entry = LoggedRequest(
                 _cut(request.method, 32),
