@@ -56,6 +56,36 @@ def test_the_table_lists_what_the_tests_drove(pytester: pytest.Pytester) -> None
     assert not behaviours.OBSERVERS  # the session let go of its observer
 
 
+def test_a_default_world_built_in_the_test_body_is_not_counted(
+    pytester: pytest.Pytester,
+) -> None:
+    pytester.makepyfile(
+        """
+        import httpx
+        import patgate
+        from patgate.fake.deployment import Deployment
+
+        def test_fakes_of_its_own():
+            with patgate.Fake() as fake:
+                fake.reset()
+            with patgate.Fake(seed=0, expires_in=60) as fake:
+                pass
+            patgate.Fake(deployment=Deployment(max_tokens_per_user=2))
+
+        def test_one_request_of_its_own():
+            with patgate.Fake() as fake:
+                auth = {"Authorization": "Bearer " + fake.world["removed_token"]}
+                httpx.get(fake.world["base_url"] + "/v2/content/hubs", headers=auth)
+        """
+    )
+    result = pytester.runpytest("--patgate-coverage")
+    result.assert_outcomes(passed=2)
+    rows = _rows(result.stdout.str())
+    # Each world approved the member's token and created four: none of it is counted.
+    assert rows["PAT-APPROVAL approved"] == rows["PAT-CREATE-FIELDS created"] == "-"
+    assert rows["PAT-REMOVED-USER refused"] == "1"  # the test's own request
+
+
 def test_without_the_option_there_is_no_report_and_no_observer(
     pytester: pytest.Pytester,
 ) -> None:

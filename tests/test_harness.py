@@ -231,3 +231,27 @@ def test_a_dropped_fake_is_freed_without_the_garbage_collector() -> None:
     finally:
         if was_enabled:
             gc.enable()
+
+
+def test_add_client_acts_as_the_world_s_admin_unless_told() -> None:
+    import httpx
+
+    from patgate.fake.model import Role
+
+    with Fake() as fake:
+        client_id, secret = fake.add_client()
+        member = fake.add_user("Mem Ber", role=Role.MEMBER)
+        member_client = fake.add_client(member.id)
+        by_id = {client.client_id: client for client in fake.clients()}
+        assert by_id[client_id].user_id == fake.default_world.admin_id
+        assert by_id[client_id].organization_id == fake.default_world.organization_id
+        assert by_id[member_client[0]].user_id == member.id
+        answer = httpx.post(
+            fake.world["auth_url"] + "/oauth/token",
+            data={
+                "grant_type": "client_credentials",
+                "client_id": client_id,
+                "client_secret": secret,
+            },
+        )
+        assert answer.status_code == 200

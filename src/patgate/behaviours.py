@@ -5,13 +5,21 @@ A behaviour is a rule of ``specs/rules.yaml`` and an outcome: ``"PAT-CAP refused
 (a refusal is noted when its :class:`~patgate.errors.DomainError` is made, a state change
 where it happens, a fault where it fires). With no observer (the usual case) a call site
 costs one truthiness test of :data:`OBSERVERS`; ``--patgate-coverage`` adds one.
+
+What the fake does to itself is not a behaviour anyone drove: building a default world
+(whoever builds it: a fixture, or ``patgate.Fake()`` inside a test body) runs under
+:func:`quiet`, which silences :func:`note` in that thread (or task) alone.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import contextlib
+from collections.abc import Callable, Iterator
+from contextvars import ContextVar
 
-__all__ = ["CATALOGUE", "OBSERVERS", "note", "observe", "unobserve"]
+__all__ = ["CATALOGUE", "OBSERVERS", "note", "observe", "quiet", "unobserve"]
+
+_QUIET: ContextVar[bool] = ContextVar("patgate_behaviours_quiet", default=False)
 
 Observer = Callable[[str], None]
 
@@ -50,10 +58,20 @@ CATALOGUE: dict[str, str] = {
 
 def note(rule_id: str, outcome: str) -> None:
     """Tell the observers that the behaviour ``"{rule_id} {outcome}"`` happened."""
-    if rule_id:
+    if rule_id and not _QUIET.get():
         key = f"{rule_id} {outcome}"
         for observer in OBSERVERS:
             observer(key)
+
+
+@contextlib.contextmanager
+def quiet() -> Iterator[None]:
+    """Note nothing inside this block (in this thread or task): the fake's own set-up."""
+    token = _QUIET.set(True)
+    try:
+        yield
+    finally:
+        _QUIET.reset(token)
 
 
 def observe(observer: Observer) -> None:

@@ -82,7 +82,8 @@ class Fake:
     say) to serve; the default world is added to it. ``urls``: a ``FakeUrls`` or a mapping
     with any of ``auth_url``, ``base_url``, ``graphql_url`` (default: the real hosts).
     ``wrap_app``: ``app -> app``, to alter answers on the way out. ``log_size``: how many
-    requests :attr:`request_log` keeps (the oldest go first). ``control_token``: the token
+    requests :attr:`request_log` keeps (default 1000; the oldest go first); ``log_bytes``:
+    the most memory its entries hold (default 8 MiB). ``control_token``: the token
     the HTTP control API (``world["control_url"]``) requires (default: a new random one).
     ``world``: the ids and credentials of a world already in ``deployment`` (a restored
     state); without it the default world is built. A bug inside the fake raises in the
@@ -91,7 +92,10 @@ class Fake:
     The deployment's settings, keyword-only (without ``deployment``): ``expires_in`` (client
     token lifetime, s, default 300), ``session_expires_in`` (default 86400),
     ``max_tokens_per_user`` (the PAT cap, default 5), ``pat_prefix`` (default ``amp_pat_``),
-    ``seed`` (ids and, other than 0, names of the world, generated with the ``worlds`` extra).
+    ``seed`` (ids and, other than 0, names of the world, generated with the ``worlds`` extra),
+    ``clock`` (``"fake"``, the default: the fake's own clock, moved by :meth:`advance_clock`;
+    ``"system"``: ``time.time()``, so time-machine and freezegun move the fake as they move
+    the code under test, and :meth:`advance_clock` raises).
 
     The control methods below (reset, users, the UI path, the clock, the log, faults) are
     those of :class:`~patgate.wire.control_service.ControlService` (:attr:`control`), with
@@ -106,6 +110,7 @@ class Fake:
         wrap_app: Callable[[WireHandler], WireHandler] | None = None,
         *,
         log_size: int | None = None,
+        log_bytes: int | None = None,
         control_token: str | None = None,
         ui_secret: str | None = None,
         world: DefaultWorld | None = None,
@@ -119,14 +124,20 @@ class Fake:
         from patgate.wire.app import WireApp
         from patgate.wire.control_service import ControlService
         from patgate.wire.fault_answers import ANSWERED_BY, DroppedConnection, request_credential
-        from patgate.wire.request_log import DEFAULT_LOG_SIZE, RequestLog
+        from patgate.wire.request_log import DEFAULT_LOG_BYTES, DEFAULT_LOG_SIZE, RequestLog
 
         # Bound here, not imported per request: handle() is on every request's path.
         self._dropped_connection = DroppedConnection
         self._request_credential = request_credential
         self._answered_by = ANSWERED_BY
         chosen = deployment_settings(settings, given_deployment=deployment is not None)
-        self.deployment: Deployment = deployment if deployment is not None else Deployment(**chosen)
+        if deployment is None:
+            if chosen.pop("clock", "fake") == "system":
+                from patgate.fake.clock import SystemClock
+
+                chosen["clock"] = SystemClock()
+            deployment = Deployment(**chosen)
+        self.deployment: Deployment = deployment
         self.urls: FakeUrls = _coerce_urls(urls)
         self.strict = strict
         self.default_world: DefaultWorld = (
@@ -136,9 +147,12 @@ class Fake:
         )
         """The default world's ids and credentials (``admin_id``, ``member_token``, ...)."""
         self.request_log: RequestLog = RequestLog(
-            self.deployment.pat_format.prefix, log_size or DEFAULT_LOG_SIZE
+            self.deployment.pat_format.prefix,
+            log_size or DEFAULT_LOG_SIZE,
+            max_bytes=log_bytes or DEFAULT_LOG_BYTES,
         )
-        """The latest requests the fake answered: method, redacted URL, status, principal."""
+        """The latest requests the fake answered (a sequence, oldest first): method, URL,
+        headers, body, status, principal, every credential redacted."""
         self.control: ControlService = ControlService(
             self.deployment, self.default_world, self.request_log
         )
@@ -153,6 +167,10 @@ class Fake:
         self._app = wrap_app(app) if wrap_app is not None else app
         self.control_token: str = control_token or secrets.token_urlsafe(32)
         """What the HTTP control API requires as ``Authorization: Bearer``."""
+        # By value: the secrets the fake handed out. PATs and client tokens are redacted by
+        # shape (the PAT prefix, a JWT), which covers every one the fake mints.
+        self.request_log.know(self.control_token, self.default_world.client_secret)
+        self.deployment.credential_observers.append(self.request_log.know)
         self._control_url = self.urls.control_url
         self._control_api: ControlApi | None = None
         self._interceptions: list[_Interception] = []
@@ -343,8 +361,17 @@ class Fake:
         """Every user, members or not."""
         return self.control.users()
 
-    def add_client(self, user_id: str, organization_id: str | None = None) -> tuple[str, str]:
-        """An API key acting as ``user_id``: ``(client_id, client_secret)``."""
+    def add_client(
+        self, user_id: str | None = None, organization_id: str | None = None
+    ) -> tuple[str, str]:
+        """A new API key: ``(client_id, client_secret)``, for the client-credentials grant.
+
+        ``user_id``: the user its tokens act as (default: the world's admin,
+        ``default_world.admin_id``, like the world's own client); their role and membership
+        decide what the tokens may do. ``organization_id``: the organization the tokens work
+        in (default: the world's). The secret is shown only here (the fake keeps its hash)
+        and is redacted from the request log.
+        """
         return self.control.add_client(user_id, organization_id)
 
     def clients(self) -> list[ApiClient]:

@@ -16,7 +16,8 @@ ini option are collected as one test per scenario (see :mod:`patgate.scenario_it
 A fake's options come from the ``patgate`` marker, else the ``patgate_*`` ini options, else
 the defaults: URLs (``auth_url``, ``base_url``, ``graphql_url``: the real hosts), ``strict``
 (false), the deployment's settings (``expires_in``, ``session_expires_in``,
-``max_tokens_per_user``, ``pat_prefix``, ``seed``: see :mod:`patgate.fake.settings`),
+``max_tokens_per_user``, ``pat_prefix``, ``seed``, ``clock``: see
+:mod:`patgate.fake.settings`),
 ``faults`` (fault rules, as ``fake.faults.add`` takes them) and ``rate_limit`` (false).
 """
 
@@ -38,7 +39,14 @@ __all__ = ["patgate_fake", "patgate_fakes", "patgate_server", "patgate_world"]
 _URL_KEYS = ("auth_url", "base_url", "graphql_url")
 # The deployment's settings (patgate.fake.settings.SETTINGS, kept in step by a test): named
 # here so that registering the ini options imports nothing.
-_SETTING_KEYS = ("expires_in", "session_expires_in", "max_tokens_per_user", "pat_prefix", "seed")
+_SETTING_KEYS = (
+    "expires_in",
+    "session_expires_in",
+    "max_tokens_per_user",
+    "pat_prefix",
+    "seed",
+    "clock",
+)
 _MARKER_KEYS = frozenset((*_URL_KEYS, "strict", *_SETTING_KEYS, "faults", "rate_limit"))
 
 
@@ -84,7 +92,8 @@ def pytest_configure(config: pytest.Config) -> None:
         "markers",
         "patgate(auth_url=None, base_url=None, graphql_url=None, strict=None, expires_in=None, "
         "session_expires_in=None, max_tokens_per_user=None, pat_prefix=None, seed=None, "
-        "faults=None, rate_limit=None): options of the patgate_fake fixture in this test",
+        "clock=None, faults=None, rate_limit=None): options of the patgate_fake fixture in "
+        "this test",
     )
 
 

@@ -30,7 +30,7 @@ def served(world_file: Path, *args: str) -> Iterator[dict[str, Any]]:
     try:
         assert process.stdout is not None
         line = process.stdout.readline()
-        assert line.startswith("patgate serve: listening on http://127.0.0.1:"), line + (
+        assert line.startswith("patgate serve: listening on http://"), line + (
             process.stderr.read() if process.stderr and process.poll() is not None else ""
         )
         yield json.loads(world_file.read_text(encoding="utf-8"))

@@ -13,6 +13,7 @@ SECTIONS = (
     "### Configuring the fake",
     "### Faults from Python",
     "### Listing and deleting tokens over GraphQL",
+    "### Time, the request log and API keys",
 )
 
 

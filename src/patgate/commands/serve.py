@@ -1,37 +1,54 @@
 """``patgate serve``: the fake on a loopback address, for clients in any language.
 
-Prints ``patgate serve: listening on http://HOST:PORT`` once it accepts connections, and
-serves auth, content and GraphQL on that one origin until Ctrl-C or SIGTERM, then exits 0.
-``--world PATH`` first writes the target file (JSON, readable by the owner only) holding
-every key of the target contract, so ``patgate run --world PATH`` can test the server; its
-``control_url`` and ``control_token`` reach the control API (``/__patgate/...``).
+Prints ``patgate serve: listening on http://HOST:PORT`` once it answers, and serves auth,
+content and GraphQL on that one origin until Ctrl-C or SIGTERM, then exits 0.
+``--world PATH`` writes the target file (JSON, readable by the owner only) holding every key
+of the target contract, so ``patgate run --world PATH`` can test the server; its
+``control_url`` and ``control_token`` reach the control API (``/__patgate/...``). The control
+token goes to that file only, never to the output.
+
+Readiness: the server first answers a request of its own over the socket, then the world
+file is written atomically (a temporary file beside it, renamed over it), then the
+"listening" line is printed. A script may wait for either: when the file exists, it is
+whole and the server answers.
+
 ``--state PATH`` keeps the state across restarts (:mod:`patgate.commands.serve_state`);
-``--seed N`` makes the world's ids the same on every run; ``--log-size N`` bounds the
-request log.
+``--seed N`` makes the world's ids the same on every run; ``--log-size N`` and
+``--log-bytes N`` bound the request log. For CI: ``--expires-in SECONDS`` (client tokens'
+lifetime), ``--public-url URL`` (the origin clients use: the world file, the HAL links and
+the printed addresses say it; required when ``--host`` is not a loopback address) and
+``--faults FILE`` (fault rules loaded at start, in the control API's format).
 """
 
 from __future__ import annotations
 
 import argparse
+import ipaddress
 import json
-import os
 import signal
 import sys
 import threading
+import time
 import traceback
 from pathlib import Path
 from types import FrameType
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
-from patgate.commands.arguments import whole_number
-from patgate.commands.serve_state import StateKeeper, restore_fake
+from patgate.commands.arguments import origin, whole_number
+from patgate.commands.serve_state import StateKeeper, restore_fake, write_atomically
 from patgate.errors import UsageError
 
 if TYPE_CHECKING:
     from patgate.harness import Fake
+    from patgate.transports.loopback_server import LoopbackServer
     from patgate.wire.urls import FakeUrls
 
-__all__ = ["configure", "main", "write_world"]
+__all__ = ["configure", "load_faults", "main", "write_world"]
+
+MAX_EXPIRES_IN = 10 * 365 * 86400
+"""The longest client-token lifetime ``--expires-in`` takes: ten years, in seconds."""
+READY_TIMEOUT = 10.0
+"""Seconds the server has to answer its own first request before ``patgate serve`` gives up."""
 
 
 def configure(parser: argparse.ArgumentParser) -> None:
@@ -74,19 +91,155 @@ def configure(parser: argparse.ArgumentParser) -> None:
         # layer for every subcommand (a test keeps the two equal).
         help="requests the request log keeps; older ones go first (default: 1000)",
     )
+    parser.add_argument(
+        "--log-bytes",
+        type=whole_number(1024, 2**40, what="a number of bytes"),
+        default=None,
+        metavar="N",
+        # request_log.DEFAULT_LOG_BYTES, kept equal by a test.
+        help="memory the request log's entries hold at most; older ones go first "
+        "(default: 8388608, 8 MiB)",
+    )
+    parser.add_argument(
+        "--expires-in",
+        type=whole_number(1, MAX_EXPIRES_IN, what="a number of seconds"),
+        default=None,
+        metavar="SECONDS",
+        help="lifetime of client-credential tokens (default: 300), so expiry is checked in "
+        "seconds: patgate run --max-wait covers it",
+    )
+    parser.add_argument(
+        "--public-url",
+        type=origin,
+        default=None,
+        metavar="URL",
+        help="the origin clients reach this server by (http://patgate:8080 in a container): "
+        "used in the world file, the HAL links and the printed addresses; required when "
+        "--host is not a loopback address",
+    )
+    parser.add_argument(
+        "--faults",
+        type=Path,
+        default=None,
+        metavar="FILE",
+        help="fault rules to load at start: a JSON list of rules as POST /__patgate/faults "
+        'takes them, or {"faults": [...], "rate_limit": true} as GET /__patgate/faults answers',
+    )
 
 
 def write_world(path: Path, world: dict[str, str]) -> None:
-    """Write ``world`` as JSON to ``path``, readable and writable by the owner only."""
+    """Write ``world`` as JSON to ``path``, readable and writable by the owner only.
+
+    Atomically: a reader sees no file (or the old one) until the whole new file is in place.
+    """
     text = json.dumps(world, indent=2) + "\n"
     try:
-        descriptor = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-        with os.fdopen(descriptor, "w", encoding="utf-8") as handle:
-            # os.open's mode applies only to a new file; an existing one keeps its own.
-            os.fchmod(handle.fileno(), 0o600)
-            handle.write(text)
+        write_atomically(path, text)
     except OSError as error:
         raise UsageError(f"cannot write the world file {path}: {error.strerror}") from None
+
+
+def load_faults(path: Path) -> tuple[list[dict[str, Any]], bool | None]:
+    """The fault rules (and the rate-limit switch, if given) of a ``--faults`` file.
+
+    A JSON list of rules as ``POST /__patgate/faults`` takes them, or an object
+    ``{"faults": [...], "rate_limit": ...}`` as ``GET /__patgate/faults`` answers (rule
+    ids are ignored). Each rule is checked later, when it is added.
+    """
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except OSError as error:
+        raise UsageError(f"cannot read the faults file {path}: {error.strerror}") from None
+    except (ValueError, RecursionError) as error:
+        raise UsageError(f"the faults file {path} is not JSON: {error}") from None
+    rate_limit: bool | None = None
+    if isinstance(data, dict):
+        unknown = sorted(set(data) - {"faults", "rate_limit"})
+        if unknown:
+            raise UsageError(
+                f"the faults file {path}: unknown key(s) {unknown}; known: faults, rate_limit"
+            )
+        rate_limit = data.get("rate_limit")
+        if rate_limit is not None and not isinstance(rate_limit, bool):
+            raise UsageError(f"the faults file {path}: rate_limit must be true or false")
+        data = data.get("faults", [])
+    if not isinstance(data, list):
+        raise UsageError(
+            f"the faults file {path} must hold a JSON list of fault rules, "
+            'or an object {"faults": [...]}'
+        )
+    rules: list[dict[str, Any]] = []
+    for number, rule in enumerate(data, 1):
+        if not isinstance(rule, dict):
+            raise UsageError(f"the faults file {path}: rule {number} is not a JSON object")
+        rules.append({key: value for key, value in rule.items() if key != "id"})
+    return rules, rate_limit
+
+
+def _add_faults(fake: Fake, path: Path) -> None:
+    from patgate.errors import DomainError
+
+    rules, rate_limit = load_faults(path)
+    for number, rule in enumerate(rules, 1):
+        try:
+            fake.faults.add_from_json(rule)
+        except DomainError as error:
+            raise UsageError(f"the faults file {path}: rule {number}: {error}") from None
+    if rate_limit is not None:
+        fake.faults.set_rate_limit(rate_limit)
+
+
+def _is_loopback(host: str) -> bool:
+    if host.lower() == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host.strip("[]")).is_loopback
+    except ValueError:
+        return False
+
+
+def _public_origin(args: argparse.Namespace) -> str | None:
+    """``--public-url`` checked; a usage error when a non-loopback ``--host`` lacks it."""
+    from patgate.wire.urls import FakeUrls
+
+    if args.public_url is None:
+        if not _is_loopback(args.host):
+            raise UsageError(
+                f"--host {args.host} is not a loopback address: give --public-url URL, the "
+                "origin clients reach this server by (such as http://patgate:8080); the "
+                "world file and the HAL links use it"
+            )
+        return None
+    return FakeUrls.same_origin(args.public_url).base_url
+
+
+def _wait_until_answering(server: LoopbackServer, fake: Fake) -> None:
+    """Return once the server answers a request of its own over the socket."""
+    import http.client
+
+    host, port = server.bound_address
+    if host in ("0.0.0.0", ""):  # noqa: S104 - the address bound, not one to bind
+        host = "127.0.0.1"
+    elif host == "::":
+        host = "::1"
+    path = fake.world["control_url"].removeprefix(fake.urls.base_url) + "/clock"
+    deadline = time.monotonic() + READY_TIMEOUT
+    while True:
+        connection = http.client.HTTPConnection(host, port, timeout=2)
+        try:
+            connection.request(
+                "GET", path, headers={"Authorization": f"Bearer {fake.control_token}"}
+            )
+            connection.getresponse().read()
+            return
+        except OSError as error:
+            if time.monotonic() > deadline:
+                raise UsageError(
+                    f"the server on {server.bound_url} does not answer: {error}"
+                ) from None
+            time.sleep(0.05)
+        finally:
+            connection.close()
 
 
 def _fake(args: argparse.Namespace, urls: FakeUrls) -> Fake:
@@ -95,8 +248,19 @@ def _fake(args: argparse.Namespace, urls: FakeUrls) -> Fake:
     from patgate.harness import Fake
 
     if args.state is not None and args.state.exists():
-        return restore_fake(args.state, urls, log_size=args.log_size)
-    return Fake(deployment=Deployment(seed=args.seed), urls=urls, log_size=args.log_size)
+        fake = restore_fake(args.state, urls, log_size=args.log_size)
+        if args.log_bytes is not None:
+            fake.request_log.max_bytes = args.log_bytes
+        if args.expires_in is not None:
+            fake.deployment.client_tokens.expires_in = args.expires_in
+        return fake
+    settings = {"expires_in": args.expires_in} if args.expires_in is not None else {}
+    return Fake(
+        deployment=Deployment(seed=args.seed, **settings),
+        urls=urls,
+        log_size=args.log_size,
+        log_bytes=args.log_bytes,
+    )
 
 
 def _print_error(error: BaseException) -> None:
@@ -125,12 +289,15 @@ def main(args: argparse.Namespace) -> int:
     """Serve until SIGINT or SIGTERM; 0 on a clean stop, 1 if the fake failed a request."""
     from patgate.transports.loopback_server import LoopbackServer
 
+    public_url = _public_origin(args)
     try:
         server = LoopbackServer(args.host, args.port, on_error=_print_error)
     except OSError as error:
         raise UsageError(
             f"cannot listen on {args.host}:{args.port}: {error.strerror or error}"
         ) from None
+    if public_url is not None:
+        server.use_public_url(public_url)
     stopping = threading.Event()
 
     def request_stop(signum: int, frame: FrameType | None) -> None:
@@ -141,21 +308,29 @@ def main(args: argparse.Namespace) -> int:
     keeper: StateKeeper | None = None
     try:
         fake = _fake(args, server.urls)
+        if args.faults is not None:
+            _add_faults(fake, args.faults)
         if args.state is not None:
             keeper = StateKeeper(args.state, fake)
             keeper.save()
+        server.start(fake.handle)
+        _wait_until_answering(server, fake)
         if args.world is not None:
             write_world(args.world, fake.world)
-        server.start(fake.handle)
-        print(f"patgate serve: listening on {server.base_url}", flush=True)
+        where = server.base_url
+        if public_url is not None:
+            where += f" (bound to {server.bound_url})"
+        print(f"patgate serve: listening on {where}", flush=True)
         # The page's address carries this run's key: opening it signs a browser in.
         print(f"patgate serve: management page at {fake.ui_address}", flush=True)
         _warn_if_reachable(args.host, server.base_url)
         if args.world is not None:
             print(f"patgate serve: target file written to {args.world}", flush=True)
+            token_note = f"its token is the control_token of {args.world}"
+        else:
+            token_note = "its token is written to the world file: give --world PATH"
         print(
-            f"patgate serve: control API at {fake.world['control_url']} "
-            f"(Authorization: Bearer {fake.control_token})",
+            f"patgate serve: control API at {fake.world['control_url']} ({token_note})",
             flush=True,
         )
         while not stopping.wait(0.5):

@@ -3,9 +3,12 @@
 from __future__ import annotations
 
 import threading
+import time
 from datetime import datetime, timedelta, timezone
 
-__all__ = ["Clock", "format_timestamp"]
+from patgate.errors import InvalidRequest
+
+__all__ = ["Clock", "SystemClock", "format_timestamp"]
 
 
 class Clock:
@@ -52,6 +55,47 @@ class Clock:
             raise ValueError("the clock's offset is never negative")
         with self._lock:
             self._offset = timedelta(seconds=seconds)
+
+
+class SystemClock(Clock):
+    """The machine's time, read from ``time.time()`` on every call, with no offset of its own.
+
+    ``Fake(clock="system")`` and ``@pytest.mark.patgate(clock="system")`` use it, so that
+    time-machine and freezegun, which move ``time.time()``, move the fake too: the code under
+    test and the fake agree about when a client token expires. Moving this clock with
+    :meth:`advance` raises :class:`~patgate.errors.InvalidRequest`: time belongs to the
+    time-travel library.
+    """
+
+    def __init__(self) -> None:
+        super().__init__()
+
+    def now(self) -> datetime:
+        """``time.time()`` as a timezone-aware instant in UTC."""
+        return datetime.fromtimestamp(time.time(), timezone.utc)
+
+    def timestamp(self) -> float:
+        """``time.time()``."""
+        return time.time()
+
+    def advance(self, seconds: float) -> None:
+        """Refused: this clock follows the system's time (move that instead)."""
+        raise InvalidRequest(
+            "this fake reads the system clock (clock='system'): move time with time-machine "
+            "or freezegun, not with advance_clock (or give the fake its own clock: "
+            "clock='fake', the default)",
+            rule_id="",
+        )
+
+    @property
+    def offset(self) -> float:
+        """Always 0: the system clock is never advanced."""
+        return 0.0
+
+    def set_offset(self, seconds: float) -> None:
+        """Only 0 is accepted (a reset); any other offset is refused like :meth:`advance`."""
+        if seconds != 0:
+            self.advance(seconds)
 
 
 def format_timestamp(moment: datetime) -> str:

@@ -119,6 +119,8 @@ class Deployment:
         self._hubs_by_organization: dict[str, list[Hub]] = {}
         self.faults = Faults(self.clock, seed)
         """Fault rules on the wire and the rate-limit switch (see :mod:`patgate.fake.faults`)."""
+        self.credential_observers: list[Callable[[str], None]] = []
+        """Told of each client secret :meth:`add_client` issues (the request log redacts them)."""
 
     # -- set-up and control (what a test does out of band) ---------------------------------
 
@@ -151,6 +153,8 @@ class Deployment:
             self.clients[client_id] = ApiClient(
                 client_id, PatFormat.hash(secret), user_id, organization_id
             )
+            for observer in self.credential_observers:
+                observer(secret)
             return client_id, secret
 
     def add_hub(self, organization_id: str, name: str, *, created_by: str, **fields: Any) -> Hub:

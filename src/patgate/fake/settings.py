@@ -22,6 +22,8 @@ class Setting:
     default: int | str
     meaning: str
     minimum: int = 0
+    choices: tuple[str, ...] = ()
+    """The values a text setting may take (any, when empty: the PAT prefix)."""
 
 
 SETTINGS: dict[str, Setting] = {
@@ -32,6 +34,14 @@ SETTINGS: dict[str, Setting] = {
         Setting("max_tokens_per_user", int, 5, "the cap on PATs per user", 1),
         Setting("pat_prefix", str, DEFAULT_PAT_PREFIX, "the PAT prefix"),
         Setting("seed", int, 0, "the world's seed: ids, and names other than the default"),
+        Setting(
+            "clock",
+            str,
+            "fake",
+            "the fake's own clock (moved by advance_clock), or the system's time.time() "
+            "(moved by time-machine or freezegun)",
+            choices=("fake", "system"),
+        ),
     )
 }
 """Every setting by name, in the documented order."""
@@ -44,6 +54,11 @@ def _checked(setting: Setting, value: Any) -> int | str:
         if value < setting.minimum:
             raise UsageError(f"{setting.name} must be at least {setting.minimum}, got {value}")
         return value
+    if setting.choices:
+        if value not in setting.choices:
+            shown = " or ".join(repr(choice) for choice in setting.choices)
+            raise UsageError(f"{setting.name} must be {shown}, got {value!r}")
+        return str(value)
     if not isinstance(value, str) or not valid_prefix(value):
         raise UsageError(f"{setting.name} must be letters, digits, '_' or '-'")
     return value

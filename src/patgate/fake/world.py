@@ -13,6 +13,7 @@ import json
 from dataclasses import dataclass
 from pathlib import Path
 
+from patgate import behaviours
 from patgate.errors import UsageError
 from patgate.fake.content import seed_content
 from patgate.fake.deployment import Deployment
@@ -109,6 +110,12 @@ def build_default_world(deployment: Deployment, seed: int = DEFAULT_SEED) -> Def
     :func:`world_template`).
     """
     template = world_template(seed)
+    # The world's own approvals and creates are not behaviours a test drove.
+    with behaviours.quiet():
+        return _build(deployment, template)
+
+
+def _build(deployment: Deployment, template: WorldTemplate) -> DefaultWorld:
     org = deployment.add_organization(template.organization_name)
     admin = deployment.add_user(template.admin.name, template.admin.email, org.id, Role.ADMIN)
     member = deployment.add_user(template.member.name, template.member.email, org.id, Role.MEMBER)

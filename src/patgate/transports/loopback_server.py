@@ -111,6 +111,24 @@ class LoopbackServer:
         """Auth, content and GraphQL all on this origin; GraphQL at ``/graphql``."""
         return FakeUrls.same_origin(self.base_url)
 
+    @property
+    def bound_address(self) -> tuple[str, int]:
+        """``(host, port)`` the socket is bound to."""
+        host, port = self._server.server_address[:2]
+        return str(host), int(port)
+
+    @property
+    def bound_url(self) -> str:
+        """``http://HOST:PORT`` of the bound socket (:attr:`base_url` unless a public URL)."""
+        host, port = self.bound_address
+        return f"http://[{host}]:{port}" if ":" in host else f"http://{host}:{port}"
+
+    def use_public_url(self, public_url: str) -> None:
+        """Answer as ``public_url`` (``patgate serve --public-url``): the origin clients
+        reach the server by, through a container's port mapping or a proxy. Requests are
+        handed to the fake with URLs on this origin, so its links name it too."""
+        self.base_url = public_url.rstrip("/")
+
     def start(self, handler: WireHandler) -> LoopbackServer:
         """Serve ``handler`` from a background thread; returns ``self``."""
         if self._thread is not None:

@@ -169,9 +169,14 @@ class ControlService:
         """Change the user's role, or add them back to the organization with it."""
         self.deployment.set_role(user_id, self._org(organization_id), Role(role))
 
-    def add_client(self, user_id: str, organization_id: str | None = None) -> tuple[str, str]:
-        """An API key acting as ``user_id``: ``(client_id, client_secret)``."""
-        return self.deployment.add_client(user_id, self._org(organization_id))
+    def add_client(
+        self, user_id: str | None = None, organization_id: str | None = None
+    ) -> tuple[str, str]:
+        """An API key acting as ``user_id`` (default: the world's admin) in
+        ``organization_id`` (default: the world's): ``(client_id, client_secret)``."""
+        return self.deployment.add_client(
+            user_id or self.world.admin_id, self._org(organization_id)
+        )
 
     def clients(self) -> list[ApiClient]:
         """Every API client (their secrets are not kept)."""

@@ -1,9 +1,21 @@
-"""What the fake was asked, for tests to read: method, URL, status, never a credential.
+"""What the fake was asked, for tests to read: method, URL, headers, body, status, never a
+credential.
 
 Every entry is redacted when it is recorded, so printing the log, an entry, or a failing
-assertion that shows them cannot leak a token or a secret. The log is a ring buffer of
-``capacity`` entries (``patgate serve --log-size``): the oldest entry goes when a new one
-comes, so memory stays flat however long a fake serves.
+assertion that shows them cannot leak a token or a secret. Redaction is by value and by
+shape: every credential the fake knows (its API clients' secrets and the control token:
+:meth:`RequestLog.know`) is replaced wherever it appears (the URL's path and query, any
+header, the body), and so is anything shaped like a PAT under the fake's prefix or like a
+client token (a JWT). Every matcher is a plain substring search or a single pass over the
+text: its cost is linear in the text, whatever the text.
+
+Long fields are cut (:data:`MAX_URL_TEXT`, :data:`MAX_HEADER_TEXT`, :data:`MAX_BODY_BYTES`)
+after redaction: a field's start, up to a margin longer than any credential past its limit,
+is redacted, then cut, so no piece of a secret survives and a hostile megabyte costs what
+the limits cost. The log is a ring buffer bounded twice: by ``capacity`` entries
+(``patgate serve --log-size``) and by ``max_bytes`` (``--log-bytes``, default
+:data:`DEFAULT_LOG_BYTES`), an upper estimate of the memory the entries hold. The oldest
+entry goes first, so memory stays flat however long a fake serves and whatever it is sent.
 """
 
 from __future__ import annotations
@@ -13,26 +25,62 @@ import re
 import threading
 import time
 from collections import deque
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
+from typing import overload
 from urllib.parse import unquote_plus, urlsplit, urlunsplit
 
 from patgate.redaction import REDACTED
-from patgate.token_grammar import DEFAULT_PAT_PREFIX, JWT_SHAPE, pat_start
+from patgate.token_grammar import DEFAULT_PAT_PREFIX
 from patgate.wire.messages import WireRequest, WireResponse
 
-__all__ = ["DEFAULT_LOG_SIZE", "REDACTED", "LoggedRequest", "RequestLog", "RequestPage"]
+__all__ = [
+    "DEFAULT_LOG_BYTES",
+    "DEFAULT_LOG_SIZE",
+    "MAX_BODY_BYTES",
+    "MAX_HEADER_TEXT",
+    "MAX_URL_TEXT",
+    "REDACTED",
+    "TRUNCATED",
+    "LoggedRequest",
+    "RequestLog",
+    "RequestPage",
+]
 
 DEFAULT_LOG_SIZE = 1000
-"""Entries a log keeps unless told otherwise: about 1 MB at most."""
+"""Entries a log keeps unless told otherwise."""
+DEFAULT_LOG_BYTES = 8 * 1024 * 1024
+"""The most memory (an upper estimate, in bytes) a log's entries hold unless told otherwise."""
 DROPPED = 0
 """The ``status`` of an entry whose connection a fault rule dropped without an answer."""
-_MAX_HEADER_TEXT = 256
+MAX_URL_TEXT = 2048
+"""Characters of a URL an entry keeps; a longer one is cut and ends with :data:`TRUNCATED`."""
+MAX_HEADER_TEXT = 256
+"""Characters of a header value an entry keeps."""
+MAX_HEADER_NAME = 64
+"""Characters of a header name an entry keeps."""
+MAX_LOGGED_HEADERS = 100
+"""Header fields an entry keeps (the first ones)."""
+MAX_BODY_BYTES = 4096
+"""Bytes of a request body an entry keeps."""
+TRUNCATED = "...[truncated]"
+"""The end of a field the log cut."""
+_TRUNCATED_BYTES = TRUNCATED.encode("ascii")
+_SHORTEST_KNOWN = 8
+# A field is read up to its limit plus this margin, redacted, then cut at its limit: every
+# credential (known values, PATs, a JWT's signature) is shorter than the margin, so none is
+# seen in part, and a hostile megabyte costs no more than a field's limit.
+_MARGIN = 4096
 # Headers whose whole value is a credential; Authorization keeps its scheme only.
 _SECRET_HEADERS = frozenset(
     {"cookie", "set-cookie", "x-api-key", "api-key", "x-auth-token", "x-patgate-control-token"}
 )
 _AUTHORIZATION = frozenset({"authorization", "proxy-authorization"})
+# Names most requests send: nothing to look for in them.
+_COMMON_NAMES = frozenset(
+    {"host", "accept", "accept-encoding", "accept-language", "connection", "content-length"}
+    | {"content-type", "user-agent", "origin", "referer", "cache-control", "pragma"}
+)
 _SENSITIVE_NAMES = frozenset(
     {"access_token", "client_secret", "token", "secret", "password", "refresh_token"}
     | {"id_token", "code", "api_key", "apikey", "key"}
@@ -43,6 +91,14 @@ _KNOWN_SCHEMES = frozenset(
     {"basic", "bearer", "concealed", "digest", "dpop", "gnap", "hoba", "mutual", "negotiate"}
     | {"ntlm", "oauth", "privatetoken", "scram-sha-1", "scram-sha-256", "token", "vapid"}
 )
+# One character class, no alternation or nesting: matching from a position costs the length
+# of the run it consumes, and each run is consumed once.
+_TOKEN_RUN = re.compile(r"[A-Za-z0-9_.\-]*")
+_JWT_START = "eyJ"
+# What an entry costs beyond its text: the object, its tuples, ints and string headers
+# (measured with tracemalloc, rounded up; tests/wire/test_request_log.py checks the bound).
+_ENTRY_COST = 900
+_FIELD_COST = 120
 
 
 def _auth_scheme(authorization: str | None) -> str | None:
@@ -52,14 +108,21 @@ def _auth_scheme(authorization: str | None) -> str | None:
     return scheme if scheme.lower() in _KNOWN_SCHEMES else REDACTED
 
 
+def _cut(text: str, limit: int, *, dropped: bool = False) -> str:
+    """``text`` cut at ``limit``, marked when anything was left out (``dropped``: already)."""
+    return text if len(text) <= limit and not dropped else text[:limit] + TRUNCATED
+
+
 @dataclass(frozen=True)
 class LoggedRequest:
     """One answered request, already redacted."""
 
     method: str
     url: str
-    """The URL with user info dropped and secret-looking query values redacted."""
+    """The URL with user info dropped, every credential redacted, cut at
+    :data:`MAX_URL_TEXT` characters."""
     status: int
+    """The answer's status (:data:`DROPPED`, 0, when a fault rule dropped the connection)."""
     auth_scheme: str | None
     """``"Bearer"``, ``"Basic"``, another registered scheme (as sent, case kept), ``None``
     without (or with an empty) ``Authorization`` header, or :data:`REDACTED` for anything
@@ -71,7 +134,8 @@ class LoggedRequest:
     duration_ms: float = 0.0
     """How long the fake took to answer, in milliseconds."""
     headers: tuple[tuple[str, str], ...] = ()
-    """The request's header fields, lower-cased, with credentials redacted."""
+    """The request's header fields, lower-cased, with credentials redacted (the first
+    :data:`MAX_LOGGED_HEADERS`, each value cut at :data:`MAX_HEADER_TEXT` characters)."""
     at: float = 0.0
     """When the request came, in seconds since the epoch (the machine's clock, not the
     fake's)."""
@@ -81,9 +145,12 @@ class LoggedRequest:
     """``"pat"`` or ``"client"``: what kind of credential :attr:`principal` used."""
     fault: str | None = None
     """The id of the fault rule that answered (``"rate-limit"`` for the rate limit)."""
+    body: bytes = b""
+    """The request's body as sent, with every credential redacted, cut at
+    :data:`MAX_BODY_BYTES` bytes."""
 
     def to_json(self) -> dict[str, object]:
-        """The entry as the control API shows it."""
+        """The entry as the control API shows it (the body as UTF-8 text)."""
         return {
             "number": self.number,
             "method": self.method,
@@ -97,6 +164,7 @@ class LoggedRequest:
             "operation": self.operation,
             "via": self.via,
             "fault": self.fault,
+            "body": self.body.decode("utf-8", "replace"),
         }
 
 
@@ -110,19 +178,90 @@ class RequestPage:
     total: int
 
 
-class RequestLog:
-    """The latest requests one fake answered, oldest first. Safe to share between threads."""
+class RequestLog(Sequence[LoggedRequest]):
+    """The latest requests one fake answered, oldest first. Safe to share between threads.
+
+    A sequence: ``len(log)``, ``log[0]``, ``log[-1]``, ``log[-3:]`` (a list), iteration.
+    """
 
     def __init__(
-        self, pat_prefix: str = DEFAULT_PAT_PREFIX, capacity: int = DEFAULT_LOG_SIZE
+        self,
+        pat_prefix: str = DEFAULT_PAT_PREFIX,
+        capacity: int = DEFAULT_LOG_SIZE,
+        *,
+        max_bytes: int = DEFAULT_LOG_BYTES,
     ) -> None:
         if capacity < 1:
             raise ValueError("a request log keeps at least 1 entry")
+        if max_bytes < 1:
+            raise ValueError("a request log's max_bytes must be at least 1")
         self.capacity = capacity
-        self._entries: deque[LoggedRequest] = deque(maxlen=capacity)
+        self.max_bytes = max_bytes
+        """The bound on :attr:`nbytes`: the oldest entries go until the log fits."""
+        self._entries: deque[tuple[LoggedRequest, int]] = deque()
+        self._bytes = 0
         self._numbers = itertools.count(1)
         self._lock = threading.Lock()
-        self._secret_shape = re.compile(f"{JWT_SHAPE.pattern}|{pat_start(pat_prefix).pattern}")
+        self._prefix = pat_prefix
+        # Replaced whole under the lock, read without it: a request thread iterates a
+        # snapshot while another thread adds a client.
+        self._known: tuple[str, ...] = ()
+        self._known_bytes: tuple[bytes, ...] = ()
+        self._suspect, self._suspect_bytes = self._suspects(())
+
+    # -- what the log redacts --------------------------------------------------------------
+
+    def know(self, *values: str | None) -> None:
+        """Redact each of ``values`` (a credential the fake handed out) wherever it appears.
+
+        Values shorter than 8 characters are ignored: they would hide ordinary text.
+        """
+        new = [v for v in values if v and len(v) >= _SHORTEST_KNOWN]
+        with self._lock:
+            known = tuple(dict.fromkeys((*self._known, *new)))
+            self._known_bytes = tuple(v.encode("utf-8", "surrogatepass") for v in known)
+            self._known = known
+            self._suspect, self._suspect_bytes = self._suspects(known)
+
+    def _suspects(self, known: tuple[str, ...]) -> tuple[re.Pattern[str], re.Pattern[bytes]]:
+        # One search finds whether a text holds anything to redact: the common answer is
+        # no, and one pass in C is cheaper than a test per value. Literals only, no
+        # quantifier: linear in the text.
+        literals = (*known, self._prefix, _JWT_START)
+        text = "|".join(re.escape(literal) for literal in literals)
+        data = b"|".join(
+            re.escape(literal.encode("utf-8", "surrogatepass")) for literal in literals
+        )
+        return re.compile(text), re.compile(data)
+
+    def redact_text(self, text: str) -> str:
+        """``text`` with every known credential, PAT and client token replaced."""
+        if self._suspect.search(text) is None:
+            return text
+        for value in self._known:
+            if value in text:
+                text = text.replace(value, REDACTED)
+        if self._prefix in text:
+            text = _redact_runs(text, self._prefix)  # a PAT, or a piece of one
+        if _JWT_START in text:
+            # A compact JWT: header, payload and signature, joined by two dots.
+            text = _redact_runs(text, _JWT_START, min_dots=2)
+        return text
+
+    def redact_body(self, body: bytes) -> bytes:
+        """The body as sent, with every known credential, PAT and client token replaced."""
+        if self._suspect_bytes.search(body) is None:
+            return body
+        for value in self._known_bytes:
+            if value in body:
+                body = body.replace(value, REDACTED.encode("ascii"))
+        prefix = self._prefix.encode("ascii", "replace")
+        if prefix in body or _JWT_START.encode("ascii") in body:
+            # latin-1 maps each byte to one character and back: other bytes stay as sent.
+            body = self.redact_text(body.decode("latin-1")).encode("latin-1")
+        return body
+
+    # -- recording -------------------------------------------------------------------------
 
     def record(
         self,
@@ -140,12 +279,34 @@ class RequestLog:
         """
         operation = _operation_name(request.body) if request.body else None
         scheme = _auth_scheme(request.header("authorization"))
-        url = self.redact_url(request.url)
-        headers = tuple(self._redact_header(name, value) for name, value in request.headers)
+        raw_url = request.url
+        url = _cut(
+            self.redact_url(raw_url[: MAX_URL_TEXT + _MARGIN]),
+            MAX_URL_TEXT,
+            dropped=len(raw_url) > MAX_URL_TEXT + _MARGIN,
+        )
+        suspect = self._suspect.search
+        logged: list[tuple[str, str]] = []
+        size = _ENTRY_COST + len(url)
+        for name, value in request.headers[:MAX_LOGGED_HEADERS]:
+            if (
+                name in _AUTHORIZATION
+                or name in _SECRET_HEADERS
+                or len(name) > MAX_HEADER_NAME
+                or len(value) > MAX_HEADER_TEXT
+                or (name not in _COMMON_NAMES and suspect(name))
+                or suspect(value)
+            ):
+                name, value = self._redact_header(name, value)
+            logged.append((name, value))  # the common case: short, and nothing to redact
+            size += len(name) + len(value) + _FIELD_COST
+        headers = tuple(logged)
+        body = self._logged_body(request)
+        size += len(body)
         status = response.status if response is not None else DROPPED
         with self._lock:
             entry = LoggedRequest(
-                request.method,
+                _cut(request.method, 32),
                 url,
                 status,
                 scheme,
@@ -157,17 +318,54 @@ class RequestLog:
                 operation,
                 via,
                 fault,
+                body,
             )
-            self._entries.append(entry)
+            self._entries.append((entry, size))
+            self._bytes += size
+            while len(self._entries) > self.capacity or (
+                self._bytes > self.max_bytes and len(self._entries) > 1
+            ):
+                self._bytes -= self._entries.popleft()[1]
         return entry
 
+    def _logged_body(self, request: WireRequest) -> bytes:
+        whole = request.body
+        if not whole:
+            return b""
+        body = self.redact_body(whole[: MAX_BODY_BYTES + _MARGIN])
+        content_type = (request.header("content-type") or "").lower()
+        if content_type.startswith("application/x-www-form-urlencoded"):
+            text = body.decode("latin-1")
+            body = "&".join(self._redact_field(field) for field in text.split("&")).encode(
+                "latin-1"
+            )
+        if len(body) > MAX_BODY_BYTES or len(whole) > MAX_BODY_BYTES + _MARGIN:
+            body = body[:MAX_BODY_BYTES] + _TRUNCATED_BYTES
+        return body
+
     def _redact_header(self, name: str, value: str) -> tuple[str, str]:
+        name = _cut(
+            self.redact_text(name[: MAX_HEADER_NAME + _MARGIN]),
+            MAX_HEADER_NAME,
+            dropped=len(name) > MAX_HEADER_NAME + _MARGIN,
+        )
         if name in _AUTHORIZATION:
             scheme = _auth_scheme(value)
             return name, REDACTED if scheme in (None, REDACTED) else f"{scheme} {REDACTED}"
         if name in _SECRET_HEADERS:
             return name, REDACTED
-        return name, self._secret_shape.sub(REDACTED, value[:_MAX_HEADER_TEXT])
+        return name, _cut(
+            self.redact_text(value[: MAX_HEADER_TEXT + _MARGIN]),
+            MAX_HEADER_TEXT,
+            dropped=len(value) > MAX_HEADER_TEXT + _MARGIN,
+        )
+
+    @property
+    def nbytes(self) -> int:
+        """The memory the entries hold, as the log estimates it (never above
+        :attr:`max_bytes`, unless one entry alone is larger)."""
+        with self._lock:
+            return self._bytes
 
     def page(
         self,
@@ -183,8 +381,7 @@ class RequestLog:
         whose URL path contains it.
         """
         wanted = _status_filter(status)
-        with self._lock:
-            newest_first = list(reversed(self._entries))
+        newest_first = self.entries()[::-1]
         matching = [
             e
             for e in newest_first
@@ -194,31 +391,33 @@ class RequestLog:
         return RequestPage(tuple(matching[start : start + size]), page, size, len(matching))
 
     def redact_url(self, url: str) -> str:
-        """``url`` without user info, fragment, secret query values or token-shaped text."""
+        """``url`` without user info or fragment, with secret query values and every
+        credential in its path or query redacted."""
         plain = "?" not in url and "@" not in url and "#" not in url
-        if plain and not self._secret_shape.search(url):
-            return url  # the common case, and a third of the log's cost per request
+        if plain:
+            return self.redact_text(url)  # the common case
         parts = urlsplit(url)
         netloc = parts.netloc.rpartition("@")[2]
         query = "&".join(self._redact_field(field) for field in parts.query.split("&") if field)
-        path = self._secret_shape.sub(REDACTED, parts.path)
+        path = self.redact_text(parts.path)
         return urlunsplit((parts.scheme, netloc, path, query, ""))
 
     def _redact_field(self, field: str) -> str:
         name, equals, value = field.partition("=")
-        if unquote_plus(name).lower() in _SENSITIVE_NAMES or self._secret_shape.search(value):
+        if unquote_plus(name).lower() in _SENSITIVE_NAMES:
             return f"{name}{equals}{REDACTED}"
-        return field
+        return f"{self.redact_text(name)}{equals}{self.redact_text(value)}"
 
     def clear(self) -> None:
         """Forget every entry."""
         with self._lock:
             self._entries.clear()
+            self._bytes = 0
 
     def entries(self) -> list[LoggedRequest]:
         """A snapshot of the entries."""
         with self._lock:
-            return list(self._entries)
+            return [entry for entry, _size in self._entries]
 
     def __iter__(self) -> Iterator[LoggedRequest]:
         """The entries, oldest first."""
@@ -227,9 +426,17 @@ class RequestLog:
     def __len__(self) -> int:
         return len(self._entries)
 
-    def __getitem__(self, index: int) -> LoggedRequest:
+    @overload
+    def __getitem__(self, index: int) -> LoggedRequest: ...
+
+    @overload
+    def __getitem__(self, index: slice) -> list[LoggedRequest]: ...
+
+    def __getitem__(self, index: int | slice) -> LoggedRequest | list[LoggedRequest]:
+        if isinstance(index, slice):
+            return self.entries()[index]
         with self._lock:
-            return self._entries[index]
+            return self._entries[index][0]
 
     def __repr__(self) -> str:
         lines = [f"  {e.method} {e.url} -> {e.status}" for e in self.entries()]
@@ -246,6 +453,28 @@ def _operation_name(body: bytes) -> str | None:
     head = body[:_OPERATION_SCAN]
     named = _OPERATION_NAME.search(head) or _OPERATION.search(head)
     return named.group(1).decode("ascii") if named else None
+
+
+def _redact_runs(text: str, marker: str, *, min_dots: int = 0) -> str:
+    """``text`` with each run of token characters that starts at ``marker`` (and holds at
+    least ``min_dots`` dots) replaced; linear: each character is looked at a bounded number
+    of times, whatever the text."""
+    pieces: list[str] = []
+    done = 0
+    found = text.find(marker)
+    while found != -1:
+        match = _TOKEN_RUN.match(text, found)
+        end = match.end() if match is not None else found + len(marker)
+        end = max(end, found + len(marker))
+        if min_dots == 0 or text.count(".", found, end) >= min_dots:
+            pieces.append(text[done:found])
+            pieces.append(REDACTED)
+            done = end
+        found = text.find(marker, end)
+    if not pieces:
+        return text
+    pieces.append(text[done:])
+    return "".join(pieces)
 
 
 def _status_filter(status: int | str | None) -> Callable[[int], bool]:
