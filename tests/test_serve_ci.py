@@ -87,7 +87,8 @@ def test_a_public_url_goes_into_the_world_file_the_links_and_the_output(tmp_path
     with served(tmp_path / "w.json", *args) as world:
         assert {world[key] for key in ("auth_url", "base_url")} == {public}
         assert world["graphql_url"] == public + "/graphql"
-        assert world["ui_url"] == public + "/ui"
+        # The page's address carries this run's key, so that opening it signs a browser in.
+        assert world["ui_url"].startswith(public + "/ui/?key=")
         assert world["control_url"] == public + "/__patgate"
         # Reached through the bound port, as through a container's port mapping.
         hubs = httpx.get(
@@ -238,7 +239,7 @@ def test_the_printed_addresses_name_the_public_url(tmp_path: Path) -> None:
         process.terminate()  # the process started here, by its handle
         process.communicate(timeout=30)
     assert lines[0].startswith(f"patgate serve: listening on {public} (bound to http://127.0.0.1:")
-    assert lines[1] == f"patgate serve: management page at {public}/ui/"
+    assert lines[1].startswith(f"patgate serve: management page at {public}/ui/?key=")
     assert lines[2] == (
         f"patgate serve: control API at {public}/__patgate "
         "(its token is written to the world file: give --world PATH)"
