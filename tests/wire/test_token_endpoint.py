@@ -155,7 +155,7 @@ def test_a_body_that_is_not_a_form_is_an_invalid_request(
 def test_get_is_not_allowed(call: Call, world: DefaultWorld) -> None:
     response = call("GET", f"{TOKEN_URL}?{_good(world)}")
     assert response.status == 405
-    assert response.header("allow") == "POST"
+    assert response.header("allow") == "POST, OPTIONS"
     assert response.json()["error"] == "invalid_request"
     assert "access_token" not in response.json()
 

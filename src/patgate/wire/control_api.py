@@ -26,6 +26,7 @@ from patgate.wire.control_service import (
     user_view,
 )
 from patgate.wire.messages import WireRequest, WireResponse, json_response
+from patgate.wire.methods import with_implicit_methods
 from patgate.wire.statuses import status_of
 from patgate.wire.urls import CONTROL_PATH
 
@@ -313,6 +314,10 @@ class ControlApi:
     def __call__(self, request: WireRequest) -> WireResponse | None:
         if not request.url.startswith(self.url):
             return None  # the fast path for every API request: one string comparison
+        # HEAD wherever GET is served, OPTIONS with Allow (wire/methods.py).
+        return with_implicit_methods(self._answer, request)
+
+    def _answer(self, request: WireRequest) -> WireResponse | None:
         parts = urlsplit(request.url)
         path = parts.path[len(urlsplit(self.url).path) :] or "/"
         if not self._authorized(request):
