@@ -90,7 +90,7 @@ HUB = {
         "content-repositories": {
             "href": (
                 "http://127.0.0.1:8080/v2/content/hubs/5b32377e4cedfd01c45036d8"
-                "/content-repositories{?page,size,sort}"
+                "/content-repositories{?page,size}"
             ),
             "templated": True,
         },
