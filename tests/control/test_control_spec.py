@@ -12,7 +12,7 @@ import yaml
 from openapi_spec_validator import validate
 
 from patgate.harness import Fake
-from patgate.wire.control_api import ROUTES
+from patgate.wire.control_api import MAX_CLOCK_MOVE, MAX_LOG_PAGE, MAX_LOG_PAGE_SIZE, ROUTES
 
 SPEC = Path(__file__).resolve().parents[2] / "specs" / "control-openapi.yaml"
 METHODS = ("get", "put", "post", "delete", "patch")
@@ -26,6 +26,24 @@ def document() -> dict[str, Any]:
 
 def test_the_document_is_valid_openapi(document: dict[str, Any]) -> None:
     validate(document)
+
+
+def test_the_declared_bounds_are_the_servers(document: dict[str, Any]) -> None:
+    advance = document["paths"]["/clock/advance"]["post"]["requestBody"]["content"]
+    seconds = advance["application/json"]["schema"]["properties"]["seconds"]
+    assert (seconds["minimum"], seconds["maximum"]) == (0, MAX_CLOCK_MOVE)
+    log = document["paths"]["/requests"]["get"]["parameters"]
+    bounds = {p["name"]: (p["schema"].get("minimum"), p["schema"].get("maximum")) for p in log}
+    assert bounds["page"] == (0, MAX_LOG_PAGE)
+    assert bounds["size"] == (1, MAX_LOG_PAGE_SIZE)
+
+
+def test_every_operation_with_a_body_declares_400(document: dict[str, Any]) -> None:
+    # A body can always be malformed (not JSON, an unknown field): the answer is 400.
+    for path, item in document["paths"].items():
+        for method, operation in item.items():
+            if "requestBody" in operation:
+                assert "400" in operation["responses"], f"{method.upper()} {path}"
 
 
 def test_the_document_and_the_route_table_name_the_same_operations(

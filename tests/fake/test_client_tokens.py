@@ -4,13 +4,15 @@ from __future__ import annotations
 
 import base64
 import json
+from datetime import datetime, timezone
 
 import jwt
 import pytest
 
 from patgate.errors import InvalidClient, InvalidRequest, Unauthenticated, UnsupportedGrantType
+from patgate.fake.clock import Clock
 from patgate.fake.deployment import Deployment
-from patgate.fake.world import DefaultWorld
+from patgate.fake.world import DefaultWorld, build_default_world
 
 
 def _segments(token: str) -> list[str]:
@@ -29,7 +31,8 @@ def test_valid_credentials_get_a_300_second_token(
     )
     claims = jwt.decode(issued.access_token, options={"verify_signature": False})
     assert issued.expires_in == 300
-    assert claims["exp"] - claims["iat"] == 300
+    # 300, or 301 when the issue fell within a second (exp rounds up, iat down).
+    assert claims["exp"] - claims["iat"] in (300, 301)
     assert issued.session_expires_in > 0
     principal = deployment.authenticate(issued.access_token)
     assert (principal.user_id, principal.via) == (world.admin_id, "client")
@@ -80,10 +83,29 @@ def test_a_client_token_expires_after_expires_in(
     ).access_token
     deployment.clock.advance(299)
     deployment.authenticate(token)
-    deployment.clock.advance(1)
+    deployment.clock.advance(2)  # past exp, whatever fraction of a second the issue fell on
     with pytest.raises(Unauthenticated) as raised:
         deployment.authenticate(token)
     assert raised.value.rule_id == "CLIENT-TOKEN-EXPIRY"
+
+
+def test_a_token_issued_within_a_second_lives_its_whole_expires_in() -> None:
+    # Issued at .6 s: iat and nbf round down (usable at once), exp up (never early).
+    issued_at = datetime(2026, 3, 1, 12, 0, 0, 600_000, tzinfo=timezone.utc)
+    deployment = Deployment(clock=Clock(issued_at))
+    world = build_default_world(deployment)
+    token = deployment.issue_client_token(
+        world.client_id, world.client_secret, "client_credentials"
+    ).access_token
+    claims = jwt.decode(token, options={"verify_signature": False})
+    whole = int(issued_at.timestamp())
+    assert (claims["iat"], claims["nbf"], claims["exp"]) == (whole, whole, whole + 1 + 300)
+    deployment.authenticate(token)
+    deployment.clock.advance(300)  # issue + expires_in exactly: still valid
+    deployment.authenticate(token)
+    deployment.clock.advance(0.4)  # the whole second exp names
+    with pytest.raises(Unauthenticated):
+        deployment.authenticate(token)
 
 
 def test_tampered_client_tokens_are_refused(deployment: Deployment, world: DefaultWorld) -> None:

@@ -138,6 +138,25 @@ def test_organizations_page_size_is_bounded(deployment: Deployment, admin: Princ
         assert body["errors"][0]["extensions"]["code"] == "BAD_USER_INPUT"
 
 
+def test_a_null_first_means_the_default_page(deployment: Deployment, admin: Principal) -> None:
+    # `first: Int` is nullable, so null is a value the schema accepts: it means "left out".
+    fields = "{ edges { cursor } pageInfo { hasNextPage } }"
+    omitted = execute_graph_request(
+        deployment, admin, f"{{ viewer {{ organizations {fields} }} }}"
+    ).body
+    literal = execute_graph_request(
+        deployment, admin, f"{{ viewer {{ organizations(first: null) {fields} }} }}"
+    ).body
+    variable = execute_graph_request(
+        deployment,
+        admin,
+        f"query($n: Int) {{ viewer {{ organizations(first: $n) {fields} }} }}",
+        {"n": None},
+    ).body
+    assert "errors" not in omitted
+    assert literal == variable == omitted
+
+
 def test_a_comment_ended_by_a_carriage_return_hides_no_brackets(
     deployment: Deployment, admin: Principal
 ) -> None:

@@ -429,8 +429,8 @@ def no_token(response: httpx.Response, kit: Kit) -> None:
 
 
 def allows_post(response: httpx.Response, kit: Kit) -> None:
-    """A 405 names the method that is allowed."""
-    assert response.headers.get("allow") == "POST"
+    """A 405 names the methods that are allowed: POST, and OPTIONS which every resource answers."""
+    assert response.headers.get("allow") == "POST, OPTIONS"
 
 
 def no_data_key(response: httpx.Response, kit: Kit) -> None:

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 
+import httpx
 import pytest
 
 from tests.security.catalogue import (
@@ -42,6 +43,13 @@ def _organizations(first: str) -> str:
     return graphql_body(
         f"{{ viewer {{ organizations(first: {first}) {{ edges {{ cursor }} }} }} }}"
     )
+
+
+def has_edges(response: httpx.Response, kit: Kit) -> None:
+    """An answer with the page and no error."""
+    body = response.json()
+    assert "errors" not in body
+    assert body["data"]["viewer"]["organizations"]["edges"]
 
 
 ROWS = [
@@ -229,7 +237,7 @@ ROWS = [
         challenge='Bearer error="invalid_token"',
         error="UNAUTHENTICATED",
     ),
-    # G.63 page sizes out of range, negative or null: a coded refusal, the field null
+    # G.63 page sizes out of range or negative: a coded refusal, the field null
     *[
         graphql_row(
             f"G63-first-{label}",
@@ -243,9 +251,12 @@ ROWS = [
             ("billion", "1000000000"),
             ("negative", "-1"),
             ("zero", "0"),
-            ("null", "null"),
         ]
     ],
+    # ...but `first: Int` is nullable and has a default: null asks for the default page.
+    graphql_row(
+        "G63-first-null-is-the-default", 63, _organizations("null"), status=200, then=(has_edges,)
+    ),
     graphql_row(
         "G63-after-not-a-cursor",
         63,

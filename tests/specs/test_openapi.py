@@ -18,6 +18,7 @@ from referencing import Registry, Resource
 from referencing.jsonschema import DRAFT202012
 
 from patgate.resources import specs_dir
+from patgate.wire.content_api import MAX_PAGE_NUMBER, MAX_PAGE_SIZE
 from tests.specs.schema_files import load_standalone, standalone_validator
 
 OPENAPI_URI = "urn:patgate:openapi"
@@ -90,7 +91,7 @@ HUB = {
         "content-repositories": {
             "href": (
                 "http://127.0.0.1:8080/v2/content/hubs/5b32377e4cedfd01c45036d8"
-                "/content-repositories{?page,size,sort}"
+                "/content-repositories{?page,size}"
             ),
             "templated": True,
         },
@@ -358,3 +359,16 @@ def test_hubs_listing_pages_and_statuses() -> None:
         error_schema = responses[status]["content"]["application/json"]["schema"]
         assert error_schema == {"$ref": "#/components/schemas/ContentError"}
     assert responses["401"]["headers"]["WWW-Authenticate"]["required"] is True
+
+
+def test_the_declared_page_bounds_are_the_servers() -> None:
+    document = openapi_document()
+    listing = document["paths"]["/v2/content/hubs"]["get"]["parameters"]
+    inline = {parameter["name"]: parameter["schema"] for parameter in listing}
+    shared = document["components"]["parameters"]
+    for page, size in [
+        (inline["page"], inline["size"]),
+        (shared["Page"]["schema"], shared["Size"]["schema"]),
+    ]:
+        assert (page["minimum"], page["maximum"]) == (0, MAX_PAGE_NUMBER)
+        assert (size["minimum"], size["maximum"]) == (1, MAX_PAGE_SIZE)

@@ -134,15 +134,26 @@ def test_an_absolute_form_target_is_served(served: tuple[LoopbackServer, Fake]) 
     assert (status, headers["www-authenticate"]) == (401, "Bearer")
 
 
-def test_head_gets_headers_without_a_body(served: tuple[LoopbackServer, Fake]) -> None:
+def test_head_gets_the_get_answers_headers_without_a_body(
+    served: tuple[LoopbackServer, Fake],
+) -> None:
     server, fake = served
     connection = _connection(server)
     auth = {"Authorization": f"Bearer {fake.world['admin_token']}"}
+    connection.request("GET", "/v2/content/hubs", headers=auth)
+    got = connection.getresponse()
+    body = got.read()
     connection.request("HEAD", "/v2/content/hubs", headers=auth)
     response = connection.getresponse()
-    assert response.status == 405
-    assert response.getheader("Allow") == "GET"
+    assert response.status == 200
+    assert response.getheader("Content-Type") == got.getheader("Content-Type")
+    # The length the GET body has (RFC 9110 8.6), and no body: the next answer reads clean.
+    assert response.getheader("Content-Length") == str(len(body)) != "0"
     assert response.read() == b""
+    connection.request("HEAD", "/oauth/token")
+    refused = connection.getresponse()
+    assert (refused.status, refused.getheader("Allow")) == (405, "POST, OPTIONS")
+    assert refused.read() == b""
     connection.close()
 
 
@@ -237,7 +248,7 @@ def test_an_unknown_method_split_across_writes_gets_the_apps_405(
     server, _ = served
     answer = _exchange(server, b"BR", b"EW /graphql HTTP/1.1\r\nConnection: close\r\n\r\n")
     assert answer.startswith(b"HTTP/1.1 405 ")
-    assert b"\r\nAllow: POST\r\n" in answer
+    assert b"\r\nAllow: POST, OPTIONS\r\n" in answer
 
 
 def test_pipelined_requests_are_answered_in_order(served: tuple[LoopbackServer, Fake]) -> None:

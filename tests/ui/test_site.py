@@ -171,7 +171,7 @@ def test_malformed_requests_get_4xx_pages(browser: Browser) -> None:
         assert problem.lower() in _problem(response).lower()
     wrong_method = browser.client.delete(browser.ui + "/tokens")
     assert wrong_method.status_code == 405
-    assert wrong_method.headers["allow"] == "GET, POST"
+    assert wrong_method.headers["allow"] == "GET, HEAD, POST, OPTIONS"
 
 
 def test_a_token_name_is_shown_as_text_never_as_markup(fake: Fake, browser: Browser) -> None:

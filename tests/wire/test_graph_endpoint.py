@@ -104,7 +104,7 @@ def test_a_document_that_does_not_execute_is_400(call: Call, world: DefaultWorld
 def test_get_is_405(call: Call) -> None:
     response = call("GET", f"{GRAPHQL_URL}?query={{viewer{{id}}}}")
     assert response.status == 405
-    assert response.header("allow") == "POST"
+    assert response.header("allow") == "POST, OPTIONS"
     assert response.json()["errors"][0]["extensions"]["code"] == "METHOD_NOT_ALLOWED"
 
 

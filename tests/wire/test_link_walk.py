@@ -6,7 +6,10 @@ import re
 from collections import deque
 from typing import Any
 
+import yaml
+
 from patgate.fake.world import DefaultWorld
+from patgate.resources import specs_dir
 from patgate.wire import WireApp, WireRequest
 from tests.wire.conftest import HUBS_URL, URLS
 
@@ -82,3 +85,50 @@ def test_the_hub_links_each_relation_the_sdk_looks_up(app: WireApp, world: Defau
         "events",
     }
     assert set(hub["_links"]) == relations
+
+
+def _declared_query_parameters() -> list[tuple[re.Pattern[str], set[str]]]:
+    document = yaml.safe_load((specs_dir() / "openapi.yaml").read_text(encoding="utf-8"))
+    components = document["components"]["parameters"]
+    found = []
+    for path, item in document["paths"].items():
+        parameters = (
+            [
+                components[p["$ref"].rsplit("/", 1)[1]] if "$ref" in p else p
+                for p in item["get"]["parameters"]
+            ]
+            if "get" in item
+            else []
+        )
+        names = {p["name"] for p in parameters if p["in"] == "query"}
+        found.append((re.compile(re.sub(r"\\\{[a-z_]+\\\}", "[^/]+", re.escape(path))), names))
+    return found
+
+
+def test_link_templates_advertise_only_what_the_listing_declares_and_honours(
+    app: WireApp, world: DefaultWorld
+) -> None:
+    seen, _ = walk(app, world.admin_token, f"{HUBS_URL}?size=1")
+    declared = _declared_query_parameters()
+    templated: dict[str, set[str]] = {}
+    for url in seen:
+        response = app(WireRequest("GET", url, (("Authorization", f"Bearer {world.admin_token}"),)))
+        assert response is not None
+        for href in _hrefs(response.json()):
+            for expression in re.findall(r"\{[?&]([^}]*)\}", href):
+                templated[_OPTIONAL.sub("", href)] = set(expression.split(","))
+    assert templated, "the walk met no templated link"
+    for href, variables in templated.items():
+        path = href.removeprefix(URLS.base_url)
+        names = [n for pattern, n in declared if pattern.fullmatch(path)]
+        assert names, f"{path} is not in specs/openapi.yaml"
+        assert variables <= names[0], f"{href} advertises {variables - names[0]}"
+        # And the listing honours each of them: the variable changes the answer.
+        auth = (("Authorization", f"Bearer {world.admin_token}"),)
+        for variable in variables:
+            plain = app(WireRequest("GET", href, auth))
+            changed = app(WireRequest("GET", f"{href}?{variable}=1", auth))
+            assert plain is not None
+            assert changed is not None
+            assert changed.status == 200
+            assert changed.json()["page"] != plain.json()["page"], f"{variable} is ignored"

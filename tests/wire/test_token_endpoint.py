@@ -48,7 +48,8 @@ def test_valid_credentials_get_a_bearer_token_that_is_not_cached(
     assert body["expires_in"] == 300
     assert isinstance(body["session_expires_in"], int)
     claims = jwt.decode(body["access_token"], options={"verify_signature": False})
-    assert claims["exp"] - claims["iat"] == 300
+    # exp rounds the issue up to the next second, iat down: never less than expires_in.
+    assert claims["exp"] - claims["iat"] in (300, 301)
 
 
 def test_the_form_content_type_may_carry_a_charset(call: Call, world: DefaultWorld) -> None:
@@ -155,7 +156,7 @@ def test_a_body_that_is_not_a_form_is_an_invalid_request(
 def test_get_is_not_allowed(call: Call, world: DefaultWorld) -> None:
     response = call("GET", f"{TOKEN_URL}?{_good(world)}")
     assert response.status == 405
-    assert response.header("allow") == "POST"
+    assert response.header("allow") == "POST, OPTIONS"
     assert response.json()["error"] == "invalid_request"
     assert "access_token" not in response.json()
 

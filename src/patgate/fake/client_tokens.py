@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 import secrets
 import uuid
 from dataclasses import dataclass
@@ -76,7 +77,11 @@ class ClientTokenIssuer:
 
     def issue(self, client_id: str, user_id: str, organization_id: str) -> IssuedClientToken:
         """A signed token for ``client_id``, acting as ``user_id`` in ``organization_id``."""
-        issued_at = int(self._clock.timestamp())
+        now = self._clock.timestamp()
+        # JWT times are whole seconds: iat and nbf round down (valid from the issue on), exp
+        # rounds up, so the token lives at least expires_in seconds from the issue.
+        issued_at = math.floor(now)
+        expires_at = math.ceil(now) + self.expires_in
         claims = {
             "iss": _ISSUER,
             "aud": _AUDIENCE,
@@ -85,7 +90,7 @@ class ClientTokenIssuer:
             "org": organization_id,
             "iat": issued_at,
             "nbf": issued_at,
-            "exp": issued_at + self.expires_in,
+            "exp": expires_at,
             "jti": str(uuid.uuid4()),
         }
         import jwt  # lazily: PyJWT (with cryptography) is a test's largest one-time import

@@ -23,6 +23,8 @@ from patgate.resources import specs_dir
 __all__ = ["GraphContext", "graph_schema", "token_view"]
 
 MAX_ORGANIZATIONS_PAGE = 100
+DEFAULT_ORGANIZATIONS_PAGE = 20
+"""``first``'s default in ``specs/schema.graphql``, also what ``first: null`` means."""
 
 
 @dataclass(frozen=True)
@@ -83,10 +85,16 @@ def _cursor_index(cursor: str) -> int:
 
 
 def _viewer_organizations(
-    _user: User, info: Info, first: int | None = 20, after: str | None = None
+    _user: User,
+    info: Info,
+    first: int | None = DEFAULT_ORGANIZATIONS_PAGE,
+    after: str | None = None,
 ) -> dict[str, Any]:
-    # An explicit `first: null` arrives as None, not as the schema's default.
-    if first is None or not 1 <= first <= MAX_ORGANIZATIONS_PAGE:
+    # `first: Int` is nullable: an explicit `first: null` arrives as None (not as the
+    # schema's default) and means what leaving it out means.
+    if first is None:
+        first = DEFAULT_ORGANIZATIONS_PAGE
+    if not 1 <= first <= MAX_ORGANIZATIONS_PAGE:
         raise InvalidRequest(
             f"first must be between 1 and {MAX_ORGANIZATIONS_PAGE}", rule_id="ORG-DISCOVERY"
         )

@@ -302,11 +302,19 @@ class Connection:
             f"HTTP/1.1 {response.status} {_REASONS.get(response.status, '')}\r\n"
             f"Server: patgate\r\nDate: {http_date()}\r\n"
         ]
+        length = str(len(body))
         for name, value in response.headers:
+            lowered = name.lower()
+            if lowered == "content-length":
+                # The server frames the body itself; a HEAD answer's own value is the length
+                # its GET body has (RFC 9110 8.6), which the empty body cannot tell.
+                if head_only and not body:
+                    length = value
+                continue
             head.append(f"{name}: {value}\r\n")
-            if name.lower() == "connection" and value.strip().lower() == "close":
+            if lowered == "connection" and value.strip().lower() == "close":
                 keep_alive = False
-        head.append(f"Content-Length: {len(body)}\r\n")
+        head.append(f"Content-Length: {length}\r\n")
         if not keep_alive:
             head.append("Connection: close\r\n")
         head.append("\r\n")

@@ -63,7 +63,9 @@ def from_wire(response: WireResponse, method: str | None) -> HTTPResponse:
     headers = HTTPHeaderDict()
     for name, value in response.headers:
         headers.add(name, value)
-    headers["Content-Length"] = str(len(response.body))
+    if not (method == "HEAD" and "Content-Length" in headers):
+        # A HEAD answer keeps the length its GET body has (RFC 9110 8.6).
+        headers["Content-Length"] = str(len(response.body))
     try:
         reason = HTTPStatus(response.status).phrase
     except ValueError:

@@ -11,7 +11,8 @@ A request is answered in this order:
 1. under ``{base_url}/v2/content``: size limits, then the bearer (401) and the caller's
    permission (403), on every path, known or not;
 2. the route table: an unknown path is 404, a known path with another method 405 with
-   ``Allow``;
+   ``Allow``; ``HEAD`` is answered wherever ``GET`` is, and ``OPTIONS`` with ``Allow``
+   (:mod:`patgate.wire.methods`, for the page too);
 3. size limits (outside the content API), a fault rule a test set, then the endpoint.
 
 Mounting more routes (a control API under a reserved prefix, a page) is one call per route::
@@ -37,6 +38,7 @@ from patgate.wire.content_api import ContentEndpoint, authorize
 from patgate.wire.endpoint import Call, Endpoint
 from patgate.wire.fault_answers import fault_answer, fault_for
 from patgate.wire.messages import WireRequest, WireResponse
+from patgate.wire.methods import with_implicit_methods
 from patgate.wire.request_log import RequestLog
 from patgate.wire.router import RouteMatch, Router
 from patgate.wire.routes import EndpointFactory, served_routes
@@ -120,6 +122,10 @@ class WireApp:
         return describe_routes(self.router)
 
     def __call__(self, request: WireRequest) -> WireResponse | None:
+        # HEAD and OPTIONS wherever a route or the page serves GET (wire/methods.py).
+        return with_implicit_methods(self._answer, request)
+
+    def _answer(self, request: WireRequest) -> WireResponse | None:
         key = canonical_url(request.url)
         if not self.urls.serves_canonical(key):
             return None

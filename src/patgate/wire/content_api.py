@@ -29,6 +29,7 @@ from patgate.wire.messages import Headers, WireRequest, WireResponse, json_respo
 __all__ = [
     "DEFAULT_PAGE_SIZE",
     "HAL_TYPE",
+    "MAX_PAGE_NUMBER",
     "MAX_PAGE_SIZE",
     "ContentEndpoint",
     "PageRequest",
@@ -42,6 +43,8 @@ __all__ = [
 HAL_TYPE = "application/hal+json"
 DEFAULT_PAGE_SIZE = 20
 MAX_PAGE_SIZE = 100
+MAX_PAGE_NUMBER = 999_999_999
+"""The largest ``page`` (nine digits keep ``int()`` off huge inputs); the spec declares it."""
 _INTEGER = re.compile(r"-?[0-9]{1,9}")
 
 
@@ -93,14 +96,16 @@ def _integer(params: dict[str, str], name: str, default: int) -> int:
     if value is None:
         return default
     if not _INTEGER.fullmatch(value):
+        # An empty value is refused too: the parameter's type is integer, and "" is none.
         # The digit limit keeps int() off huge inputs; say so, as 10**10 is an integer too.
         raise InvalidRequest(f"{name} must be an integer of at most 9 digits", rule_id="HUBS-HAL")
     return int(value)
 
 
 def page_request(query: str) -> PageRequest:
-    """``page`` and ``size`` from the query string (defaults 0 and 20; size 1 to 100)."""
-    params = parse_form(query, "the query string") if query else {}
+    """``page`` and ``size`` from the query string (defaults 0 and 20; page 0 to
+    999,999,999; size 1 to 100); an empty ``page=`` or ``size=`` is refused, not ignored."""
+    params = parse_form(query, "the query string", keep_blank=True) if query else {}
     number = _integer(params, "page", 0)
     size = _integer(params, "size", DEFAULT_PAGE_SIZE)
     if number < 0:

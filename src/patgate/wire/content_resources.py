@@ -41,7 +41,8 @@ __all__ = [
 # strftime costs ~2.4 us and a hub's dates rarely change, so a page of 20 hubs would spend
 # ~100 us formatting the same instants again; the function is pure, so answers are kept.
 _timestamp = functools.lru_cache(maxsize=4096)(format_timestamp)
-_PAGED = "{?page,size,sort}"
+_PAGED = "{?page,size}"
+"""The query a listing honours; a template advertises nothing the fake would ignore."""
 
 
 @dataclass(frozen=True)
@@ -74,7 +75,6 @@ KIND_ROUTES: tuple[KindRoute, ...] = (
         api_paths.HUB_CONTENT_TYPES,
         api_paths.CONTENT_TYPE,
         "content-type",
-        "{?page,size,sort,status}",
     ),
     KindRoute(
         content.CONTENT_TYPE_SCHEMAS,
@@ -200,7 +200,7 @@ class HubListingEndpoint(ContentEndpoint):
         self.route = _BY_KIND[kind]
 
     def respond(self, request: WireRequest, call: Call) -> WireResponse:
-        """The page the query asks for (``page``, ``size``; ``sort`` is accepted and ignored)."""
+        """The page the query asks for (``page``, ``size``; other parameters are ignored)."""
         hub = read_hub(self.deployment, _caller(call), call.params["hub_id"])
         page = page_request(call.query)
         records = self.deployment.content.listing(self.route.kind, hub.id)

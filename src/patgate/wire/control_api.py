@@ -6,12 +6,20 @@ and by ``patgate serve``, and described by ``specs/control-openapi.yaml``. Every
 Bodies are JSON objects; ids travel in bodies, never in paths, because the fake's ids are
 base64 and may hold ``/``. Every answer is JSON; a bad call gets a 4xx naming the problem,
 shaped ``{"error": {"code": ..., "message": ...}}``.
+
+The same mistake gets the same status and code on every operation: a body that is not a
+JSON object ``BAD_JSON``, a field the operation does not take ``UNKNOWN_FIELD``, a required
+one missing ``MISSING_FIELD``, a value of the wrong type, ``null``, an empty string where an
+id, a name or an email goes, or a value out of bounds ``BAD_FIELD`` (a rule of the service
+refusing a value, too), a query parameter out of bounds ``BAD_PARAMETER``; then 403, 404,
+409 with the service's own codes. ``GET`` and ``DELETE`` read no body.
 """
 
 from __future__ import annotations
 
 import hmac
 import json
+import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -26,13 +34,26 @@ from patgate.wire.control_service import (
     user_view,
 )
 from patgate.wire.messages import WireRequest, WireResponse, json_response
+from patgate.wire.methods import with_implicit_methods
 from patgate.wire.statuses import status_of
 from patgate.wire.urls import CONTROL_PATH
 
-__all__ = ["CONTROL_PREFIX", "ControlApi"]
+__all__ = ["CONTROL_PREFIX", "MAX_CLOCK_MOVE", "MAX_LOG_PAGE", "MAX_LOG_PAGE_SIZE", "ControlApi"]
 
 CONTROL_PREFIX = CONTROL_PATH
 """The reserved path under the fake's origin; no path of the real service starts with it."""
+
+MAX_CLOCK_MOVE = 10 * 365 * 86400
+"""The largest clock move one call makes, in seconds (ten years); the spec declares it."""
+MAX_LOG_PAGE = 10**6
+MAX_LOG_PAGE_SIZE = 1000
+"""The request log's largest page number and page size; the spec declares both."""
+
+_STATUS_FILTER = re.compile(r"[1-5]xx|[0-9]{1,3}")
+"""The request log's ``status`` filter, as the spec's pattern says (ASCII digits only)."""
+
+_HUB_STATUSES = ("ACTIVE", "ARCHIVED")
+"""A hub's statuses, as the content API shows them."""
 
 _Body = Mapping[str, Any]
 _Query = Mapping[str, str]
@@ -57,12 +78,26 @@ _NUMBER = (int, float)
 _Kind = type | tuple[type, ...]
 _WHAT: Mapping[_Kind, str] = {
     str: "a string",
+    int: "a whole number",
     bool: "true or false",
     _NUMBER: "a number",
 }
 
 
-def _fields(body: _Body, required: Mapping[str, _Kind], optional: Mapping[str, _Kind]) -> None:
+_ANY = object
+"""A field that holds any JSON value, ``null`` included (a fault rule's ``body``)."""
+
+
+def _fields(
+    body: _Body,
+    required: Mapping[str, _Kind],
+    optional: Mapping[str, _Kind],
+    *,
+    texts: frozenset[str] = frozenset(),
+) -> None:
+    """Refuse unknown fields, missing ones, and values of the wrong type; ``null`` is a value
+    of no declared type (leave a field out for its default). ``texts`` are strings that must
+    not be empty (ids, names, emails)."""
     unknown = sorted(set(body) - set(required) - set(optional))
     if unknown:
         known = sorted({*required, *optional})
@@ -73,25 +108,25 @@ def _fields(body: _Body, required: Mapping[str, _Kind], optional: Mapping[str, _
                 raise ControlRefusal(400, "MISSING_FIELD", f"{name} is required")
             continue
         value = body[name]
-        if value is None and name in optional:
-            continue
+        if kind is _ANY or (kind is int and isinstance(value, float) and value.is_integer()):
+            continue  # 471.0 is an integer to JSON Schema (the caller reads it with int())
         wrong_bool = isinstance(value, bool) and kind is not bool
         if wrong_bool or not isinstance(value, kind):
             raise ControlRefusal(400, "BAD_FIELD", f"{name} must be {_WHAT.get(kind, 'valid')}")
+        if name in texts and not value:
+            raise ControlRefusal(400, "BAD_FIELD", f"{name} must be a non-empty string")
 
 
-def _text(body: _Body, name: str) -> str:
-    value = body.get(name)
-    if isinstance(value, str) and value:
-        return value
-    raise ControlRefusal(400, "BAD_FIELD", f"{name} must be a non-empty string")
+_IDS = frozenset({"user_id", "organization_id", "token_id", "approver_id", "id", "name", "email"})
+"""Fields that name something: an empty string names nothing and is refused."""
 
 
 def _whole(query: _Query, name: str, default: int, low: int, high: int) -> int:
     text = query.get(name)
     if text is None:
         return default
-    if not text.isdigit() or not low <= int(text) <= high:
+    # ASCII digits only ("" is no number; int() would also read "٣" or " 3").
+    if not (text.isascii() and text.isdigit()) or len(text) > 9 or not low <= int(text) <= high:
         raise ControlRefusal(
             400, "BAD_PARAMETER", f"{name} must be a whole number from {low} to {high}"
         )
@@ -124,9 +159,9 @@ def _users(s: ControlService, body: _Body, query: _Query) -> tuple[int, Any]:
 
 
 def _add_user(s: ControlService, body: _Body, query: _Query) -> tuple[int, Any]:
-    _fields(body, {"name": str}, {"email": str, "role": str, "organization_id": str})
+    _fields(body, {"name": str}, {"email": str, "role": str, "organization_id": str}, texts=_IDS)
     user = s.add_user(
-        _text(body, "name"),
+        body["name"],
         body.get("email"),
         role=_role(body.get("role", "member")),
         organization_id=body.get("organization_id"),
@@ -141,20 +176,20 @@ def _role(value: Any) -> str:
 
 
 def _remove_user(s: ControlService, body: _Body, query: _Query) -> tuple[int, Any]:
-    _fields(body, {"user_id": str}, {"organization_id": str})
-    s.remove_user(_text(body, "user_id"), body.get("organization_id"))
+    _fields(body, {"user_id": str}, {"organization_id": str}, texts=_IDS)
+    s.remove_user(body["user_id"], body.get("organization_id"))
     return 200, user_view(s.deployment.user(body["user_id"]))
 
 
 def _restore_user(s: ControlService, body: _Body, query: _Query) -> tuple[int, Any]:
-    _fields(body, {"user_id": str}, {"organization_id": str})
-    s.restore_user(_text(body, "user_id"), body.get("organization_id"))
+    _fields(body, {"user_id": str}, {"organization_id": str}, texts=_IDS)
+    s.restore_user(body["user_id"], body.get("organization_id"))
     return 200, user_view(s.deployment.user(body["user_id"]))
 
 
 def _set_role(s: ControlService, body: _Body, query: _Query) -> tuple[int, Any]:
-    _fields(body, {"user_id": str, "role": str}, {"organization_id": str})
-    s.set_role(_text(body, "user_id"), _role(body["role"]), body.get("organization_id"))
+    _fields(body, {"user_id": str, "role": str}, {"organization_id": str}, texts=_IDS)
+    s.set_role(body["user_id"], _role(body["role"]), body.get("organization_id"))
     return 200, user_view(s.deployment.user(body["user_id"]))
 
 
@@ -163,8 +198,8 @@ def _clients(s: ControlService, body: _Body, query: _Query) -> tuple[int, Any]:
 
 
 def _add_client(s: ControlService, body: _Body, query: _Query) -> tuple[int, Any]:
-    _fields(body, {"user_id": str}, {"organization_id": str})
-    client_id, secret = s.add_client(_text(body, "user_id"), body.get("organization_id"))
+    _fields(body, {"user_id": str}, {"organization_id": str}, texts=_IDS)
+    client_id, secret = s.add_client(body["user_id"], body.get("organization_id"))
     return 201, {"client_id": client_id, "client_secret": secret}
 
 
@@ -177,14 +212,17 @@ def _add_hub(s: ControlService, body: _Body, query: _Query) -> tuple[int, Any]:
         body,
         {"name": str},
         {"label": str, "description": str, "status": str, "organization_id": str},
+        texts=_IDS,
     )
-    fields = {k: body[k] for k in ("label", "description", "status") if body.get(k) is not None}
-    hub = s.add_hub(_text(body, "name"), organization_id=body.get("organization_id"), **fields)
+    if body.get("status", "ACTIVE") not in _HUB_STATUSES:
+        raise ControlRefusal(400, "BAD_FIELD", "status must be ACTIVE or ARCHIVED")
+    fields = {k: body[k] for k in ("label", "description", "status") if k in body}
+    hub = s.add_hub(body["name"], organization_id=body.get("organization_id"), **fields)
     return 201, hub_view(hub)
 
 
 def _request_token(s: ControlService, body: _Body, query: _Query) -> tuple[int, Any]:
-    _fields(body, {"user_id": str, "name": str}, {"organization_id": str})
+    _fields(body, {"user_id": str, "name": str}, {"organization_id": str}, texts=_IDS)
     created = s.request_token_via_ui(body["user_id"], body["name"], body.get("organization_id"))
     # The one time the full value is shown, as the management UI shows it once.
     return 201, {**token_view(created.record), "value": created.value}
@@ -196,15 +234,13 @@ def _pending(s: ControlService, body: _Body, query: _Query) -> tuple[int, Any]:
 
 
 def _approve(s: ControlService, body: _Body, query: _Query) -> tuple[int, Any]:
-    _fields(body, {"token_id": str}, {"approver_id": str})
-    return 200, token_view(
-        s.approve_token_request(_text(body, "token_id"), body.get("approver_id"))
-    )
+    _fields(body, {"token_id": str}, {"approver_id": str}, texts=_IDS)
+    return 200, token_view(s.approve_token_request(body["token_id"], body.get("approver_id")))
 
 
 def _reject(s: ControlService, body: _Body, query: _Query) -> tuple[int, Any]:
-    _fields(body, {"token_id": str}, {})
-    s.reject_token_request(_text(body, "token_id"))
+    _fields(body, {"token_id": str}, {}, texts=_IDS)
+    s.reject_token_request(body["token_id"])
     return 200, {"rejected": body["token_id"]}
 
 
@@ -215,17 +251,24 @@ def _clock(s: ControlService, body: _Body, query: _Query) -> tuple[int, Any]:
 def _advance(s: ControlService, body: _Body, query: _Query) -> tuple[int, Any]:
     _fields(body, {"seconds": _NUMBER}, {})
     seconds = float(body["seconds"])
-    if not 0 <= seconds <= 10 * 365 * 86400:
-        raise ControlRefusal(400, "BAD_FIELD", "seconds must be from 0 to ten years")
+    if not 0 <= seconds <= MAX_CLOCK_MOVE:
+        raise ControlRefusal(
+            400, "BAD_FIELD", f"seconds must be from 0 to {MAX_CLOCK_MOVE} (ten years)"
+        )
     s.advance_clock(seconds)
     return 200, s.clock_view()
 
 
 def _requests(s: ControlService, body: _Body, query: _Query) -> tuple[int, Any]:
-    page = _whole(query, "page", 0, 0, 10**6)
-    size = _whole(query, "size", 50, 1, 1000)
+    page = _whole(query, "page", 0, 0, MAX_LOG_PAGE)
+    size = _whole(query, "size", 50, 1, MAX_LOG_PAGE_SIZE)
+    status = query.get("status")
+    if status is not None and not _STATUS_FILTER.fullmatch(status):
+        raise ControlRefusal(
+            400, "BAD_PARAMETER", "status must be a code such as 429 or a class such as 4xx"
+        )
     try:
-        found = s.requests(page, size, status=query.get("status"), path=query.get("path"))
+        found = s.requests(page, size, status=status, path=query.get("path"))
     except ValueError as error:
         raise ControlRefusal(400, "BAD_PARAMETER", str(error)) from None
     return 200, {
@@ -247,12 +290,33 @@ def _faults(s: ControlService, body: _Body, query: _Query) -> tuple[int, Any]:
     return 200, {"faults": rules, "rate_limit": s.faults.rate_limit}
 
 
+_FAULT_FIELDS: Mapping[str, _Kind] = {
+    "endpoint": str,
+    "operation": str,
+    "principal": str,
+    "count": int,
+    "probability": _NUMBER,
+    "status": int,
+    "body": _ANY,
+    "retry_after": int,
+    "latency": _NUMBER,
+    "drop": bool,
+}
+
+
 def _add_fault(s: ControlService, body: _Body, query: _Query) -> tuple[int, Any]:
-    return 201, s.faults.add_from_json(body).to_json()
+    # Field names and types here, as every operation; the rule's own checks (bounds, which
+    # fields go together) in the fault model, answered with the same code.
+    _fields(body, {}, _FAULT_FIELDS, texts=frozenset({"operation", "principal"}))
+    spec = {
+        name: int(value) if _FAULT_FIELDS[name] is int and isinstance(value, float) else value
+        for name, value in body.items()
+    }
+    return 201, s.faults.add_from_json(spec).to_json()
 
 
 def _remove_fault(s: ControlService, body: _Body, query: _Query) -> tuple[int, Any]:
-    _fields(body, {"id": str}, {})
+    _fields(body, {"id": str}, {}, texts=_IDS)
     s.remove_fault(body["id"])
     return 200, {"removed": body["id"]}
 
@@ -313,6 +377,10 @@ class ControlApi:
     def __call__(self, request: WireRequest) -> WireResponse | None:
         if not request.url.startswith(self.url):
             return None  # the fast path for every API request: one string comparison
+        # HEAD wherever GET is served, OPTIONS with Allow (wire/methods.py).
+        return with_implicit_methods(self._answer, request)
+
+    def _answer(self, request: WireRequest) -> WireResponse | None:
         parts = urlsplit(request.url)
         path = parts.path[len(urlsplit(self.url).path) :] or "/"
         if not self._authorized(request):
@@ -333,13 +401,18 @@ class ControlApi:
                 405, "METHOD_NOT_ALLOWED", f"this answers {allow} only", (("Allow", allow),)
             )
         try:
-            status, answer = route.run(
-                self.service, _json_body(request), dict(parse_qsl(parts.query))
-            )
+            # GET and DELETE read no body; a query's empty value is kept, to be judged.
+            body = _json_body(request) if route.method in ("POST", "PUT") else {}
+            query = dict(parse_qsl(parts.query, keep_blank_values=True))
+            status, answer = route.run(self.service, body, query)
         except ControlRefusal as refusal:
             return _error(refusal.status, refusal.code, str(refusal))
         except DomainError as error:
-            return _error(status_of(error), error.code, error.message)
+            status = status_of(error)
+            # A rule refusing a value sent is the same mistake as a bad field, whichever
+            # operation it came through; 403, 404 and 409 keep the service's codes.
+            code = "BAD_FIELD" if status == 400 else error.code
+            return _error(status, code, error.message)
         return json_response(status, answer)
 
     def _authorized(self, request: WireRequest) -> bool:

@@ -40,8 +40,11 @@ def decode_component(text: str, what: str = "the form") -> str:
     return decoded
 
 
-def parse_form(data: bytes | str, what: str = "the form") -> dict[str, str]:
-    """Decode a form into ``{name: value}``; empty values are dropped as omitted.
+def parse_form(
+    data: bytes | str, what: str = "the form", *, keep_blank: bool = False
+) -> dict[str, str]:
+    """Decode a form into ``{name: value}``; empty values are dropped as omitted, or kept
+    as ``""`` with ``keep_blank`` (a query whose ``page=`` must be judged, not ignored).
 
     Raises ``InvalidRequest`` for invalid UTF-8, a bad escape, a NUL, more than
     ``MAX_PARAMETERS`` fields, or a name given twice (even once empty).
@@ -65,7 +68,7 @@ def parse_form(data: bytes | str, what: str = "the form") -> dict[str, str]:
             raise _refuse(f"a parameter of {what} is given more than once")
         seen.add(name)
         value = decode_component(raw_value, what)
-        if value:
+        if value or keep_blank:
             result[name] = value
     return result
 
