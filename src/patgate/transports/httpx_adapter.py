@@ -2,11 +2,16 @@
 
 Interception patches ``httpx.Client._transport_for_url`` (and the async client's): for a URL
 an active fake serves, the client gets that fake's :class:`FakeTransport`; for any other URL
-it gets its usual transport. Users' own mocks patch the transports themselves (respx's
-default mocker patches httpcore's connection pool, pytest-httpx ``HTTPTransport``), so they
-never see the fake's requests and the fake never sees theirs, in whatever order they start.
-Nothing is recorded per call. An exception raised while answering (a bug in the fake)
-propagates into the test.
+it gets its usual transport. That hook is private to httpx, and no public one serves: a
+client's ``mounts=`` and ``transport=`` are set by whoever makes the client, not from outside.
+This module is the only place patgate touches httpx's private parts; CI runs its tests at the
+lowest and the newest httpx that ``pyproject.toml`` admits, and an httpx without the hook
+gets a :class:`~patgate.errors.UsageError` naming it rather than a traceback.
+
+Users' own mocks patch the transports themselves (respx's default mocker patches httpcore's
+connection pool, pytest-httpx ``HTTPTransport``), so they never see the fake's requests and
+the fake never sees theirs, in whatever order they start. Nothing is recorded per call. An
+exception raised while answering (a bug in the fake) propagates into the test.
 
 In strict mode, opening a network connection (httpcore's ``create_connection``) raises
 :class:`~patgate.wire.urls.UnmatchedRequest`: a request no fake and no user's mock answered.
@@ -18,6 +23,7 @@ from typing import Any
 
 import httpx
 
+from patgate.errors import UsageError
 from patgate.transports.routing import ClassPatches, Interception, Route, RoutingTable
 from patgate.wire.fault_answers import DroppedConnection
 from patgate.wire.messages import WireHandler, WireRequest, WireResponse
@@ -81,9 +87,19 @@ class FakeTransport(httpx.BaseTransport, httpx.AsyncBaseTransport):
 _patches = ClassPatches()
 
 
+HOOK = "_transport_for_url"
+
+
 def _install() -> None:
     for client in (httpx.Client, httpx.AsyncClient):
-        _patches.patch(client, "_transport_for_url", _routing)
+        if not callable(client.__dict__.get(HOOK)):
+            raise UsageError(
+                f"patgate intercepts httpx through httpx.{client.__name__}.{HOOK}, which httpx "
+                f"{httpx.__version__} does not have: install an httpx that patgate supports "
+                "(pip install 'httpx>=0.27,<1')"
+            )
+    for client in (httpx.Client, httpx.AsyncClient):
+        _patches.patch(client, HOOK, _routing)
 
 
 def _guard_network() -> None:
