@@ -2,11 +2,8 @@
 
 Interception patches ``httpx.Client._transport_for_url`` (and the async client's): for a URL
 an active fake serves, the client gets that fake's :class:`FakeTransport`; for any other URL
-it gets its usual transport. That hook is private to httpx, and no public one serves: a
-client's ``mounts=`` and ``transport=`` are set by whoever makes the client, not from outside.
-This module is the only place patgate touches httpx's private parts; CI runs its tests at the
-lowest and the newest httpx that ``pyproject.toml`` admits, and an httpx without the hook
-gets a :class:`~patgate.errors.UsageError` naming it rather than a traceback.
+it gets its usual transport. That hook is private to httpx and no public one serves:
+:mod:`patgate.httpx_private` names it and checks that this httpx has it.
 
 Users' own mocks patch the transports themselves (respx's default mocker patches httpcore's
 connection pool, pytest-httpx ``HTTPTransport``), so they never see the fake's requests and
@@ -23,7 +20,7 @@ from typing import Any
 
 import httpx
 
-from patgate.errors import UsageError
+from patgate.httpx_private import TRANSPORT_HOOK, hooked_clients
 from patgate.transports.routing import ClassPatches, Interception, Route, RoutingTable
 from patgate.wire.fault_answers import DroppedConnection
 from patgate.wire.messages import WireHandler, WireRequest, WireResponse
@@ -87,19 +84,9 @@ class FakeTransport(httpx.BaseTransport, httpx.AsyncBaseTransport):
 _patches = ClassPatches()
 
 
-HOOK = "_transport_for_url"
-
-
 def _install() -> None:
-    for client in (httpx.Client, httpx.AsyncClient):
-        if not callable(client.__dict__.get(HOOK)):
-            raise UsageError(
-                f"patgate intercepts httpx through httpx.{client.__name__}.{HOOK}, which httpx "
-                f"{httpx.__version__} does not have: install an httpx that patgate supports "
-                "(pip install 'httpx>=0.27,<1')"
-            )
-    for client in (httpx.Client, httpx.AsyncClient):
-        _patches.patch(client, HOOK, _routing)
+    for client in hooked_clients():
+        _patches.patch(client, TRANSPORT_HOOK, _routing)
 
 
 def _guard_network() -> None:
