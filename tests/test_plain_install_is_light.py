@@ -24,7 +24,7 @@ HTTPX_OWN = {"anyio": "httpx requires it"}
 if sys.version_info >= (3, 11):
     import tomllib
 else:  # pragma: no cover - the project's CI runs 3.11
-    tomllib = pytest.importorskip("tomli")
+    tomllib = pytest.importorskip("tomli", reason="needs tomli on Python 3.10: pip install tomli")
 
 
 def _plain_dependencies() -> list[Requirement]:

@@ -55,7 +55,7 @@ def _install_lock() -> Iterator[None]:
 def install() -> str | None:
     """Install the pinned packages unless present; ``None`` on success, else why not."""
     if shutil.which("node") is None or shutil.which("npm") is None:
-        return "needs node 20 and npm on PATH"
+        return "needs node 20 and npm on PATH (apt-get install nodejs npm)"
     with _install_lock():
         if installed():
             return None
@@ -71,10 +71,16 @@ def install() -> str | None:
                 env={**os.environ, "npm_config_update_notifier": "false"},
             )
         except subprocess.TimeoutExpired:
-            return f"npm install of {', '.join(specs)} took over {INSTALL_TIMEOUT} s"
+            return (
+                f"npm install of {', '.join(specs)} took over {INSTALL_TIMEOUT} s"
+                " (bash .ci/counterparts installs them)"
+            )
         if done.returncode != 0 or not installed():
             tail = (done.stderr or done.stdout).strip().splitlines()[-3:]
-            return f"npm install of {', '.join(specs)} failed: {' / '.join(tail)}"
+            return (
+                f"npm install of {', '.join(specs)} failed: {' / '.join(tail)}"
+                " (bash .ci/counterparts installs them)"
+            )
     return None
 
 

@@ -28,7 +28,10 @@ def _walkthrough() -> str:
 def test_the_curl_walkthrough_resets_removes_approves_advances_faults_and_reads_the_log(
     tmp_path: Path,
 ) -> None:
-    need_counterpart(bool(shutil.which("curl") and shutil.which("jq")), "needs curl and jq on PATH")
+    need_counterpart(
+        bool(shutil.which("curl") and shutil.which("jq")),
+        "needs curl and jq on PATH (apt-get install curl jq)",
+    )
     with served(tmp_path / "w.json"):
         result = subprocess.run(
             ["bash", "-euo", "pipefail", "-c", _walkthrough()],
@@ -65,7 +68,7 @@ def _node_major() -> int:
 
 
 def test_the_node_example_meets_the_429_fault_and_retries(tmp_path: Path) -> None:
-    need_counterpart(_node_major() >= 18, "needs node 18 or later on PATH")
+    need_counterpart(_node_major() >= 18, "needs node 18 or later on PATH (apt-get install nodejs)")
     script = tmp_path / "retry.mjs"
     script.write_text(_node_example(), encoding="utf-8")
     with served(tmp_path / "w.json"):

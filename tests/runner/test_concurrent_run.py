@@ -104,7 +104,7 @@ def _stopping_target(fake: Fake, *, after_creates: int) -> LiveTarget:
 
 @pytest.mark.skipif(
     threading.current_thread() is not threading.main_thread(),
-    reason="signals are delivered to the main thread only",
+    reason="signals reach the main thread only: run pytest from a shell, not inside a thread",
 )
 def test_a_sigterm_in_the_middle_of_concurrent_writes_deletes_every_token() -> None:
     fake = two_admins()

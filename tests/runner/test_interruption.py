@@ -44,7 +44,7 @@ def test_exit_codes_follow_the_signal() -> None:
 
 @pytest.mark.skipif(
     threading.current_thread() is not threading.main_thread(),
-    reason="signals are delivered to the main thread only",
+    reason="signals reach the main thread only: run pytest from a shell, not inside a thread",
 )
 def test_the_guard_raises_once_then_lets_cleanup_finish() -> None:
     before = signal.getsignal(signal.SIGTERM)

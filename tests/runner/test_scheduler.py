@@ -168,7 +168,7 @@ def test_an_error_in_a_worker_stops_the_run_and_reaches_the_caller() -> None:
 
 @pytest.mark.skipif(
     threading.current_thread() is not threading.main_thread(),
-    reason="signals are delivered to the main thread only",
+    reason="signals reach the main thread only: run pytest from a shell, not inside a thread",
 )
 def test_a_signal_halts_the_handing_out_and_the_running_scenario_finishes() -> None:
     chosen = _pick("pat-create", "pat-delete", "token-ok")

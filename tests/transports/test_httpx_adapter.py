@@ -5,6 +5,7 @@ import asyncio
 import httpx
 import pytest
 
+from patgate.errors import UsageError
 from patgate.fake.deployment import Deployment
 from patgate.fake.model import HubPage, Principal
 from patgate.harness import Fake
@@ -99,3 +100,17 @@ def test_repeated_headers_reach_the_fake() -> None:
     with Fake() as fake, httpx.Client() as client:
         headers = [("Authorization", "Bearer a"), ("Authorization", "Bearer b")]
         assert client.get(_hubs(fake), headers=headers).status_code == 400
+
+
+def test_an_httpx_without_the_hook_gets_a_clear_error(monkeypatch: pytest.MonkeyPatch) -> None:
+    """httpx's private hook is checked before anything is patched: a release that drops it
+    gets a message naming the hook and the httpx range patgate supports, and nothing is left
+    half patched."""
+    own = httpx.Client.__dict__["_transport_for_url"]
+    monkeypatch.delattr(httpx.AsyncClient, "_transport_for_url")
+    with pytest.raises(UsageError, match=r"AsyncClient\._transport_for_url.*httpx>=0\.27,<1"):
+        Fake().start()
+    assert httpx.Client.__dict__["_transport_for_url"] is own
+    monkeypatch.undo()
+    with Fake() as fake:
+        assert httpx.get(_hubs(fake), headers=_auth(fake)).status_code == 200

@@ -61,6 +61,8 @@ def deadline_transport(deadlines: Deadlines, *, connections: int = 1) -> httpx.H
     import httpcore
     import httpx
 
+    from patgate.httpx_private import use_pool
+
     class _Stream(httpcore.NetworkStream):
         def __init__(self, inner: httpcore.NetworkStream) -> None:
             self._inner = inner
@@ -118,10 +120,11 @@ def deadline_transport(deadlines: Deadlines, *, connections: int = 1) -> httpx.H
     transport = httpx.HTTPTransport(verify=True, trust_env=False)
     # httpx builds its connection pool without a way to pass a network backend; the pool
     # it would build, with the backend added.
-    transport._pool = httpcore.ConnectionPool(
+    pool = httpcore.ConnectionPool(
         ssl_context=httpx.create_ssl_context(verify=True, trust_env=False),
         network_backend=_Backend(),
         max_connections=connections,
         max_keepalive_connections=connections,
     )
+    use_pool(transport, pool)
     return transport

@@ -2,11 +2,13 @@
 
 Interception patches ``httpx.Client._transport_for_url`` (and the async client's): for a URL
 an active fake serves, the client gets that fake's :class:`FakeTransport`; for any other URL
-it gets its usual transport. Users' own mocks patch the transports themselves (respx's
-default mocker patches httpcore's connection pool, pytest-httpx ``HTTPTransport``), so they
-never see the fake's requests and the fake never sees theirs, in whatever order they start.
-Nothing is recorded per call. An exception raised while answering (a bug in the fake)
-propagates into the test.
+it gets its usual transport. That hook is private to httpx and no public one serves:
+:mod:`patgate.httpx_private` names it and checks that this httpx has it.
+
+Users' own mocks patch the transports themselves (respx's default mocker patches httpcore's
+connection pool, pytest-httpx ``HTTPTransport``), so they never see the fake's requests and
+the fake never sees theirs, in whatever order they start. Nothing is recorded per call. An
+exception raised while answering (a bug in the fake) propagates into the test.
 
 In strict mode, opening a network connection (httpcore's ``create_connection``) raises
 :class:`~patgate.wire.urls.UnmatchedRequest`: a request no fake and no user's mock answered.
@@ -18,6 +20,7 @@ from typing import Any
 
 import httpx
 
+from patgate.httpx_private import TRANSPORT_HOOK, hooked_clients
 from patgate.transports.routing import ClassPatches, Interception, Route, RoutingTable
 from patgate.wire.fault_answers import DroppedConnection
 from patgate.wire.messages import WireHandler, WireRequest, WireResponse
@@ -82,8 +85,8 @@ _patches = ClassPatches()
 
 
 def _install() -> None:
-    for client in (httpx.Client, httpx.AsyncClient):
-        _patches.patch(client, "_transport_for_url", _routing)
+    for client in hooked_clients():
+        _patches.patch(client, TRANSPORT_HOOK, _routing)
 
 
 def _guard_network() -> None:
