@@ -36,6 +36,7 @@ import contextlib
 import re
 import secrets
 import threading
+import unicodedata
 from collections.abc import Callable, Iterable
 from typing import Any, ClassVar
 
@@ -68,12 +69,50 @@ from patgate.fake.model import (
 )
 from patgate.fake.pat_format import DEFAULT_PREFIX, PatFormat
 
-__all__ = ["MAX_TOKENS_PER_USER", "MAX_TOKEN_NAME_LENGTH", "Deployment"]
+__all__ = ["MAX_TOKENS_PER_USER", "MAX_TOKEN_NAME_LENGTH", "Deployment", "name_problem"]
 
 MAX_TOKENS_PER_USER = 5
 MAX_TOKEN_NAME_LENGTH = 255
 MAX_PAGE_SIZE = 100
 _CONTROL_CHARACTER = re.compile("[\x00-\x1f\x7f]")
+_BIDI_CONTROLS = frozenset(
+    "\u061c\u200e\u200f\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069"
+)
+# What each refused Unicode category is called in the error (the rule's words).
+_REFUSED_CATEGORIES = {
+    "Cc": "control characters",
+    "Cs": "lone surrogates",
+    "Zl": "line separators",
+    "Zp": "paragraph separators",
+    "Cf": "invisible formatting characters",
+}
+
+
+def name_problem(name: str) -> str | None:
+    """Why ``name`` is refused as a token name (its characters only), or ``None``.
+
+    Refused: control characters (C0, DEL and C1, NEL U+0085 among them), lone surrogates,
+    the line and paragraph separators U+2028 and U+2029, bidirectional overrides, embeddings,
+    isolates and marks, and every other invisible formatting character (Unicode category
+    Cf: U+200B, U+FEFF, ...). Each would let a name look like another on a page or a log
+    line, or could not be encoded at all.
+    """
+    if name.isascii():
+        found = _CONTROL_CHARACTER.search(name)
+        if found is None:
+            return None
+        return _refusal(found.group(), found.start(), "control characters")
+    for position, character in enumerate(name):
+        if character in _BIDI_CONTROLS:
+            return _refusal(character, position, "bidirectional controls")
+        what = _REFUSED_CATEGORIES.get(unicodedata.category(character))
+        if what is not None:
+            return _refusal(character, position, what)
+    return None
+
+
+def _refusal(character: str, position: int, what: str) -> str:
+    return f"name must not contain {what} (U+{ord(character):04X} at position {position})"
 
 
 class Deployment:
@@ -440,10 +479,9 @@ class Deployment:
                 f"name must be at most {MAX_TOKEN_NAME_LENGTH} characters",
                 rule_id="PAT-CREATE-FIELDS",
             )
-        if _CONTROL_CHARACTER.search(name):
-            raise InvalidRequest(
-                "name must not contain control characters", rule_id="PAT-CREATE-FIELDS"
-            )
+        problem = name_problem(name)
+        if problem is not None:
+            raise InvalidRequest(problem, rule_id="PAT-CREATE-FIELDS")
         return name
 
     def forget_token(self, record: PatRecord) -> None:

@@ -8,6 +8,7 @@ the script are served by the page itself, so it works offline.
 from __future__ import annotations
 
 import html
+import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
@@ -32,8 +33,25 @@ __all__ = [
 
 
 def escape(value: object) -> str:
-    """``value`` as text that is safe in HTML content and quoted attributes."""
-    return html.escape(str(value), quote=True)
+    """``value`` as text that is safe in HTML content and quoted attributes.
+
+    A character that cannot be encoded (a lone surrogate) or that would hide or reorder the
+    text around it (controls, bidirectional overrides and isolates, invisible formatting
+    characters, line separators) is shown as its code point, ``<U+202E>``: a name stored
+    before names were checked (an old state file) still renders, and honestly.
+    """
+    text = str(value)
+    if _HIDDEN.search(text) is not None:
+        text = _HIDDEN.sub(lambda found: f"<U+{ord(found.group()):04X}>", text)
+    return html.escape(text, quote=True)
+
+
+# Tab, line feed and carriage return excepted: they are ordinary whitespace in HTML.
+_HIDDEN = re.compile(
+    "[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\xad\u0600-\u0605\u061c\u06dd\u070f"
+    "\u180e\u200b-\u200f\u2028-\u202e\u2060-\u206f\ufeff\ufff9-\ufffb"
+    "\ud800-\udfff\U000110bd\U0001d173-\U0001d17a\U000e0001-\U000e007f]"
+)
 
 
 _ROLE_NAMES = {
