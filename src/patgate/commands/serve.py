@@ -74,6 +74,15 @@ def configure(parser: argparse.ArgumentParser) -> None:
         # layer for every subcommand (a test keeps the two equal).
         help="requests the request log keeps; older ones go first (default: 1000)",
     )
+    parser.add_argument(
+        "--max-connections",
+        type=whole_number(1, 100_000, what="a number of connections"),
+        default=None,
+        metavar="N",
+        # The number is loopback_server.DEFAULT_MAX_CONNECTIONS (a test keeps the two equal).
+        help="connections served at once; one more gets 503 and is closed (default: 256, "
+        "and never more than the descriptor limit allows)",
+    )
 
 
 def write_world(path: Path, world: dict[str, str]) -> None:
@@ -106,10 +115,15 @@ def _print_error(error: BaseException) -> None:
 
 def main(args: argparse.Namespace) -> int:
     """Serve until SIGINT or SIGTERM; 0 on a clean stop, 1 if the fake failed a request."""
-    from patgate.transports.loopback_server import LoopbackServer
+    from patgate.transports.loopback_server import DEFAULT_MAX_CONNECTIONS, LoopbackServer
 
     try:
-        server = LoopbackServer(args.host, args.port, on_error=_print_error)
+        server = LoopbackServer(
+            args.host,
+            args.port,
+            on_error=_print_error,
+            max_connections=args.max_connections or DEFAULT_MAX_CONNECTIONS,
+        )
     except OSError as error:
         raise UsageError(
             f"cannot listen on {args.host}:{args.port}: {error.strerror or error}"
