@@ -24,7 +24,7 @@ from types import FrameType
 from typing import TYPE_CHECKING
 
 from patgate.commands.arguments import whole_number
-from patgate.commands.serve_state import StateKeeper, restore_fake
+from patgate.commands.serve_state import Persistence, open_state, refuse_symlink
 from patgate.errors import UsageError
 
 if TYPE_CHECKING:
@@ -56,7 +56,8 @@ def configure(parser: argparse.ArgumentParser) -> None:
         type=Path,
         metavar="PATH",
         help="keep users, roles, tokens (hashes only), pending requests, the clock and the "
-        "world's credentials in PATH across restarts (written atomically)",
+        "world's credentials in PATH across restarts and crashes: each change is on disk "
+        "before it is answered (a journal beside PATH); PATH.lock keeps a second server off",
     )
     parser.add_argument(
         "--seed",
@@ -88,8 +89,10 @@ def configure(parser: argparse.ArgumentParser) -> None:
 def write_world(path: Path, world: dict[str, str]) -> None:
     """Write ``world`` as JSON to ``path``, readable and writable by the owner only."""
     text = json.dumps(world, indent=2) + "\n"
+    refuse_symlink(path, "world file")
     try:
-        descriptor = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+        flags = os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_NOFOLLOW
+        descriptor = os.open(path, flags, 0o600)
         with os.fdopen(descriptor, "w", encoding="utf-8") as handle:
             # os.open's mode applies only to a new file; an existing one keeps its own.
             os.fchmod(handle.fileno(), 0o600)
@@ -98,14 +101,17 @@ def write_world(path: Path, world: dict[str, str]) -> None:
         raise UsageError(f"cannot write the world file {path}: {error.strerror}") from None
 
 
-def _fake(args: argparse.Namespace, urls: FakeUrls) -> Fake:
-    """The fake to serve: from ``--state`` when the file exists, else a new seeded world."""
+def _fake(args: argparse.Namespace, urls: FakeUrls) -> tuple[Fake, Persistence | None]:
+    """The fake to serve, and its persistence with ``--state`` (restored when the file
+    exists), else a new seeded world."""
     from patgate.fake.deployment import Deployment
     from patgate.harness import Fake
 
-    if args.state is not None and args.state.exists():
-        return restore_fake(args.state, urls, log_size=args.log_size)
-    return Fake(deployment=Deployment(seed=args.seed), urls=urls, log_size=args.log_size)
+    if args.state is not None:
+        persistence = open_state(args.state, urls, seed=args.seed, log_size=args.log_size)
+        return persistence.fake, persistence
+    fake = Fake(deployment=Deployment(seed=args.seed), urls=urls, log_size=args.log_size)
+    return fake, None
 
 
 def _print_error(error: BaseException) -> None:
@@ -135,15 +141,12 @@ def main(args: argparse.Namespace) -> int:
         stopping.set()
 
     previous = {sig: signal.signal(sig, request_stop) for sig in (signal.SIGINT, signal.SIGTERM)}
-    keeper: StateKeeper | None = None
+    persistence: Persistence | None = None
     try:
-        fake = _fake(args, server.urls)
-        if args.state is not None:
-            keeper = StateKeeper(args.state, fake)
-            keeper.save()
+        fake, persistence = _fake(args, server.urls)
         if args.world is not None:
             write_world(args.world, fake.world)
-        server.start(fake.handle)
+        server.start(persistence.handle if persistence is not None else fake.handle)
         print(f"patgate serve: listening on {server.base_url}", flush=True)
         print(f"patgate serve: management page at {fake.urls.ui_url}/", flush=True)
         if args.world is not None:
@@ -153,15 +156,14 @@ def main(args: argparse.Namespace) -> int:
             f"(Authorization: Bearer {fake.control_token})",
             flush=True,
         )
-        while not stopping.wait(0.5):
-            if keeper is not None:
-                keeper.save_if_changed()
+        while not stopping.wait(3600):  # nothing to do on a timer: an idle server sleeps
+            pass
     finally:
         for sig, handler in previous.items():
             signal.signal(sig, handler)
         server.stop(raise_errors=False)
-        if keeper is not None:
-            keeper.save_if_changed()
+        if persistence is not None:
+            persistence.close()
     failures = len(server.errors)
     print("patgate serve: stopped", flush=True)
     if failures:

@@ -50,6 +50,7 @@ from patgate.errors import (
     Unauthenticated,
     UnsupportedGrantType,
 )
+from patgate.fake.changes import Changes
 from patgate.fake.client_tokens import ClientTokenIssuer, IssuedClientToken
 from patgate.fake.clock import Clock
 from patgate.fake.content import ContentStore
@@ -158,6 +159,14 @@ class Deployment:
         self._hubs_by_organization: dict[str, list[Hub]] = {}
         self.faults = Faults(self.clock, seed)
         """Fault rules on the wire and the rate-limit switch (see :mod:`patgate.fake.faults`)."""
+        self.changes: Changes | None = None
+        """Told of every change when set (``patgate serve --state``'s journal); see
+        :mod:`patgate.fake.changes`."""
+
+    def track_changes(self, changes: Changes) -> None:
+        """Tell ``changes`` of every change from now on, the clock's included."""
+        self.changes = changes
+        self.clock.on_change = changes.mark_clock
 
     # -- set-up and control (what a test does out of band) ---------------------------------
 
@@ -166,6 +175,8 @@ class Deployment:
         with self._lock:
             org = Organization(self.ids.organization_id(), name)
             self.organizations[org.id] = org
+            if self.changes is not None:
+                self.changes.mark("organizations", org.id, ids=True)
             return org
 
     def add_user(
@@ -178,6 +189,8 @@ class Deployment:
             user = User(global_id("User", user_uuid), user_uuid, name, email)
             user.memberships[organization_id] = Role(role)
             self.users[user.id] = user
+            if self.changes is not None:
+                self.changes.mark("users", user.id, ids=True)
             return user
 
     def add_client(self, user_id: str, organization_id: str) -> tuple[str, str]:
@@ -190,6 +203,8 @@ class Deployment:
             self.clients[client_id] = ApiClient(
                 client_id, PatFormat.hash(secret), user_id, organization_id
             )
+            if self.changes is not None:
+                self.changes.mark("clients", client_id, ids=True)
             return client_id, secret
 
     def add_hub(self, organization_id: str, name: str, *, created_by: str, **fields: Any) -> Hub:
@@ -214,6 +229,8 @@ class Deployment:
                 raise TypeError(f"unknown hub fields: {sorted(fields)}")
             self.hubs.append(hub)
             self._hubs_by_organization.setdefault(organization_id, []).append(hub)
+            if self.changes is not None:
+                self.changes.mark("hubs", hub.id, ids=True)
             return hub
 
     def set_role(self, user_id: str, organization_id: str, role: Role) -> None:
@@ -221,11 +238,15 @@ class Deployment:
         with self._lock:
             self._organization(organization_id)
             self.user(user_id).memberships[organization_id] = Role(role)
+            if self.changes is not None:
+                self.changes.mark("users", user_id)
 
     def remove_user(self, user_id: str, organization_id: str) -> None:
         """Remove the user from the organization; their PATs stay stored but stop working."""
         with self._lock:
             self.user(user_id).memberships.pop(organization_id, None)
+            if self.changes is not None:
+                self.changes.mark("users", user_id)
 
     def request_token_via_ui(self, user_id: str, organization_id: str, name: str) -> CreatedToken:
         """The management UI path: an admin's token is usable at once, anyone else's pends.
@@ -252,6 +273,8 @@ class Deployment:
                 if approver.memberships.get(record.organization_id) is not Role.ADMIN:
                     raise Forbidden("only an organization admin approves", rule_id="PAT-APPROVAL")
             record.status = PatStatus.ACTIVE
+            if self.changes is not None:
+                self.changes.mark("tokens", record.id)
             if OBSERVERS:
                 note("PAT-APPROVAL", "approved")
             return record
@@ -347,6 +370,8 @@ class Deployment:
                     "the access token is waiting for an admin's approval", rule_id="PAT-APPROVAL"
                 )
             record.last_used_date = self.clock.now()
+            if self.changes is not None:
+                self.changes.mark_used(record.id)
             if OBSERVERS:
                 note("PAT-LAST-USED", "set")
             return Principal(record.user_id, record.organization_id, via="pat", token_id=record.id)
@@ -468,6 +493,8 @@ class Deployment:
             self._tokens_by_segment[record.id_segment] = record
             self._tokens_by_owner.setdefault(user.id, {})[record.id] = record
             self._owner_of[record.id] = user.id
+            if self.changes is not None:
+                self.changes.mark("tokens", record.id, ids=True)
             return CreatedToken(record, minted.value)
 
     @staticmethod
@@ -486,6 +513,8 @@ class Deployment:
 
     def forget_token(self, record: PatRecord) -> None:
         """Remove a stored PAT: it stops working at once (a delete, a rejection)."""
+        if self.changes is not None:
+            self.changes.mark("tokens", record.id)
         self.tokens.pop(record.id, None)
         self._tokens_by_segment.pop(record.id_segment, None)
         owner = self._owner_of.pop(record.id, record.user_id)
@@ -547,6 +576,8 @@ class Deployment:
             self._hubs_by_organization = {}
             for hub in self.hubs:
                 self._hubs_by_organization.setdefault(hub.organization_id, []).append(hub)
+            if self.changes is not None:
+                self.changes.mark_full()
 
     def tokens_of(self, user_id: str) -> Iterable[PatRecord]:
         """A snapshot of a user's token records (for tests and control code)."""
