@@ -499,6 +499,7 @@ class Persistence:
         self._snapshot_size = 0
         self._compact(last)  # everything read so far, in one fresh snapshot
         self._journal = _Journal(self._journal_path, last)
+        self._durable_seq = last  # the last entry holding a change someone waits for
         self._wake = threading.Condition()
         self._lazy_due = False
         self._compact_due = False
@@ -513,19 +514,20 @@ class Persistence:
     # -- answering -------------------------------------------------------------------------
 
     def handle(self, request: WireRequest) -> WireResponse | None:
-        """``fake.handle``, answering once every change made so far is on disk."""
+        """``fake.handle``, answering once the request's changes are on disk."""
+        before = self.changes.count
         response = self.fake.handle(request)
-        self.commit()
+        if self.changes.count != before:  # this request, or one beside it, changed something
+            self.commit()
         return response
 
     def commit(self) -> None:
-        """Write every change made so far to the journal and wait until it is on disk."""
-        changes = self.changes
-        if changes.count != changes.written:
+        """Write every durable change made so far to the journal and wait until it is on
+        disk (a PAT's last use, alone, is left to the background writer)."""
+        if self.changes.count != self.changes.written:
             self._capture()
-        journal = self._journal
-        journal.wait(journal.last)
-        if journal.size > max(COMPACT_BYTES, self._snapshot_size):
+        self._journal.wait(self._durable_seq)
+        if self._journal.size > max(COMPACT_BYTES, self._snapshot_size):
             self._signal(compact=True)
 
     def _capture(self) -> None:
@@ -537,7 +539,9 @@ class Persistence:
         with deployment._lock:
             taken, count = self.changes.take()
             if taken.durable or any(taken.keys.values()):
-                self._journal.append(changed_records(deployment, taken))
+                seq = self._journal.append(changed_records(deployment, taken))
+                if taken.durable:
+                    self._durable_seq = seq
             self.changes.written = count
 
     # -- the background writer ---------------------------------------------------------------
