@@ -256,7 +256,7 @@ def test_a_torn_last_journal_line_is_dropped_and_the_rest_replayed(tmp_path: Pat
     journal = path.with_name(path.name + ".journal")
     with journal.open("ab") as handle:
         handle.write(b'{"seq":99,"tokens":{"x":{"id"')  # a write cut short by a kill
-    persistence._lock.release()  # as a kill would: nothing else is written
+    persistence._state_lock.release()  # as a kill would: nothing else is written
     again = open_state(path, URLS, seed=0, log_size=None)
     try:
         assert again.fake.deployment.authenticate(value).user_id == fake.default_world.admin_id

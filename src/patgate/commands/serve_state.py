@@ -491,7 +491,7 @@ class Persistence:
 
         self.path = path
         self.fake = fake
-        self._lock = lock
+        self._state_lock = lock
         self._seeded = fake.control.seeded_state()
         self.changes: Changes = Changes()
         self._journal_path = path.with_name(path.name + ".journal")
@@ -533,10 +533,10 @@ class Persistence:
     def _capture(self) -> None:
         """Append one entry with the changes not yet in the journal (the deployment's lock
         is held from the take to the append, so entries follow the order of changes)."""
-        from patgate.fake.state import changed_records
+        from patgate.fake.state import changed_records, exclusive
 
         deployment = self.fake.deployment
-        with deployment._lock:
+        with exclusive(deployment):
             taken, count = self.changes.take()
             if taken.durable or any(taken.keys.values()):
                 seq = self._journal.append(changed_records(deployment, taken))
@@ -615,10 +615,10 @@ class Persistence:
 
     def _compact_live(self) -> None:
         """Fold the journal into a new snapshot while the server answers."""
-        from patgate.fake.state import export_state
+        from patgate.fake.state import exclusive, export_state
 
         deployment = self.fake.deployment
-        with deployment._lock:  # no entry is appended between the rotation and the export
+        with exclusive(deployment):  # no entry is appended between the rotation and the export
             self._capture()
             through = self._journal.rotate(self._old_path)
             current = export_state(deployment)
@@ -639,7 +639,7 @@ class Persistence:
             self._write_snapshot(export_state(self.fake.deployment), self._journal.last)
             self._journal_path.unlink(missing_ok=True)
         finally:
-            self._lock.release()
+            self._state_lock.release()
 
 
 def open_state(path: Path, urls: FakeUrls, *, seed: int, log_size: int | None) -> Persistence:

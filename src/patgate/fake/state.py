@@ -8,6 +8,7 @@ their signing key lives and dies with the process, and clients fetch a new one.
 
 from __future__ import annotations
 
+import contextlib
 import copy
 import random
 from collections.abc import Callable
@@ -19,7 +20,14 @@ from patgate.fake.changes import Taken
 from patgate.fake.deployment import Deployment
 from patgate.fake.model import ApiClient, Hub, Organization, PatRecord, PatStatus, Role, User
 
-__all__ = ["STATE_VERSION", "apply_changes", "changed_records", "export_state", "load_state"]
+__all__ = [
+    "STATE_VERSION",
+    "apply_changes",
+    "changed_records",
+    "exclusive",
+    "export_state",
+    "load_state",
+]
 
 STATE_VERSION = 1
 
@@ -30,6 +38,12 @@ def _when(moment: datetime | None) -> str | None:
 
 def _moment(text: str | None) -> datetime | None:
     return datetime.fromisoformat(text) if text is not None else None
+
+
+def exclusive(deployment: Deployment) -> contextlib.AbstractContextManager[Any]:
+    """The deployment's lock: while held, no operation changes the state (the journal of
+    ``patgate serve --state`` takes its entries and snapshots under it)."""
+    return deployment._lock
 
 
 def _organization_json(o: Organization) -> dict[str, Any]:
