@@ -22,6 +22,7 @@ __all__ = ["BoundedCache"]
 K = TypeVar("K", bound=Hashable)
 V = TypeVar("V")
 
+
 class BoundedCache(Generic[K, V]):
     """Least recently used entries go first, within a byte budget (module docs)."""
 
