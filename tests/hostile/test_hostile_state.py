@@ -271,3 +271,22 @@ def test_a_damaged_journal_line_before_the_last_is_refused(tmp_path: Path) -> No
     code, output = _serve("--state", str(path))
     assert code == 2
     assert "line 1" in output
+
+
+def test_a_state_path_that_is_a_folder_is_refused(tmp_path: Path) -> None:
+    folder = tmp_path / "a-folder"
+    folder.mkdir()
+    code, output = _serve("--state", str(folder))
+    assert code == 2
+    assert "cannot read" in output
+
+
+def test_a_journal_planted_as_a_symbolic_link_is_refused(tmp_path: Path) -> None:
+    path = _saved_state(tmp_path)
+    target = tmp_path / "precious.txt"
+    target.write_text("keep me\n", encoding="utf-8")
+    path.with_name(path.name + ".journal").symlink_to(target)
+    code, output = _serve("--state", str(path))
+    assert code == 2
+    assert "symbolic link" in output
+    assert target.read_text(encoding="utf-8") == "keep me\n"

@@ -164,8 +164,11 @@ def _read_bounded(path: Path, what: str) -> bytes:
         descriptor = os.open(path, os.O_RDONLY | os.O_NOFOLLOW)
     except OSError as error:
         raise UsageError(f"cannot read {what}: {error.strerror}") from None
-    with os.fdopen(descriptor, "rb") as handle:
-        data = handle.read(MAX_STATE_BYTES + 1)
+    try:
+        with os.fdopen(descriptor, "rb") as handle:
+            data = handle.read(MAX_STATE_BYTES + 1)
+    except OSError as error:  # a folder, say
+        raise UsageError(f"cannot read {what}: {error.strerror}") from None
     if len(data) > MAX_STATE_BYTES:
         raise UsageError(f"{what} is larger than {MAX_STATE_BYTES // 2**20} MiB")
     return data
@@ -575,6 +578,8 @@ class Persistence:
                 elif lazy:
                     self._capture()
                     self._journal.wait(self._journal.last)
+                    if self._journal.size > max(COMPACT_BYTES, self._snapshot_size):
+                        self._signal(compact=True)  # a long run of reads grows it too
             except OSError as error:  # the server goes on; a request that changes fails
                 self._report(error)
 
