@@ -27,7 +27,12 @@ class BoundedCache(Generic[K, V]):
     """Least recently used entries go first, within a byte budget (module docs)."""
 
     def __init__(
-        self, max_bytes: int, *, max_entry_bytes: int, max_owner_bytes: int | None = None
+        self,
+        max_bytes: int,
+        *,
+        max_entry_bytes: int,
+        max_owner_bytes: int | None = None,
+        touch: bool = True,
     ) -> None:
         self.max_bytes = max_bytes
         self.max_entry_bytes = max_entry_bytes
@@ -38,17 +43,21 @@ class BoundedCache(Generic[K, V]):
         self.bytes = 0
         """The cost of the entries held now."""
         self._lock = threading.Lock()
+        self._touch = touch
 
     def get(self, key: K, default: V | None = None) -> V | None:
-        """The value kept for ``key`` (now the most recently used), or ``default``."""
-        with self._lock:
-            found = self._entries.get(key)
-            if found is None:
-                return default
-            value, _, owner = found
-            self._entries.move_to_end(key)
-            self._owned[owner].move_to_end(key)
-            return value
+        """The value kept for ``key`` (now the most recently used, unless the cache was made
+        with ``touch=False``: then entries leave in the order they came), or ``default``."""
+        found = self._entries.get(key)  # one C call: safe without the lock
+        if found is None:
+            return default
+        value, _, owner = found
+        if self._touch:
+            with self._lock:
+                if key in self._entries:
+                    self._entries.move_to_end(key)
+                    self._owned[owner].move_to_end(key)
+        return value
 
     def admits(self, cost: int) -> bool:
         """Whether an entry of ``cost`` bytes would be kept at all."""

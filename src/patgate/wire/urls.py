@@ -36,8 +36,9 @@ _DEFAULT_PORTS = {"http": 80, "https": 443}
 
 # Every request asks and clients repeat their URLs, so answers are kept: keyed by the URL
 # without its query and fragment (which the answer drops anyway), only for keys up to 2 KiB,
-# and within 1 MiB of text in all. A flood of long or distinct URLs pins nothing more.
-_CANONICAL = BoundedCache[str, str](1024 * 1024, max_entry_bytes=2 * 1024)
+# and within 1 MiB of text in all. A flood of long or distinct URLs pins nothing more. The
+# oldest go first (a hit takes no lock: this is on every request's path).
+_CANONICAL = BoundedCache[str, str](1024 * 1024, max_entry_bytes=2 * 1024, touch=False)
 
 
 def canonical_url(url: str) -> str:
@@ -46,13 +47,11 @@ def canonical_url(url: str) -> str:
     Scheme and host are lower-cased, so URLs that reach the same endpoint compare equal.
     """
     shape = url.partition("?")[0].partition("#")[0]
-    cost = 2 * len(shape) + 100
-    if _CANONICAL.admits(cost):
-        known = _CANONICAL.get(shape)
-        if known is not None:
-            return known
+    known = _CANONICAL.get(shape)
+    if known is not None:
+        return known
     canonical = _canonical(shape)
-    _CANONICAL.put(shape, canonical, cost)
+    _CANONICAL.put(shape, canonical, 2 * len(shape) + 100)
     return canonical
 
 
