@@ -625,7 +625,14 @@ class Persistence:
         deployment = self.fake.deployment
         with exclusive(deployment):  # no entry is appended between the rotation and the export
             self._capture()
-            through = self._journal.rotate(self._old_path)
+            if self._old_path.exists():
+                # A compaction before this one failed to write its snapshot: the old journal
+                # holds entries no snapshot has, so it is not replaced. The journal stays as
+                # it is (its entries up to ``through`` are skipped when it is read).
+                self._journal.wait(self._journal.last)
+                through = self._journal.last
+            else:
+                through = self._journal.rotate(self._old_path)
             current = export_state(deployment)
         self._write_snapshot(current, through)
         self._old_path.unlink(missing_ok=True)
