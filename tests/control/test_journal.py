@@ -91,3 +91,33 @@ def test_an_idle_server_with_a_large_state_spends_no_cpu(tmp_path: Path) -> None
     finally:
         process.terminate()  # the process started here, by its handle
         process.communicate(timeout=20)
+
+
+def test_a_failed_compaction_loses_nothing(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    path = tmp_path / "state.json"
+    persistence = open_state(path, URLS, seed=0, log_size=None)
+    fake = persistence.fake
+    world = fake.default_world
+    first = fake.issue_token(world.admin_id, "before the failure")
+    persistence.commit()
+    real = serve_state.write_atomically
+
+    def full_disk(target: Path, data: str | bytes) -> None:
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr(serve_state, "write_atomically", full_disk)
+    with pytest.raises(OSError, match="No space"):
+        persistence._compact_live()  # the old journal stays, with entries no snapshot has
+    monkeypatch.setattr(serve_state, "write_atomically", real)
+    second = fake.issue_token(world.member_id, "after the failure")
+    persistence.commit()
+    persistence._compact_live()
+    third = fake.issue_token(world.unpermitted_id, "after the second compaction")
+    persistence.commit()
+    persistence._state_lock.release()  # a kill: no final snapshot
+    again = open_state(path, URLS, seed=0, log_size=None)
+    try:
+        for value in (first, second, third):
+            again.fake.deployment.authenticate(value)
+    finally:
+        again.close()
