@@ -9,7 +9,7 @@ from pathlib import Path
 import httpx
 import pytest
 
-from patgate.commands.serve_state import StateKeeper, restore_fake, write_atomically
+from patgate.commands.serve_state import open_state, write_atomically
 from patgate.errors import UsageError
 from patgate.fake.deployment import Deployment
 from patgate.fake.state import export_state, load_state
@@ -64,15 +64,16 @@ def test_a_crash_mid_write_leaves_the_last_good_state(
     assert [p.name for p in tmp_path.iterdir()] == ["state.json"]  # no temporary left
 
 
-def test_a_keeper_restores_the_fake_with_its_reset_point(tmp_path: Path) -> None:
+def test_the_state_restores_the_fake_with_its_reset_point(tmp_path: Path) -> None:
     urls = FakeUrls.same_origin("http://127.0.0.1:9")
     path = tmp_path / "state.json"
-    fake = Fake(urls=urls)
-    keeper = StateKeeper(path, fake)
+    first = open_state(path, urls, seed=0, log_size=None)
+    fake = first.fake
     value = fake.issue_token(fake.default_world.admin_id, "kept")
     fake.remove_user(fake.default_world.member_id)
-    keeper.save_if_changed()
-    again = restore_fake(path, urls)
+    first.close()
+    restored = open_state(path, urls, seed=0, log_size=None)
+    again = restored.fake
     # Everything but the page's key, which each run makes anew.
     assert again.world | {"ui_url": ""} == fake.world | {"ui_url": ""}
     assert again.ui_secret != fake.ui_secret
@@ -90,4 +91,5 @@ def test_a_keeper_restores_the_fake_with_its_reset_point(tmp_path: Path) -> None
             again.world["base_url"] + "/v2/content/hubs",
             headers={"Authorization": f"Bearer {again.world['member_token']}"},
         )
+    restored.close()
     assert (hubs.status_code, member.status_code, after_reset.status_code) == (200, 403, 200)

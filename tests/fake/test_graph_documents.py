@@ -10,7 +10,14 @@ import pytest
 
 import patgate.fake.graph_documents as graph_documents
 from patgate.fake.deployment import Deployment
-from patgate.fake.graph_documents import MAX_DOCUMENTS, clear_caches, prepare_document
+from patgate.fake.graph_documents import (
+    DOCUMENT_CACHE_BYTES,
+    MAX_CACHED_CHARACTERS,
+    SHAPE_CACHE_BYTES,
+    clear_caches,
+    document_cost,
+    prepare_document,
+)
 from patgate.fake.model import Principal
 from tests.fake.graph_bodies import execute_graph_request
 
@@ -85,10 +92,31 @@ def test_an_invalid_text_reports_its_own_names_every_time(
     assert len(validations) == 2
 
 
-def test_the_caches_stay_bounded(validations: list[str]) -> None:
-    for number in range(MAX_DOCUMENTS + 50):
+def test_the_caches_stay_bounded_by_bytes(validations: list[str]) -> None:
+    for number in range(3000):
         prepare_document(f"{{ viewer {{ a{number}: email b: name }} }} # {number}", 5000)
         prepare_document(f"{{ viewer {{ email }} f{number}: viewer {{ id{number}: id }} }}", 5000)
-    assert prepare_document.cache_info().currsize <= MAX_DOCUMENTS
-    assert len(graph_documents._valid_shapes) <= MAX_DOCUMENTS
+    assert graph_documents._documents.bytes <= DOCUMENT_CACHE_BYTES
+    assert graph_documents._valid_shapes.bytes <= SHAPE_CACHE_BYTES
     assert len(validations) == 2  # two shapes, however many texts
+
+
+def test_a_document_above_the_cached_size_is_never_kept(validations: list[str]) -> None:
+    padding = " " * MAX_CACHED_CHARACTERS
+    huge = "{ viewer { email } }" + padding
+    for _ in range(3):
+        assert prepare_document(huge, 5000).document is not None
+    assert len(validations) == 3  # parsed and validated each time, never kept
+    assert graph_documents._documents.bytes == 0
+    assert len(graph_documents._valid_shapes) == 0
+
+
+def test_one_principal_cannot_push_out_the_documents_of_others(validations: list[str]) -> None:
+    kept = "{ viewer { personalAccessTokens { id } } }"
+    prepare_document(kept, 5000, owner="victim")
+    cost = document_cost("x" * MAX_CACHED_CHARACTERS)
+    for number in range(2 * DOCUMENT_CACHE_BYTES // cost):
+        text = f"{{ viewer {{ email }} }} # {number} " + "x" * (MAX_CACHED_CHARACTERS - 40)
+        prepare_document(text, 5000, owner="attacker")
+    assert graph_documents._documents.owner_bytes("attacker") <= DOCUMENT_CACHE_BYTES // 4
+    assert (kept, 5000) in graph_documents._documents

@@ -35,7 +35,12 @@ from types import FrameType
 from typing import TYPE_CHECKING, Any
 
 from patgate.commands.arguments import origin, whole_number
-from patgate.commands.serve_state import StateKeeper, restore_fake, write_atomically
+from patgate.commands.serve_state import (
+    Persistence,
+    open_state,
+    refuse_symlink,
+    write_atomically,
+)
 from patgate.errors import UsageError
 
 if TYPE_CHECKING:
@@ -73,7 +78,8 @@ def configure(parser: argparse.ArgumentParser) -> None:
         type=Path,
         metavar="PATH",
         help="keep users, roles, tokens (hashes only), pending requests, the clock and the "
-        "world's credentials in PATH across restarts (written atomically)",
+        "world's credentials in PATH across restarts and crashes: each change is on disk "
+        "before it is answered (a journal beside PATH); PATH.lock keeps a second server off",
     )
     parser.add_argument(
         "--seed",
@@ -125,6 +131,15 @@ def configure(parser: argparse.ArgumentParser) -> None:
         help="fault rules to load at start: a JSON list of rules as POST /__patgate/faults "
         'takes them, or {"faults": [...], "rate_limit": true} as GET /__patgate/faults answers',
     )
+    parser.add_argument(
+        "--max-connections",
+        type=whole_number(1, 100_000, what="a number of connections"),
+        default=None,
+        metavar="N",
+        # The number is loopback_server.DEFAULT_MAX_CONNECTIONS (a test keeps the two equal).
+        help="connections served at once; one more gets 503 and is closed (default: 256, "
+        "and never more than the descriptor limit allows)",
+    )
 
 
 def write_world(path: Path, world: dict[str, str]) -> None:
@@ -133,6 +148,7 @@ def write_world(path: Path, world: dict[str, str]) -> None:
     Atomically: a reader sees no file (or the old one) until the whole new file is in place.
     """
     text = json.dumps(world, indent=2) + "\n"
+    refuse_symlink(path, "world file")
     try:
         write_atomically(path, text)
     except OSError as error:
@@ -242,25 +258,28 @@ def _wait_until_answering(server: LoopbackServer, fake: Fake) -> None:
             connection.close()
 
 
-def _fake(args: argparse.Namespace, urls: FakeUrls) -> Fake:
-    """The fake to serve: from ``--state`` when the file exists, else a new seeded world."""
+def _fake(args: argparse.Namespace, urls: FakeUrls) -> tuple[Fake, Persistence | None]:
+    """The fake to serve, and its persistence with ``--state`` (restored when the file
+    exists), else a new seeded world."""
     from patgate.fake.deployment import Deployment
     from patgate.harness import Fake
 
-    if args.state is not None and args.state.exists():
-        fake = restore_fake(args.state, urls, log_size=args.log_size)
+    if args.state is not None:
+        persistence = open_state(args.state, urls, seed=args.seed, log_size=args.log_size)
+        fake = persistence.fake
         if args.log_bytes is not None:
             fake.request_log.max_bytes = args.log_bytes
         if args.expires_in is not None:
             fake.deployment.client_tokens.expires_in = args.expires_in
-        return fake
+        return fake, persistence
     settings = {"expires_in": args.expires_in} if args.expires_in is not None else {}
-    return Fake(
+    fake = Fake(
         deployment=Deployment(seed=args.seed, **settings),
         urls=urls,
         log_size=args.log_size,
         log_bytes=args.log_bytes,
     )
+    return fake, None
 
 
 def _print_error(error: BaseException) -> None:
@@ -287,11 +306,16 @@ def _warn_if_reachable(host: str, base_url: str) -> None:
 
 def main(args: argparse.Namespace) -> int:
     """Serve until SIGINT or SIGTERM; 0 on a clean stop, 1 if the fake failed a request."""
-    from patgate.transports.loopback_server import LoopbackServer
+    from patgate.transports.loopback_server import DEFAULT_MAX_CONNECTIONS, LoopbackServer
 
     public_url = _public_origin(args)
     try:
-        server = LoopbackServer(args.host, args.port, on_error=_print_error)
+        server = LoopbackServer(
+            args.host,
+            args.port,
+            on_error=_print_error,
+            max_connections=args.max_connections or DEFAULT_MAX_CONNECTIONS,
+        )
     except OSError as error:
         raise UsageError(
             f"cannot listen on {args.host}:{args.port}: {error.strerror or error}"
@@ -305,15 +329,12 @@ def main(args: argparse.Namespace) -> int:
         stopping.set()
 
     previous = {sig: signal.signal(sig, request_stop) for sig in (signal.SIGINT, signal.SIGTERM)}
-    keeper: StateKeeper | None = None
+    persistence: Persistence | None = None
     try:
-        fake = _fake(args, server.urls)
+        fake, persistence = _fake(args, server.urls)
         if args.faults is not None:
             _add_faults(fake, args.faults)
-        if args.state is not None:
-            keeper = StateKeeper(args.state, fake)
-            keeper.save()
-        server.start(fake.handle)
+        server.start(persistence.handle if persistence is not None else fake.handle)
         _wait_until_answering(server, fake)
         if args.world is not None:
             write_world(args.world, fake.world)
@@ -333,15 +354,14 @@ def main(args: argparse.Namespace) -> int:
             f"patgate serve: control API at {fake.world['control_url']} ({token_note})",
             flush=True,
         )
-        while not stopping.wait(0.5):
-            if keeper is not None:
-                keeper.save_if_changed()
+        while not stopping.wait(3600):  # nothing to do on a timer: an idle server sleeps
+            pass
     finally:
         for sig, handler in previous.items():
             signal.signal(sig, handler)
         server.stop(raise_errors=False)
-        if keeper is not None:
-            keeper.save_if_changed()
+        if persistence is not None:
+            persistence.close()
     failures = len(server.errors)
     print("patgate serve: stopped", flush=True)
     if failures:

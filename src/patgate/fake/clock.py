@@ -2,13 +2,22 @@
 
 from __future__ import annotations
 
+import math
 import threading
 import time
+from collections.abc import Callable
 from datetime import datetime, timedelta, timezone
 
 from patgate.errors import InvalidRequest
 
-__all__ = ["Clock", "SystemClock", "format_timestamp"]
+__all__ = ["EARLIEST", "LATEST", "Clock", "SystemClock", "format_timestamp"]
+
+EARLIEST = datetime(1970, 1, 1, tzinfo=timezone.utc)
+"""The clock never shows an instant before this one (POSIX time 0)."""
+LATEST = datetime(9998, 12, 31, 23, 59, 59, tzinfo=timezone.utc)
+"""Nor one after this: a year short of the end of year 9999, where dates stop, so real time
+passing on a clock moved this far still finds every date, timestamp and token expiry valid."""
+_RANGE = "years 1970 to 9998"
 
 
 class Clock:
@@ -22,26 +31,57 @@ class Clock:
     def __init__(self, start: datetime | None = None) -> None:
         if start is not None and start.tzinfo is None:
             raise ValueError("Clock start must be timezone-aware (UTC)")
+        if start is not None and not EARLIEST <= start <= LATEST:
+            raise InvalidRequest(f"the clock's start must lie in the {_RANGE}", rule_id="")
         self._frozen = start
         self._offset = timedelta()
         self._lock = threading.Lock()
+        self.on_change: Callable[[], None] | None = None
+        """Called after each move (the journal of ``patgate serve --state`` listens)."""
 
     def now(self) -> datetime:
         """The current instant, timezone-aware, in UTC."""
         with self._lock:
             base = self._frozen if self._frozen is not None else datetime.now(timezone.utc)
-            return (base + self._offset).astimezone(timezone.utc)
+            try:
+                return (base + self._offset).astimezone(timezone.utc)
+            except OverflowError:  # centuries of real time after a move to the limit
+                return datetime.max.replace(tzinfo=timezone.utc)
 
     def timestamp(self) -> float:
         """The current instant as POSIX seconds."""
         return self.now().timestamp()
 
     def advance(self, seconds: float) -> None:
-        """Move time forward (client tokens expire; PATs do not)."""
-        if seconds < 0:
-            raise ValueError("the clock only moves forward")
+        """Move time forward (client tokens expire; PATs do not).
+
+        A move that would take the clock past :data:`LATEST` raises
+        :class:`~patgate.errors.InvalidRequest` (a ``ValueError``) and leaves it where it is.
+        """
+        if not (isinstance(seconds, (int, float)) and math.isfinite(seconds)) or seconds < 0:
+            raise InvalidRequest("the clock only moves forward, by a finite time", rule_id="")
         with self._lock:
-            self._offset += timedelta(seconds=seconds)
+            self._offset = self._checked(self._offset.total_seconds() + seconds)
+        if self.on_change is not None:
+            self.on_change()
+
+    def check_offset(self, seconds: float) -> None:
+        """Raise :class:`~patgate.errors.InvalidRequest` unless ``seconds`` of advance keep
+        the clock in range (a state file's offset is checked before it is loaded)."""
+        self._checked(seconds)
+
+    def _checked(self, seconds: float) -> timedelta:
+        """``seconds`` of advance as an offset, if the clock stays in range with it."""
+        base = self._frozen if self._frozen is not None else datetime.now(timezone.utc)
+        room = (LATEST - base).total_seconds()
+        if not math.isfinite(seconds) or seconds < 0 or seconds > room:
+            shown = "beyond" if seconds > room else "outside"
+            raise InvalidRequest(
+                f"the clock would move {shown} the {_RANGE}: it may be advanced at most "
+                f"{max(0, int(room)):,} s from its start",
+                rule_id="",
+            )
+        return timedelta(seconds=seconds)
 
     @property
     def offset(self) -> float:
@@ -51,10 +91,10 @@ class Clock:
 
     def set_offset(self, seconds: float) -> None:
         """Put the clock back at ``seconds`` of advance (a reset, or a restored state)."""
-        if seconds < 0:
-            raise ValueError("the clock's offset is never negative")
         with self._lock:
-            self._offset = timedelta(seconds=seconds)
+            self._offset = self._checked(seconds)
+        if self.on_change is not None:
+            self.on_change()
 
 
 class SystemClock(Clock):

@@ -36,6 +36,7 @@ import contextlib
 import re
 import secrets
 import threading
+import unicodedata
 from collections.abc import Callable, Iterable
 from typing import Any, ClassVar
 
@@ -49,6 +50,7 @@ from patgate.errors import (
     Unauthenticated,
     UnsupportedGrantType,
 )
+from patgate.fake.changes import Changes
 from patgate.fake.client_tokens import ClientTokenIssuer, IssuedClientToken
 from patgate.fake.clock import Clock
 from patgate.fake.content import ContentStore
@@ -68,12 +70,50 @@ from patgate.fake.model import (
 )
 from patgate.fake.pat_format import DEFAULT_PREFIX, PatFormat
 
-__all__ = ["MAX_TOKENS_PER_USER", "MAX_TOKEN_NAME_LENGTH", "Deployment"]
+__all__ = ["MAX_TOKENS_PER_USER", "MAX_TOKEN_NAME_LENGTH", "Deployment", "name_problem"]
 
 MAX_TOKENS_PER_USER = 5
 MAX_TOKEN_NAME_LENGTH = 255
 MAX_PAGE_SIZE = 100
 _CONTROL_CHARACTER = re.compile("[\x00-\x1f\x7f]")
+_BIDI_CONTROLS = frozenset(
+    "\u061c\u200e\u200f\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069"
+)
+# What each refused Unicode category is called in the error (the rule's words).
+_REFUSED_CATEGORIES = {
+    "Cc": "control characters",
+    "Cs": "lone surrogates",
+    "Zl": "line separators",
+    "Zp": "paragraph separators",
+    "Cf": "invisible formatting characters",
+}
+
+
+def name_problem(name: str) -> str | None:
+    """Why ``name`` is refused as a token name (its characters only), or ``None``.
+
+    Refused: control characters (C0, DEL and C1, NEL U+0085 among them), lone surrogates,
+    the line and paragraph separators U+2028 and U+2029, bidirectional overrides, embeddings,
+    isolates and marks, and every other invisible formatting character (Unicode category
+    Cf: U+200B, U+FEFF, ...). Each would let a name look like another on a page or a log
+    line, or could not be encoded at all.
+    """
+    if name.isascii():
+        found = _CONTROL_CHARACTER.search(name)
+        if found is None:
+            return None
+        return _refusal(found.group(), found.start(), "control characters")
+    for position, character in enumerate(name):
+        if character in _BIDI_CONTROLS:
+            return _refusal(character, position, "bidirectional controls")
+        what = _REFUSED_CATEGORIES.get(unicodedata.category(character))
+        if what is not None:
+            return _refusal(character, position, what)
+    return None
+
+
+def _refusal(character: str, position: int, what: str) -> str:
+    return f"name must not contain {what} (U+{ord(character):04X} at position {position})"
 
 
 class Deployment:
@@ -121,6 +161,14 @@ class Deployment:
         """Fault rules on the wire and the rate-limit switch (see :mod:`patgate.fake.faults`)."""
         self.credential_observers: list[Callable[[str], None]] = []
         """Told of each client secret :meth:`add_client` issues (the request log redacts them)."""
+        self.changes: Changes | None = None
+        """Told of every change when set (``patgate serve --state``'s journal); see
+        :mod:`patgate.fake.changes`."""
+
+    def track_changes(self, changes: Changes) -> None:
+        """Tell ``changes`` of every change from now on, the clock's included."""
+        self.changes = changes
+        self.clock.on_change = changes.mark_clock
 
     # -- set-up and control (what a test does out of band) ---------------------------------
 
@@ -129,6 +177,8 @@ class Deployment:
         with self._lock:
             org = Organization(self.ids.organization_id(), name)
             self.organizations[org.id] = org
+            if self.changes is not None:
+                self.changes.mark("organizations", org.id, ids=True)
             return org
 
     def add_user(
@@ -141,6 +191,8 @@ class Deployment:
             user = User(global_id("User", user_uuid), user_uuid, name, email)
             user.memberships[organization_id] = Role(role)
             self.users[user.id] = user
+            if self.changes is not None:
+                self.changes.mark("users", user.id, ids=True)
             return user
 
     def add_client(self, user_id: str, organization_id: str) -> tuple[str, str]:
@@ -155,6 +207,8 @@ class Deployment:
             )
             for observer in self.credential_observers:
                 observer(secret)
+            if self.changes is not None:
+                self.changes.mark("clients", client_id, ids=True)
             return client_id, secret
 
     def add_hub(self, organization_id: str, name: str, *, created_by: str, **fields: Any) -> Hub:
@@ -179,6 +233,8 @@ class Deployment:
                 raise TypeError(f"unknown hub fields: {sorted(fields)}")
             self.hubs.append(hub)
             self._hubs_by_organization.setdefault(organization_id, []).append(hub)
+            if self.changes is not None:
+                self.changes.mark("hubs", hub.id, ids=True)
             return hub
 
     def set_role(self, user_id: str, organization_id: str, role: Role) -> None:
@@ -186,11 +242,15 @@ class Deployment:
         with self._lock:
             self._organization(organization_id)
             self.user(user_id).memberships[organization_id] = Role(role)
+            if self.changes is not None:
+                self.changes.mark("users", user_id)
 
     def remove_user(self, user_id: str, organization_id: str) -> None:
         """Remove the user from the organization; their PATs stay stored but stop working."""
         with self._lock:
             self.user(user_id).memberships.pop(organization_id, None)
+            if self.changes is not None:
+                self.changes.mark("users", user_id)
 
     def request_token_via_ui(self, user_id: str, organization_id: str, name: str) -> CreatedToken:
         """The management UI path: an admin's token is usable at once, anyone else's pends.
@@ -217,6 +277,8 @@ class Deployment:
                 if approver.memberships.get(record.organization_id) is not Role.ADMIN:
                     raise Forbidden("only an organization admin approves", rule_id="PAT-APPROVAL")
             record.status = PatStatus.ACTIVE
+            if self.changes is not None:
+                self.changes.mark("tokens", record.id)
             if OBSERVERS:
                 note("PAT-APPROVAL", "approved")
             return record
@@ -312,6 +374,8 @@ class Deployment:
                     "the access token is waiting for an admin's approval", rule_id="PAT-APPROVAL"
                 )
             record.last_used_date = self.clock.now()
+            if self.changes is not None:
+                self.changes.mark_used(record.id)
             if OBSERVERS:
                 note("PAT-LAST-USED", "set")
             return Principal(record.user_id, record.organization_id, via="pat", token_id=record.id)
@@ -433,6 +497,8 @@ class Deployment:
             self._tokens_by_segment[record.id_segment] = record
             self._tokens_by_owner.setdefault(user.id, {})[record.id] = record
             self._owner_of[record.id] = user.id
+            if self.changes is not None:
+                self.changes.mark("tokens", record.id, ids=True)
             return CreatedToken(record, minted.value)
 
     @staticmethod
@@ -444,14 +510,15 @@ class Deployment:
                 f"name must be at most {MAX_TOKEN_NAME_LENGTH} characters",
                 rule_id="PAT-CREATE-FIELDS",
             )
-        if _CONTROL_CHARACTER.search(name):
-            raise InvalidRequest(
-                "name must not contain control characters", rule_id="PAT-CREATE-FIELDS"
-            )
+        problem = name_problem(name)
+        if problem is not None:
+            raise InvalidRequest(problem, rule_id="PAT-CREATE-FIELDS")
         return name
 
     def forget_token(self, record: PatRecord) -> None:
         """Remove a stored PAT: it stops working at once (a delete, a rejection)."""
+        if self.changes is not None:
+            self.changes.mark("tokens", record.id)
         self.tokens.pop(record.id, None)
         self._tokens_by_segment.pop(record.id_segment, None)
         owner = self._owner_of.pop(record.id, record.user_id)
@@ -513,6 +580,8 @@ class Deployment:
             self._hubs_by_organization = {}
             for hub in self.hubs:
                 self._hubs_by_organization.setdefault(hub.organization_id, []).append(hub)
+            if self.changes is not None:
+                self.changes.mark_full()
 
     def tokens_of(self, user_id: str) -> Iterable[PatRecord]:
         """A snapshot of a user's token records (for tests and control code)."""

@@ -9,7 +9,6 @@ token operations does.
 
 from __future__ import annotations
 
-import functools
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -24,8 +23,9 @@ from graphql import (
 )
 
 from patgate.errors import DomainError
+from patgate.fake.bounded_cache import BoundedCache
 from patgate.fake.deployment import Deployment
-from patgate.fake.graph_documents import prepare_document
+from patgate.fake.graph_documents import MAX_CACHED_CHARACTERS, prepare_document
 from patgate.fake.graph_outcome import Failure, GraphOutcome, GraphProblem
 from patgate.fake.graph_schema import GraphContext, graph_schema
 from patgate.fake.model import Principal
@@ -52,9 +52,25 @@ def _request_error(message: str, failure: Failure) -> GraphOutcome:
 _LINE_TERMINATOR = re.compile(r"[\r\n]")
 
 
-@functools.lru_cache(maxsize=512)
+_depths: BoundedCache[str, int] = BoundedCache(
+    2 * 1024 * 1024, max_entry_bytes=MAX_CACHED_CHARACTERS + 64
+)
+"""Scans of texts up to the cached documents' size, within 2 MiB of text in all."""
+
+
 def _bracket_depth(text: str) -> int:
     """The deepest nesting of brackets outside strings and comments (cached: ~11 us a scan)."""
+    cost = len(text) + 64
+    if _depths.admits(cost):
+        known = _depths.get(text)
+        if known is not None:
+            return known
+    depth = _scan_depth(text)
+    _depths.put(text, depth, cost)
+    return depth
+
+
+def _scan_depth(text: str) -> int:
     depth = deepest = 0
     i, n = 0, len(text)
     while i < n:
@@ -122,7 +138,7 @@ def execute_graph_request(
         return _request_error(
             f"the query is nested deeper than {limits.max_depth} levels", Failure.QUERY_TOO_DEEP
         )
-    prepared = prepare_document(query, limits.max_tokens)
+    prepared = prepare_document(query, limits.max_tokens, owner=principal.user_id)
     if prepared.document is None:
         first = prepared.errors[0] if prepared.errors else None
         parse_failed = first is not None and first.message.startswith("Syntax Error")

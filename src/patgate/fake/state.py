@@ -8,16 +8,26 @@ their signing key lives and dies with the process, and clients fetch a new one.
 
 from __future__ import annotations
 
+import contextlib
 import copy
 import random
+from collections.abc import Callable
 from datetime import datetime
 from typing import Any
 
 from patgate.errors import UsageError
+from patgate.fake.changes import Taken
 from patgate.fake.deployment import Deployment
 from patgate.fake.model import ApiClient, Hub, Organization, PatRecord, PatStatus, Role, User
 
-__all__ = ["STATE_VERSION", "export_state", "load_state"]
+__all__ = [
+    "STATE_VERSION",
+    "apply_changes",
+    "changed_records",
+    "exclusive",
+    "export_state",
+    "load_state",
+]
 
 STATE_VERSION = 1
 
@@ -30,6 +40,76 @@ def _moment(text: str | None) -> datetime | None:
     return datetime.fromisoformat(text) if text is not None else None
 
 
+def exclusive(deployment: Deployment) -> contextlib.AbstractContextManager[Any]:
+    """The deployment's lock: while held, no operation changes the state (the journal of
+    ``patgate serve --state`` takes its entries and snapshots under it)."""
+    return deployment._lock
+
+
+def _organization_json(o: Organization) -> dict[str, Any]:
+    return {"id": o.id, "name": o.name}
+
+
+def _user_json(u: User) -> dict[str, Any]:
+    return {
+        "id": u.id,
+        "uuid": u.uuid,
+        "name": u.name,
+        "email": u.email,
+        "memberships": {org: role.value for org, role in u.memberships.items()},
+    }
+
+
+def _client_json(c: ApiClient) -> dict[str, Any]:
+    return {
+        "client_id": c.client_id,
+        "secret_hash": c.secret_hash.hex(),
+        "user_id": c.user_id,
+        "organization_id": c.organization_id,
+    }
+
+
+def _hub_json(h: Hub) -> dict[str, Any]:
+    return {
+        "id": h.id,
+        "organization_id": h.organization_id,
+        "name": h.name,
+        "label": h.label,
+        "description": h.description,
+        "status": h.status,
+        "settings": copy.deepcopy(h.settings),
+        "created_by": h.created_by,
+        "created_date": _when(h.created_date),
+        "last_modified_by": h.last_modified_by,
+        "last_modified_date": _when(h.last_modified_date),
+    }
+
+
+def _token_json(t: PatRecord) -> dict[str, Any]:
+    return {
+        "id": t.id,
+        "user_id": t.user_id,
+        "organization_id": t.organization_id,
+        "name": t.name,
+        "id_segment": t.id_segment,
+        "secret_hash": t.secret_hash.hex(),
+        "masked": t.masked,
+        "created_date": _when(t.created_date),
+        "last_used_date": _when(t.last_used_date),
+        "status": t.status.value,
+    }
+
+
+# How a record of each store is keyed, and written.
+KEY_OF = {
+    "organizations": "id",
+    "users": "id",
+    "clients": "client_id",
+    "hubs": "id",
+    "tokens": "id",
+}
+
+
 def export_state(deployment: Deployment) -> dict[str, Any]:
     """The deployment's state as JSON values (a deep copy: later changes do not show)."""
     with deployment._lock:
@@ -39,60 +119,73 @@ def export_state(deployment: Deployment) -> dict[str, Any]:
             "pat_prefix": deployment.pat_format.prefix,
             "clock_offset": deployment.clock.offset,
             "ids": random_state,
-            "organizations": [
-                {"id": o.id, "name": o.name} for o in deployment.organizations.values()
-            ],
-            "users": [
-                {
-                    "id": u.id,
-                    "uuid": u.uuid,
-                    "name": u.name,
-                    "email": u.email,
-                    "memberships": {org: role.value for org, role in u.memberships.items()},
-                }
-                for u in deployment.users.values()
-            ],
-            "clients": [
-                {
-                    "client_id": c.client_id,
-                    "secret_hash": c.secret_hash.hex(),
-                    "user_id": c.user_id,
-                    "organization_id": c.organization_id,
-                }
-                for c in deployment.clients.values()
-            ],
-            "hubs": [
-                {
-                    "id": h.id,
-                    "organization_id": h.organization_id,
-                    "name": h.name,
-                    "label": h.label,
-                    "description": h.description,
-                    "status": h.status,
-                    "settings": copy.deepcopy(h.settings),
-                    "created_by": h.created_by,
-                    "created_date": _when(h.created_date),
-                    "last_modified_by": h.last_modified_by,
-                    "last_modified_date": _when(h.last_modified_date),
-                }
-                for h in deployment.hubs
-            ],
-            "tokens": [
-                {
-                    "id": t.id,
-                    "user_id": t.user_id,
-                    "organization_id": t.organization_id,
-                    "name": t.name,
-                    "id_segment": t.id_segment,
-                    "secret_hash": t.secret_hash.hex(),
-                    "masked": t.masked,
-                    "created_date": _when(t.created_date),
-                    "last_used_date": _when(t.last_used_date),
-                    "status": t.status.value,
-                }
-                for t in deployment.tokens.values()
-            ],
+            "organizations": [_organization_json(o) for o in deployment.organizations.values()],
+            "users": [_user_json(u) for u in deployment.users.values()],
+            "clients": [_client_json(c) for c in deployment.clients.values()],
+            "hubs": [_hub_json(h) for h in deployment.hubs],
+            "tokens": [_token_json(t) for t in deployment.tokens.values()],
         }
+
+
+def changed_records(deployment: Deployment, taken: Taken) -> dict[str, Any]:
+    """A journal entry's values for the changes ``taken``: each changed record's current
+    value (``None`` once removed), the clock's offset and the id generator's position when
+    they moved; the whole state after a reset. Call it holding ``deployment._lock``."""
+    if taken.full:
+        return {"full": export_state(deployment)}
+    entry: dict[str, Any] = {}
+    d = deployment
+    lookups: dict[str, Callable[[str], dict[str, Any] | None]] = {
+        "organizations": lambda key: _maybe(_organization_json, d.organizations.get(key)),
+        "users": lambda key: _maybe(_user_json, d.users.get(key)),
+        "clients": lambda key: _maybe(_client_json, d.clients.get(key)),
+        "hubs": lambda key: _maybe(_hub_json, _hub_by_id(d, key)),
+        "tokens": lambda key: _maybe(_token_json, d.tokens.get(key)),
+    }
+    for store, keys in taken.keys.items():
+        if keys:
+            entry[store] = {key: lookups[store](key) for key in sorted(keys)}
+    if taken.clock:
+        entry["clock_offset"] = d.clock.offset
+    if taken.ids:
+        entry["ids"] = d.ids.random_state()
+    return entry
+
+
+def _maybe(write: Callable[[Any], dict[str, Any]], record: Any) -> dict[str, Any] | None:
+    return None if record is None else write(record)
+
+
+def _hub_by_id(deployment: Deployment, hub_id: str) -> Hub | None:
+    for hub in reversed(deployment.hubs):  # a hub just added is the last one
+        if hub.id == hub_id:
+            return hub
+    return None
+
+
+def apply_changes(state: dict[str, Any], entry: dict[str, Any]) -> dict[str, Any]:
+    """``state`` (from :func:`export_state`) with one entry of :func:`changed_records`
+    applied: a record added, replaced where it stood, or removed. Applying an entry twice
+    changes nothing more, so a journal may be replayed over a newer snapshot."""
+    if "full" in entry:
+        full: dict[str, Any] = entry["full"]
+        return full
+    for store, records in entry.items():
+        if store not in KEY_OF:
+            continue
+        key = KEY_OF[store]
+        by_key = {item[key]: item for item in state[store]}
+        for record_key, record in records.items():
+            if record is None:
+                by_key.pop(record_key, None)
+            else:
+                by_key[record_key] = record
+        state[store] = list(by_key.values())
+    if "clock_offset" in entry:
+        state["clock_offset"] = entry["clock_offset"]
+    if "ids" in entry:
+        state["ids"] = entry["ids"]
+    return state
 
 
 def load_state(deployment: Deployment, state: dict[str, Any]) -> None:
@@ -129,10 +222,13 @@ def load_state(deployment: Deployment, state: dict[str, Any]) -> None:
         hubs = [_hub(h) for h in state["hubs"]]
         tokens = [_token(t) for t in state["tokens"]]
         offset = float(state["clock_offset"])
+        deployment.clock.check_offset(offset)
         ids = state["ids"]
         probe = random.Random()
         probe.setstate(_random_state(ids))
-    except (KeyError, TypeError, ValueError, AttributeError) as error:
+    except RecursionError:
+        raise UsageError("the state is damaged: a value is nested too deeply") from None
+    except (KeyError, TypeError, ValueError, AttributeError, OverflowError) as error:
         raise UsageError(f"the state is damaged: {type(error).__name__}: {error}") from None
     with deployment._lock:
         deployment.replace_state(organizations, users, clients, hubs, tokens)

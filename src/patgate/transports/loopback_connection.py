@@ -3,7 +3,14 @@
 The socket's bytes go to httptools, the binding of llhttp (the parser Node.js uses); each
 complete request becomes a :class:`~patgate.wire.messages.WireRequest` for the server's
 handler, and each answer leaves in one write. What llhttp refuses, and what passes the limits
-below, is answered here in JSON (400, 413, 414, 431) and the connection is closed.
+below, is answered here in JSON (400, 408, 413, 414, 431) and the connection is closed.
+
+Deadlines: a request's head must arrive whole within :data:`HEAD_SECONDS` of its first byte,
+and its body within :data:`BODY_SECONDS` of the head (else 408 and the connection closes),
+however the bytes trickle in; between requests a connection may stay silent for
+:data:`IDLE_SECONDS`. An answer of status 1xx, 204 or 304 never carries a body, whatever the
+handler (a fault rule, say) put in it. ``100 Continue`` is sent only for the request
+answered next: a pipelined request's interim answer waits for the answers before it.
 """
 
 from __future__ import annotations
@@ -27,12 +34,15 @@ if TYPE_CHECKING:
     from patgate.transports.loopback_server import LoopbackServer
 
 __all__ = [
+    "BODY_SECONDS",
+    "HEAD_SECONDS",
     "IDLE_SECONDS",
     "MAX_FIELD_BYTES",
     "MAX_HEAD_BYTES",
     "MAX_TARGET_BYTES",
     "Connection",
     "http_date",
+    "refuse_busy",
 ]
 
 MAX_TARGET_BYTES = 64 * 1024
@@ -43,6 +53,10 @@ MAX_HEAD_BYTES = 256 * 1024
 """The request line and header fields together: above 256 KiB, 414 or 431."""
 IDLE_SECONDS = 60
 """A connection that sends nothing for a minute is closed."""
+HEAD_SECONDS = 10.0
+"""A request's line and header fields must arrive within 10 s of its first byte (else 408)."""
+BODY_SECONDS = 30.0
+"""A request's body must arrive within 30 s of its head (else 408)."""
 
 _RECEIVE_BYTES = 64 * 1024
 # After refusing a request, read what the client still sends for this long (at most this
@@ -58,11 +72,20 @@ _VERSIONS = ("1.1", "1.0", "0.9")
 _CONTINUE = b"HTTP/1.1 100 Continue\r\n\r\n"
 _ERROR_MESSAGES = {
     400: "the request is malformed",
+    408: "the request did not arrive in time",
     413: "the request body is larger than 1 MiB",
     414: "the request line is too long",
     431: "the request header fields are too large",
 }
 _REASONS = {status.value: status.phrase for status in HTTPStatus}
+# RFC 9110 §6.4.1: these answers have no content, and a Content-Length would mislead.
+_BODILESS = frozenset({204, 304})
+_BUSY_BODY = b'{"errors":[{"message":"the server holds its most connections; retry"}]}'
+_BUSY = (
+    b"HTTP/1.1 503 Service Unavailable\r\nServer: patgate\r\nRetry-After: 1\r\n"
+    b"Content-Type: application/json\r\nContent-Length: %d\r\nConnection: close\r\n\r\n"
+    % len(_BUSY_BODY)
+) + _BUSY_BODY
 
 
 class _Refusal(Exception):
@@ -111,9 +134,20 @@ class Connection:
     ``_refusal`` (httptools wraps it in its own error).
     """
 
-    def __init__(self, sock: socket.socket, owner: LoopbackServer) -> None:
+    def __init__(
+        self,
+        sock: socket.socket,
+        owner: LoopbackServer,
+        *,
+        head_seconds: float = HEAD_SECONDS,
+        body_seconds: float = BODY_SECONDS,
+    ) -> None:
         self._socket = sock
         self._owner = owner
+        self._head_seconds = head_seconds
+        self._body_seconds = body_seconds
+        self._deadline: float | None = None  # when the head or body being read is due
+        self._continue_due = False  # a 100 Continue waits for the answers before it
         self._parser = httptools.HttpRequestParser(self)
         self._message = _Message()
         self._in_message = False  # between on_message_begin and on_message_complete
@@ -133,6 +167,8 @@ class Connection:
         self._head_bytes = 0
         self._head_received = 0
         self._headers_done = False
+        self._continue_due = False
+        self._deadline = time.monotonic() + self._head_seconds
 
     def on_url(self, part: bytes) -> None:
         message = self._message
@@ -169,12 +205,16 @@ class Connection:
         if message.length is not None and int(message.length) > MAX_BODY_BYTES:
             self._refuse(413)  # llhttp has checked the digits; refused before the body is read
         expect = message.expect
+        self._deadline = time.monotonic() + self._body_seconds
         if (
             expect is not None
             and expect.strip().lower() == "100-continue"
             and message.version == "1.1"
         ):
-            self._socket.sendall(_CONTINUE)  # the client waits for this before its body
+            if self._ready:
+                self._continue_due = True  # sent once the requests before it are answered
+            else:
+                self._socket.sendall(_CONTINUE)  # the client waits for this before its body
 
     def on_body(self, part: bytes) -> None:
         message = self._message
@@ -188,6 +228,8 @@ class Connection:
         message.keep_alive = message.version != "0.9" and self._parser.should_keep_alive()
         self._ready.append(message)
         self._in_message = False
+        self._continue_due = False  # the body came without it
+        self._deadline = None
 
     def _refuse(self, status: int, message: str | None = None) -> None:
         self._refusal = _Refusal(status, message)
@@ -197,17 +239,30 @@ class Connection:
 
     def serve(self) -> None:
         """Answer requests until the client closes, a refusal, or ``Connection: close``."""
-        self._socket.settimeout(IDLE_SECONDS)
         while True:
+            deadline = self._deadline
+            wait = IDLE_SECONDS if deadline is None else deadline - time.monotonic()
             try:
+                if wait <= 0:
+                    raise TimeoutError
+                self._socket.settimeout(min(wait, IDLE_SECONDS))
                 data = self._socket.recv(_RECEIVE_BYTES)
             except TimeoutError:
+                if self._deadline is not None:  # a head or a body is late: say so
+                    self._send(_refusal_response(_Refusal(408)), keep_alive=False)
+                    self._linger()
                 return
             if not data:
                 return
             refusal = self._feed(data)
             if not self._answer_ready():
                 return
+            if self._continue_due:
+                self._continue_due = False
+                try:
+                    self._socket.sendall(_CONTINUE)
+                except OSError:
+                    return
             if refusal is not None:
                 self._send(_refusal_response(refusal), keep_alive=False)
                 self._linger()
@@ -298,6 +353,10 @@ class Connection:
         ``False`` when the connection is to be closed after it.
         """
         body = response.body
+        status = response.status
+        bodiless = status in _BODILESS or 100 <= status < 200
+        if bodiless:
+            body = b""
         head = [
             f"HTTP/1.1 {response.status} {_REASONS.get(response.status, '')}\r\n"
             f"Server: patgate\r\nDate: {http_date()}\r\n"
@@ -308,13 +367,16 @@ class Connection:
             if lowered == "content-length":
                 # The server frames the body itself; a HEAD answer's own value is the length
                 # its GET body has (RFC 9110 8.6), which the empty body cannot tell.
-                if head_only and not body:
+                if head_only and not body and not bodiless:
                     length = value
+                continue
+            if bodiless and lowered == "transfer-encoding":
                 continue
             head.append(f"{name}: {value}\r\n")
             if lowered == "connection" and value.strip().lower() == "close":
                 keep_alive = False
-        head.append(f"Content-Length: {length}\r\n")
+        if not bodiless:
+            head.append(f"Content-Length: {length}\r\n")
         if not keep_alive:
             head.append("Connection: close\r\n")
         head.append("\r\n")
@@ -337,6 +399,25 @@ class Connection:
                 if not chunk:
                     break
                 drained += len(chunk)
+
+
+def refuse_busy(sock: socket.socket) -> None:
+    """Answer 503 on a connection beyond the server's limit, then close it.
+
+    What the client sent first is read (briefly) so that closing does not reset the
+    connection before the answer is read.
+    """
+    with contextlib.suppress(OSError):
+        sock.settimeout(_LINGER_SECONDS)
+        with contextlib.suppress(TimeoutError):
+            sock.recv(_RECEIVE_BYTES)
+        sock.sendall(_BUSY)
+        sock.shutdown(socket.SHUT_WR)
+        deadline = time.monotonic() + _LINGER_SECONDS
+        while time.monotonic() < deadline and sock.recv(_RECEIVE_BYTES):
+            pass
+    with contextlib.suppress(OSError):
+        sock.close()
 
 
 _date_cache: tuple[int, str] = (0, "")

@@ -11,6 +11,7 @@ the page itself, so it works offline.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
@@ -43,20 +44,49 @@ __all__ = [
 
 
 def escape(value: object) -> Markup:
-    """``value`` as text that is safe in HTML content and quoted attributes."""
-    return _escape(value if isinstance(value, Markup) else str(value))
+    """``value`` as text that is safe in HTML content and quoted attributes.
+
+    A character that cannot be encoded (a lone surrogate) or that would hide or reorder the
+    text around it (controls, bidirectional overrides and isolates, invisible formatting
+    characters, line separators) is shown as its code point, ``<U+202E>``: a name stored
+    before names were checked (an old state file) still renders, and honestly.
+    """
+    if isinstance(value, Markup):
+        return value
+    text = str(value)
+    if _HIDDEN.search(text) is not None:
+        text = _HIDDEN.sub(lambda found: f"<U+{ord(found.group()):04X}>", text)
+    return _escape(text)
+
+
+# Tab, line feed and carriage return excepted: they are ordinary whitespace in HTML.
+_HIDDEN = re.compile(
+    "[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\xad\u0600-\u0605\u061c\u06dd\u070f"
+    "\u180e\u200b-\u200f\u2028-\u202e\u2060-\u206f\ufeff\ufff9-\ufffb"
+    "\ud800-\udfff\U000110bd\U0001d173-\U0001d17a\U000e0001-\U000e007f]"
+)
 
 
 def html(template: str, /, *values: object, **named: object) -> Markup:
     """``template`` (literal HTML) with its ``{}`` fields filled in, each escaped unless it is
     ``Markup`` already."""
     # The one place a template becomes Markup: callers pass literal HTML, never a value.
-    return Markup(template).format(*values, **named)  # noqa: S704
+    # Fields go through escape() above, so hidden characters show as code points here too.
+    shown = [_shown(v) for v in values]
+    named_shown = {k: _shown(v) for k, v in named.items()}
+    return Markup(template).format(*shown, **named_shown)  # noqa: S704
+
+
+def _shown(value: object) -> object:
+    # Text goes through escape() (hidden characters as code points); numbers keep their
+    # type, so a template's format spec still applies to them.
+    return escape(value) if isinstance(value, str) else value
 
 
 def join(parts: Iterable[str | Markup], separator: str = "") -> Markup:
     """``parts`` one after the other; any that is not ``Markup`` is escaped."""
-    return Markup(separator).join(parts)  # noqa: S704 (the separator is literal text)
+    # The separator is literal text.
+    return Markup(separator).join(escape(part) for part in parts)  # noqa: S704
 
 
 _ROLE_NAMES = {

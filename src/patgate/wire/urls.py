@@ -7,12 +7,12 @@ other URL is left to the network, or refused in strict mode with :class:`Unmatch
 
 from __future__ import annotations
 
-import functools
 from dataclasses import dataclass
 from urllib.parse import urlsplit
 
 from patgate import api_paths
 from patgate.errors import UnmatchedRequest, UsageError
+from patgate.fake.bounded_cache import BoundedCache
 
 __all__ = [
     "DEFAULT_AUTH_URL",
@@ -36,12 +36,28 @@ CONTROL_PATH = "/__patgate"
 _DEFAULT_PORTS = {"http": 80, "https": 443}
 
 
-@functools.lru_cache(maxsize=4096)  # every request asks; clients repeat their URLs
+# Every request asks and clients repeat their URLs, so answers are kept: keyed by the URL
+# without its query and fragment (which the answer drops anyway), only for keys up to 2 KiB,
+# and within 1 MiB of text in all. A flood of long or distinct URLs pins nothing more. The
+# oldest go first (a hit takes no lock: this is on every request's path).
+_CANONICAL = BoundedCache[str, str](1024 * 1024, max_entry_bytes=2 * 1024, touch=False)
+
+
 def canonical_url(url: str) -> str:
     """``scheme://host[:port]/path`` with the query, fragment, user info and default port gone.
 
     Scheme and host are lower-cased, so URLs that reach the same endpoint compare equal.
     """
+    shape = url.partition("?")[0].partition("#")[0]
+    known = _CANONICAL.get(shape)
+    if known is not None:
+        return known
+    canonical = _canonical(shape)
+    _CANONICAL.put(shape, canonical, 2 * len(shape) + 100)
+    return canonical
+
+
+def _canonical(url: str) -> str:
     parts = urlsplit(url)
     scheme = parts.scheme.lower()
     host = (parts.hostname or "").lower()
