@@ -138,3 +138,59 @@ def test_a_token_a_worker_leaves_behind_fails_the_session(project: pytest.Pytest
     assert set(verdicts.values()) == {"passed"}
     assert result.ret == pytest.ExitCode.TESTS_FAILED
     result.stdout.fnmatch_lines(["patgate tokens: 2 created, 0 deleted, 2 leaked"])
+
+
+ORPHAN = """\
+id: orphan
+title: Creates a token as the admin
+rules: [PAT-CREATE-FIELDS]
+steps:
+  - name: create
+    graphql: create_token
+    args: {name: "${new_name}"}
+    bearer: ${admin_token}
+    expect:
+      - ok: true
+"""
+
+DIE_AFTER_THE_CREATE = """
+import os
+
+from patgate.runner.ledger import Ledger
+
+_confirm = Ledger.confirm
+
+def _confirm_then_die(self, name, token_id):
+    _confirm(self, name, token_id)
+    if os.environ.get("PYTEST_XDIST_WORKER"):
+        os._exit(7)  # the worker dies holding the token: neither scenario nor session cleans
+
+Ledger.confirm = _confirm_then_die
+"""
+
+
+def test_the_controller_deletes_what_a_crashed_worker_left(
+    project: pytest.Pytester, served: dict[str, str]
+) -> None:
+    for path in (project.path / "checks").glob("*.yaml"):
+        path.unlink()
+    (project.path / "checks" / "orphan.yaml").write_text(ORPHAN, encoding="utf-8")
+    project.makeconftest(DIE_AFTER_THE_CREATE)
+    (project.path / "served.json").write_text(json.dumps(served), encoding="utf-8")
+    before = _token_ids(served)
+    result = project.runpytest_subprocess(
+        "-p",
+        "no:cacheprovider",
+        "--patgate-scenarios",
+        "checks",
+        "checks",
+        "--patgate-world",
+        "served.json",
+        "--patgate-allow-writes",
+        "-n",
+        "2",
+        timeout=_TIMEOUT,
+    )
+    assert "crashed" in result.stdout.str(), result.stdout.str()
+    result.stdout.fnmatch_lines(["patgate tokens: 1 created, 1 deleted, 0 leaked"])
+    assert _token_ids(served) == before
