@@ -41,7 +41,14 @@ if TYPE_CHECKING:
     from patgate.runner.events import Tallies
     from patgate.runner.scheduler import Claim
 
-__all__ = ["ClaimLocks", "WorkerController", "register", "worker_locks", "worker_run_id"]
+__all__ = [
+    "ClaimLocks",
+    "WorkerController",
+    "register",
+    "report",
+    "worker_locks",
+    "worker_run_id",
+]
 
 _LOCKS = "patgate_locks"
 """The ``workerinput`` key naming the session's lock folder."""
