@@ -29,7 +29,7 @@ from typing import TYPE_CHECKING, Any
 
 import pytest
 
-from patgate import behaviour_coverage, scenario_items
+from patgate import behaviour_coverage, scenario_items, scenario_workers
 
 if TYPE_CHECKING:
     from patgate.harness import Fake
@@ -88,6 +88,7 @@ def pytest_configure(config: pytest.Config) -> None:
     """Register the ``patgate`` marker (the project runs with ``--strict-markers``) and, when
     asked for, the behaviour coverage."""
     behaviour_coverage.configure(config)
+    scenario_workers.register(config)
     config.addinivalue_line(
         "markers",
         "patgate(auth_url=None, base_url=None, graphql_url=None, strict=None, expires_in=None, "

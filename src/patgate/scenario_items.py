@@ -30,11 +30,13 @@ if TYPE_CHECKING:
     from patgate.runner.engine import ScenarioRunner
     from patgate.runner.events import Failure, Tallies
     from patgate.scenario.model import Scenario
+    from patgate.scenario_workers import ClaimLocks
 
 __all__ = ["ScenarioFile", "ScenarioItem", "add_options", "collect_file"]
 
 _SUFFIXES = (".yaml", ".yml")
 _RUNNER_KEY = pytest.StashKey["ScenarioRunner"]()
+_LOCKS_KEY = pytest.StashKey["ClaimLocks | None"]()
 
 
 def add_options(parser: pytest.Parser) -> None:
@@ -130,7 +132,17 @@ class ScenarioItem(pytest.Item):
         from patgate.runner.events import Outcome
 
         runner = _runner(self.config)
-        result = runner.run_scenario(self.scenario)
+        locks: ClaimLocks | None = self.config.stash.get(_LOCKS_KEY, None)
+        if locks is None:
+            result = runner.run_scenario(self.scenario)
+        else:
+            # Under pytest-xdist on a live target: what may not overlap waits for the
+            # other workers' scenarios, as patgate run's scheduler keeps its threads apart.
+            from patgate.runner.scheduler import claim_of
+
+            controlled = runner.context.target.control is not None
+            with locks.hold(claim_of(self.scenario, controlled=controlled)):
+                result = runner.run_scenario(self.scenario)
         if runner.context.lost:
             # Not a skip: a target that stopped answering checked nothing, and says so.
             from patgate.errors import TargetUnreachable
@@ -205,7 +217,11 @@ class _SessionCustody:
 
     @pytest.hookimpl(tryfirst=True)
     def pytest_sessionfinish(self, session: pytest.Session) -> None:
+        from patgate.scenario_workers import report
+
         self.tallies = self.runner.finish()
+        # On a pytest-xdist worker the controller merges the tallies and prints them.
+        report(session.config, self.runner.run_id, self.runner.options.ledger_path, self.tallies)
         if self.tallies.left_behind and session.exitstatus == 0:
             session.exitstatus = pytest.ExitCode.TESTS_FAILED
 
@@ -227,6 +243,7 @@ def _runner(config: pytest.Config) -> ScenarioRunner:
     from patgate.runner.interruption import SignalGuard
     from patgate.runner.session import ledger_path, open_session, target_for
     from patgate.runner.target import resolve_target_config
+    from patgate.scenario_workers import worker_locks, worker_run_id
 
     world = config.getoption("patgate_world", default=None)
     here = config.invocation_params.dir
@@ -237,9 +254,15 @@ def _runner(config: pytest.Config) -> ScenarioRunner:
         max_wait=float(config.getoption("patgate_max_wait", default=0.0)),
         strict=bool(config.getoption("patgate_strict_advisory", default=False)),
         ledger_path=ledger_path(given, os.environ, live=target.live, base=here),
+        run_id=worker_run_id(config),
     )
     runner = open_session(target, options)
     config.stash[_RUNNER_KEY] = runner
+    # Workers of one pytest-xdist session share a live target (each has a fake of its own).
+    locks = worker_locks(config) if target.live else None
+    config.stash[_LOCKS_KEY] = locks
+    if locks is not None:
+        config.add_cleanup(locks.close)
     # Cleanups run last registered first: the runner closes before the guard goes.
     guard = SignalGuard((signal.SIGTERM,)).install()
     config.add_cleanup(guard.restore)

@@ -33,6 +33,8 @@ from patgate.runner.exchange import origin_of
 from patgate.target_contract import TARGET_KEYS
 
 if TYPE_CHECKING:
+    from filelock import FileLock
+
     from patgate.runner.target import TargetConfig
 
 __all__ = ["NAME_PREFIX", "Ledger", "LedgerEntry", "LedgerState", "TargetIdentity"]
@@ -142,6 +144,7 @@ class Ledger:
         self._entries: dict[str, LedgerEntry] = {}
         self._by_id: dict[str, LedgerEntry] = {}
         self._sequence = 0
+        self._appending: FileLock | None = None
         self.refused = 0
         """Deletes refused because the id was not in the ledger."""
 
@@ -155,13 +158,23 @@ class Ledger:
         line = json.dumps(record, sort_keys=True) + "\n"
         try:
             self.path.parent.mkdir(parents=True, exist_ok=True)
-            descriptor = os.open(self.path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
-            with os.fdopen(descriptor, "a", encoding="utf-8") as file:
-                file.write(line)
-                file.flush()
-                os.fsync(file.fileno())
+            # Other processes append to the same file (pytest-xdist workers, a second run).
+            with self._file_lock():
+                descriptor = os.open(self.path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
+                with os.fdopen(descriptor, "a", encoding="utf-8") as file:
+                    file.write(line)
+                    file.flush()
+                    os.fsync(file.fileno())
         except OSError as error:
             raise UsageError(f"cannot write the ledger {self.path}: {error}") from error
+
+    def _file_lock(self) -> FileLock:
+        """The lock every process takes to append to the file (``<ledger>.lock``)."""
+        if self._appending is None:
+            from filelock import FileLock
+
+            self._appending = FileLock(f"{self.path}.lock")
+        return self._appending
 
     def next_name(self) -> str:
         """A fresh name for something this run creates: ``patgate-<run id>-<n>``."""
