@@ -19,8 +19,10 @@ whichever finished first.
 Exit codes: 0 no gate rule failed and nothing was left behind; 1 a gate rule failed (or a
 warning, with ``--strict``), or a token was left behind or a delete refused; 2 a usage or
 configuration error; 3 the target cannot be reached; 4 a gate rule ``--require`` names
-(``all``: every gate rule in scope) was not checked; 130 / 143 interrupted by SIGINT /
-SIGTERM (after the cleanup, with the counts printed).
+(``all``: every gate rule in scope) was not checked; 5 an internal error (a bug of
+patgate's: the reports are still written and the cleanup still runs; the redacted traceback
+goes to stderr); 130 / 143 interrupted by SIGINT / SIGTERM (after the cleanup, with the
+counts printed).
 """
 
 from __future__ import annotations
@@ -113,11 +115,14 @@ def configure(parser: argparse.ArgumentParser) -> None:
 
 def main(args: argparse.Namespace) -> int:
     """Run the scenarios and report; the exit code of the run."""
+    from patgate.runner.results import EXIT_INTERNAL
     from patgate.runner.session import target_redactor
 
     config = resolve_config(args)
     redactor = target_redactor(config)
-    return guarded("run", redactor, lambda: _run(args, config, redactor))
+    return guarded(
+        "run", redactor, lambda: _run(args, config, redactor), internal_code=EXIT_INTERNAL
+    )
 
 
 def _run(args: argparse.Namespace, config: TargetConfig | None, redactor: Redactor) -> int:
@@ -160,6 +165,7 @@ def _run(args: argparse.Namespace, config: TargetConfig | None, redactor: Redact
             reporter.handle(event)
 
     guard = SignalGuard()
+    session = None
     try:
         with guard:
             session = open_session(target, options, catalogue=catalogue, redactor=redactor)
@@ -170,6 +176,8 @@ def _run(args: argparse.Namespace, config: TargetConfig | None, redactor: Redact
     finally:
         for reporter in reporters:
             reporter.close()
+        if session is not None:
+            _print_internal_errors(session.context.internal_errors)
     if finished is None:
         return 1
     left = finished.tallies.tokens_leaked if finished.tallies is not None else 0
@@ -180,6 +188,13 @@ def _run(args: argparse.Namespace, config: TargetConfig | None, redactor: Redact
             file=sys.stderr,
         )
     return finished.exit_code
+
+
+def _print_internal_errors(tracebacks: list[str]) -> None:
+    """The last-resort net's catch: each bug's redacted traceback, on stderr (the run
+    reported it as ``internal error`` and exits 5)."""
+    for text in tracebacks:
+        print(f"patgate run: internal error\n{text}", file=sys.stderr)
 
 
 def _required(given: list[str] | None, catalogue: Catalogue) -> tuple[str, ...]:

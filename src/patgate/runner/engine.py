@@ -18,7 +18,7 @@ import threading
 import time
 from collections.abc import Callable, Generator, Sequence
 
-from patgate.errors import RequestFailed
+from patgate.errors import PatgateError, RequestFailed, UnexpectedAnswer
 from patgate.levels import Level
 from patgate.redaction import Redactor
 from patgate.runner.admission import key_costs, skip_reason
@@ -88,9 +88,9 @@ class ScenarioRunner:
             return _skipped(scenario, f"not run: the run was interrupted by {context.halt_reason}")
         try:
             reason = skip_reason(scenario, context)
-        except RequestFailed as error:
-            # Finding the organization id went over the network and got no answer: that
-            # fails the scenario, as a transport error in one of its steps would.
+        except (RequestFailed, UnexpectedAnswer) as error:
+            # Finding the organization id went over the network and got no answer (or one of
+            # the wrong shape): that fails the scenario, as it would fail one of its steps.
             return self._unanswered(scenario, error, time.perf_counter() - started)
         if reason:
             return _skipped(scenario, context.redact(reason), time.perf_counter() - started)
@@ -118,7 +118,7 @@ class ScenarioRunner:
         )
 
     def _unanswered(
-        self, scenario: Scenario, error: RequestFailed, duration: float
+        self, scenario: Scenario, error: RequestFailed | UnexpectedAnswer, duration: float
     ) -> ScenarioFinished:
         rule = scenario.rules[0]
         level = self.catalogue[rule].level if rule in self.catalogue else Level.GATE
@@ -126,7 +126,11 @@ class ScenarioRunner:
             rule,
             level,
             "find the organization id",
-            self.context.redact(f"no answer while looking for the organization id: {error}"),
+            self.context.redact(
+                f"no answer while looking for the organization id: {error}"
+                if isinstance(error, RequestFailed)
+                else f"an answer while looking for the organization id: {error}"
+            ),
         )
         return ScenarioFinished(
             scenario.id,
@@ -154,6 +158,10 @@ class ScenarioRunner:
             except KeyboardInterrupt as stop:
                 self.interrupted = interrupt_name(stop)
                 custodian.finish()
+            except PatgateError:
+                raise
+            except Exception as error:  # the last-resort net: the tallies still come
+                self.context.note_internal_error(error)
         return self.tallies()
 
     def tallies(self) -> Tallies:
@@ -165,6 +173,7 @@ class ScenarioRunner:
             tokens_leaked=counts["leaked"],
             deletes_refused=counts["refused"],
             retries=self.context.retry.retries,
+            wrong_ids=counts["wrong_ids"],
         )
 
     def close(self) -> None:
@@ -241,6 +250,13 @@ def run_session(
                 interrupted = yield from _sequential(runner, scenarios, finished)
         except KeyboardInterrupt as stop:
             interrupted = interrupt_name(stop)  # it landed before the first scenario
+        except PatgateError:
+            raise
+        except Exception as error:  # the last-resort net: report, clean up, exit 5
+            runner.context.note_internal_error(error)
+            done = {result.scenario_id for result in finished}
+            why = "not run: the run stopped on an internal error"
+            finished.extend(_skipped(s, why) for s in scenarios if s.id not in done)
         if interrupted:
             done = {result.scenario_id for result in finished}
             why = f"not run: the run was interrupted by {interrupted}"
@@ -265,6 +281,7 @@ def run_session(
                 strict=runner.options.strict,
                 interrupted=interrupted,
                 require=runner.options.require,
+                internal=bool(runner.context.internal_errors),
             ),
             duration=time.perf_counter() - started,
             counts=counts,

@@ -14,7 +14,13 @@ from collections.abc import Callable, Iterator, Mapping
 from typing import Any
 
 from patgate.checks import CheckCall, run_check
-from patgate.errors import CheckFailure, CustodyError, RequestFailed
+from patgate.errors import (
+    CheckFailure,
+    CustodyError,
+    PatgateError,
+    RequestFailed,
+    UnexpectedAnswer,
+)
 from patgate.levels import Level
 from patgate.runner.context import RunContext
 from patgate.runner.events import Failure
@@ -30,6 +36,18 @@ __all__ = ["ScenarioExecution"]
 _REVEAL_RULE = "PAT-SINGLE-REVEAL"
 _SHOWN = 400
 """Characters of a failure's field that events carry."""
+
+
+_UNREADABLE = (
+    TypeError,
+    ValueError,
+    KeyError,
+    IndexError,
+    AttributeError,
+    RecursionError,
+    OverflowError,
+)
+"""What a check over an answer of an unexpected shape may raise besides its failure."""
 
 
 class _Abort(Exception):
@@ -145,8 +163,15 @@ class ScenarioExecution:
                     return
                 self._fail(step.rule, label, f"{unset.name} was never captured")
                 raise _Abort from None
-            except (ExpressionError, RequestFailed, CustodyError) as error:
+            except (ExpressionError, RequestFailed, CustodyError, UnexpectedAnswer) as error:
                 self._fail(step.rule, label, str(error))
+                if cleanup:
+                    continue
+                raise _Abort from None
+            except (_Skip, _Abort, _Halt, PatgateError):
+                raise  # patgate's own errors end the run as documented (exit 2, 3)
+            except Exception as error:  # the last-resort net: a bug, never a traceback here
+                self._fail(step.rule, label, self.context.note_internal_error(error))
                 if cleanup:
                     continue
                 raise _Abort from None
@@ -227,6 +252,15 @@ class ScenarioExecution:
                     str(failure),
                     expected=_text(failure.expected),
                     actual=_text(failure.actual),
+                )
+            except _UNREADABLE as error:
+                # A check reads an answer of any shape; one it cannot read fails the check.
+                self._fail(
+                    expectation.rule,
+                    label,
+                    f"the check {expectation.check} cannot read the answer "
+                    f"({type(error).__name__}: {error})",
+                    actual=observed.summary(),
                 )
         failed_already = len(self.failures) > before
         for capture in step.capture:
