@@ -28,7 +28,7 @@ from collections.abc import Callable, Iterable
 from typing import Any
 from urllib.parse import quote, quote_plus
 
-from patgate.token_grammar import ANY_PAT_SHAPE, DEFAULT_PAT_PREFIX, JWT_SHAPE, pat_shape
+from patgate.token_grammar import ANY_PAT_SCAN, DEFAULT_PAT_PREFIX, JWT_SCAN, pat_scan
 
 __all__ = ["REDACTED", "LogScrub", "Redactor", "Secret", "derived_forms"]
 
@@ -149,7 +149,7 @@ class Redactor:
         self._raw: set[str] = set()
         self._pattern: re.Pattern[str] | None = None
         self._escaped: re.Pattern[str] | None = None
-        self._pat_shape = pat_shape(pat_prefix)
+        self._pat_scan = pat_scan(pat_prefix)
 
     def register(self, value: str | Secret | None) -> None:
         """Remember a secret value, of any length, and its :func:`derived_forms` for every
@@ -209,9 +209,9 @@ class Redactor:
                 escaped = self._compiled_escaped()
                 if escaped is not None:
                     text = escaped.sub(REDACTED, text)
-        text = self._pat_shape.sub(REDACTED, text)
-        text = ANY_PAT_SHAPE.sub(REDACTED, text)
-        return JWT_SHAPE.sub(REDACTED, text)
+        text = self._pat_scan.sub(REDACTED, text)
+        text = ANY_PAT_SCAN.sub(REDACTED, text)
+        return JWT_SCAN.sub(REDACTED, text)
 
     def redact_data(self, data: Any) -> Any:
         """A copy of JSON-like ``data`` with every string (keys included) redacted."""

@@ -5,6 +5,7 @@ and a create answered with the wrong id never makes the run delete that id."""
 from __future__ import annotations
 
 import json
+import time
 import xml.etree.ElementTree as ET
 from pathlib import Path
 
@@ -12,7 +13,7 @@ import pytest
 
 from .server import Server
 from .test_hostile_server import run_against
-from .wrong_types import FOREIGN_ID, UNKNOWN_ID, WRONG_TYPES, WrongType
+from .wrong_types import FOREIGN_ID, HOSTILE_TEXT, UNKNOWN_ID, WRONG_TYPES, WrongType
 
 
 def _report(folder: Path) -> dict[str, object]:
@@ -91,3 +92,20 @@ def test_a_create_answering_an_unknown_id_does_not_hide_the_real_token(tmp_path:
     assert "Traceback" not in output
     assert "no token its creator lists" in _messages(_report(tmp_path))
     assert "wrong ids answered (left alone)" in output
+
+
+def test_answers_of_hostile_text_are_redacted_in_linear_time(tmp_path: Path) -> None:
+    """Half a megabyte of token-like runs, digits and near-JWTs in each of several answers:
+    the run ends as usual (its failures quote the answers, redacted first), in a time far
+    from the minutes a quadratic redaction took."""
+    with Server(HOSTILE_TEXT) as server:
+        started = time.perf_counter()
+        code, output = run_against(server, tmp_path)
+        elapsed = time.perf_counter() - started
+        left = server.run_tokens()
+    assert server.spoiled
+    assert "Traceback" not in output
+    assert code == 1, output
+    assert left == []
+    assert elapsed < 60, f"the run took {elapsed:.1f} s"
+    _report(tmp_path)

@@ -266,3 +266,21 @@ UNKNOWN_ID = Misbehaviour(
     times=1000,
 )
 """Each create answers an id the deployment does not hold."""
+
+
+def hostile_text(size: int) -> str:
+    """``size`` characters slow for a backtracking token search: PAT prefixes, ``_pat_``
+    runs, digits and near-JWTs, a quarter each."""
+    quarter = size // 4
+    pieces = ("amp_pat_", "a_pat_", "9", "eyJa.eyJ")
+    return "".join((piece * (quarter // len(piece) + 1))[:quarter] for piece in pieces)
+
+
+HOSTILE_TEXT = Misbehaviour(
+    "answers-of-hostile-text",
+    rewrite(lambda body: {"errors": [{"message": hostile_text(512 * 1024)}], "data": None}),
+    is_graphql,
+    times=6,
+)
+"""GraphQL answers whose error message is half a megabyte of hostile text: every failure
+that quotes them is redacted first."""

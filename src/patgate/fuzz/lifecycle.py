@@ -23,7 +23,7 @@ from patgate.fuzz.recorder import Answer, Recorder
 from patgate.runner.context import RunContext
 from patgate.runner.documents import Documents, organization_ids
 from patgate.runner.model import Observed
-from patgate.token_grammar import pat_shape
+from patgate.token_grammar import pat_scan, pat_shape
 
 __all__ = ["NAME_LIMIT", "SPECIAL_NAMES", "delete_created", "name_strategy", "run_lifecycle"]
 
@@ -105,6 +105,7 @@ class _Cycle:
         self.label = label
         self.organization_id = organization_id
         self.pat_shape = pat_shape(pat_prefix)
+        self.pat_scan = pat_scan(pat_prefix)
 
     def post(self, document: tuple[str, Mapping[str, Any] | None]) -> tuple[Answer, Any, str]:
         query, variables = document
@@ -148,7 +149,7 @@ class _Cycle:
         answer, payload, line = sent[-1]
         created = _field(payload, "data", "createPersonalAccessToken")
         if not isinstance(created, dict):
-            if self.pat_shape.search(answer.body.decode("utf-8", "replace")):
+            if self.pat_scan.search(answer.body.decode("utf-8", "replace")):
                 self.fail("refusal_leaks_token", "a refused create holds a token", answer, line)
             codes = [_field(e, "extensions", "code") for e in _items(payload, "errors")]
             if not codes or not all(isinstance(code, str) for code in codes):
