@@ -350,7 +350,7 @@ def test_twin_the_clean_copy_has_no_problem(copy: Path) -> None:
         ("docs/extra.md", "A choice (security D32,\n  D99).\n", "no item 99 in D"),
         ("tests/security/t.py", 'row("G3-misfiled", 3)\n', "no item 3 in G"),
         ("tests/security/t.py", "def test_H66_lost(): ...\n", "no item 66 in H"),
-        ("tests/security/t.py", '"""Covers item 85."""\n', "no item 85"),
+        ("tests/security/t.py", '"""Covers item 99."""\n', "no item 99"),
     ],
 )
 def test_twin_a_planted_citation_is_reported(

@@ -46,8 +46,19 @@ if TYPE_CHECKING:
 __all__ = ["configure", "main"]
 
 
+EXIT_CODES_HELP = (
+    "exit codes: 0 no gate rule failed; 1 a gate rule failed (or a warning with --strict, a "
+    "token left behind, a delete refused, a wrong id answered); 2 usage or configuration "
+    "error; 3 the target cannot be reached; 4 a gate rule --require names was not checked; "
+    "5 internal error (a bug in patgate: the reports are still written and the cleanup "
+    "runs; the redacted traceback goes to stderr); 130 / 143 interrupted by SIGINT / SIGTERM"
+)
+"""The exit codes, as ``patgate run --help`` ends."""
+
+
 def configure(parser: argparse.ArgumentParser) -> None:
     """Add the options of ``patgate run`` to ``parser``."""
+    parser.epilog = EXIT_CODES_HELP
     configure_target(parser)
     choice = parser.add_argument_group("what to run")
     choice.add_argument(

@@ -1,7 +1,11 @@
 """The one place tokens are created and deleted, always through the run's ledger.
 
-A create is written to the ledger before it is sent and confirmed with the id it returned.
-Any other answer (a refusal, a timeout after the request left, a 5xx, a 429) is settled by
+A create is written to the ledger before it is sent. The id it returned is confirmed only
+when the creator's listing shows it under the run's name and absent from a listing taken
+just before the create; any other id (a token that already existed, someone else's, or one
+not listed) is written down as a wrong id and never deleted, the token listed under the
+run's name is recorded instead, and the create's step fails (:class:`WrongIdAnswered`). Any
+other answer (a refusal, a timeout after the request left, a 5xx, a 429) is settled by
 listing the creator's tokens and looking for the ledger's name; a create is never resent
 before that, and a refusal is believed only when the name is not listed. A delete of an id
 the ledger does not hold is refused and never sent. At the end, :meth:`Custodian.finish`

@@ -177,7 +177,14 @@ class ScenarioExecution:
                 raise _Abort from None
             if result is None:
                 continue  # a cleanup delete of what is already gone
-            if not self._inspect(step, label, result, lookup) and not cleanup:
+            try:
+                passed = self._inspect(step, label, result, lookup)
+            except PatgateError:
+                raise
+            except Exception as error:  # the last-resort net, as above
+                self._fail(step.rule, label, self.context.note_internal_error(error))
+                passed = False
+            if not passed and not cleanup:
                 raise _Abort
 
     def _lookup(self, names: Mapping[str, Any]) -> Lookup:

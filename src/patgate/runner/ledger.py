@@ -1,7 +1,9 @@
 """The on-disk record of everything a run creates, so cleanup deletes that and nothing else.
 
-A create is written down *before* it is sent (``pending``), confirmed with the returned id
-(``created``) and closed by ``deleted``. A create the deployment refused is closed by
+A create is written down *before* it is sent (``pending``), confirmed with its id
+(``created``) once a listing shows that id as the run's new token, and closed by
+``deleted``. An id a create answered that no listing confirmed is written as ``wrong_id``
+(counted, and refused as a delete). A create the deployment refused is closed by
 ``refused``; one that may have happened (a timeout) stays ``pending`` until a listing
 settles it: found (``created``) or not there (``absent``). The file is JSON lines, flushed
 and fsynced after every entry, so a run killed at any point leaves a ledger that
