@@ -225,3 +225,17 @@ def test_redacting_100000_characters_of_hostile_text_costs_linear_time() -> None
     redacted = redactor.redact(text)
     assert time.perf_counter() - started < 2.0
     assert redacted.startswith(REDACTED)
+
+
+def test_a_huge_value_is_registered_and_redacted_quickly() -> None:
+    """A hostile answer may reveal a 1 MB "access token": registering it and redacting text
+    (escapes included) stays fast, and the value and its encodings are still replaced."""
+    redactor = Redactor()
+    redactor.register("s3cr3t")
+    huge = "x%" * 500_000
+    started = time.perf_counter()
+    redactor.register(huge)
+    text = redactor.redact(f"a={huge} b={quote(huge, safe='')} c=s3cr3t d=%73%33cr3t")
+    assert time.perf_counter() - started < 2.0
+    assert text == f"a={REDACTED} b={REDACTED} c={REDACTED} d={REDACTED}"
+    assert redactor.contains_secret(f"... {huge} ...")

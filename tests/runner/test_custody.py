@@ -7,15 +7,17 @@ import json
 import re
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import httpx
 import pytest
 
-from patgate.errors import ScenarioError
+from patgate.errors import ForeignDeleteRefused, ScenarioError, WrongIdAnswered
 from patgate.fake.deployment import Deployment
 from patgate.fake.model import PatRecord, Principal
 from patgate.harness import Fake
-from patgate.runner import FakeTarget, LiveTarget, TargetConfig
+from patgate.runner import FakeTarget, LiveTarget, RunOptions, TargetConfig
+from patgate.runner.context import RunContext
 from patgate.runner.events import Outcome
 
 from .support import FOREIGN_DELETE, builtin, finished, live, run_events, scenarios
@@ -300,3 +302,115 @@ def test_a_token_made_through_the_management_ui_path_is_in_the_ledger_too() -> N
     _, end = run_events(approval, FakeTarget(fake))
     assert (end.tallies.tokens_created, end.tallies.tokens_deleted) == (1, 1)
     assert len(fake.deployment.tokens) == 4
+
+
+def _answering_id(choose: Callable[[Fake], str]) -> Callable[[Fake], LiveTarget]:
+    """A live target whose every create answer names the id ``choose`` gives (the token is
+    made all the same)."""
+
+    def target(fake: Fake) -> LiveTarget:
+        def step(request: httpx.Request, send: Handler) -> httpx.Response:
+            response = send(request)
+            if _operation(request) != "create":
+                return response
+            response.read()
+            body = response.json()
+            created = (body.get("data") or {}).get("createPersonalAccessToken")
+            if isinstance(created, dict):
+                created["id"] = choose(fake)
+            return httpx.Response(response.status_code, headers=response.headers, json=body)
+
+        return _through(fake, step)
+
+    return target
+
+
+def _the_admins_own_token(fake: Fake) -> str:
+    return min(_admin_token_ids(fake) - _run_token_ids(fake))
+
+
+def _run_token_ids(fake: Fake) -> set[str]:
+    return {t.id for t in fake.deployment.tokens.values() if t.name.startswith("patgate-")}
+
+
+WRITE_THEN_DELETE = """\
+id: create-then-delete
+title: Creates a token, then deletes the id the create answered
+rules: [PAT-DELETE]
+steps:
+  - graphql: create_token
+    args: {name: "${new_name}"}
+    bearer: ${admin_token}
+    capture:
+      made: data.createPersonalAccessToken.id
+  - graphql: delete_token
+    args: {id: "${made}"}
+    bearer: ${admin_token}
+    expect:
+      - deleted: true
+cleanup:
+  - graphql: delete_token
+    args: {id: "${made}"}
+    bearer: ${admin_token}
+"""
+
+
+def test_a_create_answering_a_foreign_id_never_makes_the_run_delete_it() -> None:
+    """HIGH: the answer names a token that existed before the create (the admin's own). The
+    run never deletes it, the token it really made is found by name and deleted, and the
+    tally counts the wrong id."""
+    fake = Fake()
+    before = set(fake.deployment.tokens)
+    foreign = _the_admins_own_token(fake)
+    target = _answering_id(lambda f: foreign)(fake)
+    events, end = run_events(scenarios(WRITE_THEN_DELETE), target, allow_writes=True)
+    assert before <= set(fake.deployment.tokens), "no token that existed was deleted"
+    assert _run_token_ids(fake) == set(), "the token the run made was deleted"
+    assert end.tallies is not None
+    assert end.tallies.wrong_ids == 1
+    assert end.tallies.tokens_created == end.tallies.tokens_deleted == 1
+    assert end.exit_code == 1
+    (failure,) = finished(events)["create-then-delete"].failures
+    assert "a token that existed before the create" in failure.message
+    assert repr(foreign) in failure.message
+
+
+def test_a_delete_of_the_wrong_id_a_create_answered_is_refused_and_never_sent() -> None:
+    fake = Fake()
+    foreign = _the_admins_own_token(fake)
+    target = _answering_id(lambda f: foreign)(fake)
+    context = RunContext(target, RunOptions(allow_writes=True))
+    custodian = context.custodian
+    name = context.new_name()
+    query, variables = context.documents.create_token(name, fake.world["organization_id"])
+    admin = fake.world["admin_token"]
+    with pytest.raises(WrongIdAnswered):
+        custodian.create(name, lambda: context.graphql(query, variables, admin), bearer=admin)
+    sent: list[str] = []
+
+    def send(query: str, variables: Any) -> Any:
+        sent.append(query)
+        return context.graphql(query, variables, admin)
+
+    with pytest.raises(ForeignDeleteRefused, match="no listing showed it"):
+        custodian.delete(foreign, send, cleanup=False)
+    assert sent == []
+    custodian.finish()
+    assert foreign in fake.deployment.tokens
+    assert _run_token_ids(fake) == set()
+    context.close()
+
+
+def test_a_create_answering_an_unknown_id_leaves_no_token_behind_in_silence() -> None:
+    """MEDIUM: the answer names an id the deployment does not hold; the real token is found
+    by the run's name and deleted, and the summary says there was a wrong id."""
+    fake = Fake()
+    target = _answering_id(lambda f: "no-such-token")(fake)
+    events, end = run_events(scenarios(WRITE_THEN_DELETE), target, allow_writes=True)
+    assert _run_token_ids(fake) == set()
+    assert end.tallies is not None
+    assert end.tallies.wrong_ids == 1
+    assert end.tallies.tokens_leaked == 0
+    assert end.exit_code == 1
+    (failure,) = finished(events)["create-then-delete"].failures
+    assert "no token its creator lists" in failure.message

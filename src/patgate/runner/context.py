@@ -115,6 +115,7 @@ class RunContext:
         """The redacted traceback of each bug the run met (the last-resort net caught it:
         the run still reports and cleans up, then exits with ``EXIT_INTERNAL``)."""
         self._errors_lock = threading.Lock()
+        self._made_up: set[str] = set()
 
     def note_internal_error(self, error: BaseException) -> str:
         """Record a bug the run met (its traceback, redacted); returns the line a report
@@ -160,7 +161,10 @@ class RunContext:
 
     def missing_id(self) -> str:
         """An id no token has (made up by this run, so a delete of it may be sent)."""
-        return f"{self.ledger.name_prefix}missing-{next(self._missing)}"
+        made = f"{self.ledger.name_prefix}missing-{next(self._missing)}"
+        with self._errors_lock:
+            self._made_up.add(made)
+        return made
 
     def random_pat(self) -> str:
         """A well-formed PAT of the target's prefix that nobody holds."""
@@ -171,8 +175,10 @@ class RunContext:
         return f"{self.config.pat_prefix}{segment(16)}.{segment(32)}"
 
     def is_missing_id(self, value: object) -> bool:
-        """Whether ``value`` is an id :meth:`missing_id` made up."""
-        return isinstance(value, str) and value.startswith(f"{self.ledger.name_prefix}missing-")
+        """Whether ``value`` is an id :meth:`missing_id` made up (one it handed out: an
+        answer that imitates the form, knowing the run id from the names it sees, is not)."""
+        with self._errors_lock:
+            return isinstance(value, str) and value in self._made_up
 
     def key(self, name: str) -> str | None:
         """A target key's value as text (secrets revealed: the caller is building a request);

@@ -60,6 +60,12 @@ def created_token_id(observed: Observed) -> str | None:
     return created.id if created is not None else None
 
 
+def _shown(token_id: str, limit: int = 200) -> str:
+    """An id as a message quotes it: ``repr``, cut to ``limit`` characters."""
+    text = repr(token_id)
+    return text if len(text) <= limit else text[: limit - 4] + "...'"
+
+
 def refused_create(observed: Observed) -> bool:
     """Whether an answer clearly says the create was not done: a 4xx other than 429, or
     GraphQL errors with the field null."""
@@ -192,7 +198,7 @@ class Custodian:
             why = f" ({self.listing_problem})" if self.listing_problem else ""
             self.ledger.wrong_id(name, claimed, "not checked: no listing")
             raise WrongIdAnswered(
-                f"the create answered id {claimed!r}, but its creator's tokens could not be "
+                f"the create answered id {_shown(claimed)}, but its creator's tokens could not be "
                 f"listed to check that it is the new token{why}; it is not deleted by id, and "
                 "the run's name is looked for again at the end"
             )
@@ -213,12 +219,12 @@ class Custodian:
             reason = "no token its creator lists"
         self.ledger.wrong_id(name, claimed, reason)
         found = (
-            f"the token listed under the run's name is {ours!r}, and that one is deleted"
+            f"the token listed under the run's name is {_shown(ours)}, and that one is deleted"
             if ours is not None
             else "no token of the run's name is listed; it is looked for again at the end"
         )
         raise WrongIdAnswered(
-            f"the create answered id {claimed!r}, which names {reason}: a wrong id, left "
+            f"the create answered id {_shown(claimed)}, which names {reason}: a wrong id, left "
             f"alone (never deleted); {found}"
         )
 
