@@ -30,6 +30,11 @@ def is_delete(request: WireRequest) -> bool:
     return is_graphql(request) and b"deletePersonalAccessToken" in request.body
 
 
+def is_control(request: WireRequest) -> bool:
+    """A call of the served fake's control API (its world, users, UI requests, clock)."""
+    return "/__patgate/" in request.url
+
+
 def is_organizations(request: WireRequest) -> bool:
     """The runner's query for the viewer's organizations."""
     return is_graphql(request) and b"organizations" in request.body and b"__" not in request.body
@@ -211,6 +216,20 @@ WRONG_TYPES: tuple[WrongType, ...] = (
             "create-data-as-list", rewrite(lambda body: {**body, "data": []}), is_create, times=1
         ),
         "data: expected an object, got a list of 0",
+    ),
+    # The served fake's control API, which control steps read.
+    WrongType(
+        Misbehaviour("control-answers-a-list", rewrite(lambda body: ["x"]), is_control, times=3),
+        "the control API's answer is not of the expected shape",
+    ),
+    WrongType(
+        Misbehaviour(
+            "control-answers-an-object-of-lists",
+            rewrite(lambda body: {key: [] for key in body} if isinstance(body, dict) else body),
+            is_control,
+            times=3,
+        ),
+        "the control API's answer is not of the expected shape",
     ),
     # A delete's answer and the token endpoint's.
     WrongType(
