@@ -414,3 +414,35 @@ def test_a_create_answering_an_unknown_id_leaves_no_token_behind_in_silence() ->
     assert end.exit_code == 1
     (failure,) = finished(events)["create-then-delete"].failures
     assert "no token its creator lists" in failure.message
+
+
+class _AdminsDeleteAnyToken(Deployment):
+    """A deployment where an organization admin may delete any member's token by its id."""
+
+    def delete_token(self, principal: Principal, token_id: str) -> PatRecord:
+        record = self.tokens.get(token_id)
+        if record is not None and record.user_id != principal.user_id:
+            self.forget_token(record)
+            return record
+        return super().delete_token(principal, token_id)
+
+
+def test_cleanup_never_deletes_an_id_its_creator_does_not_list() -> None:
+    """A ledger entry whose id names another user's token (an old ledger, an adopted id):
+    its creator's listing lacks it, so no delete is sent, even where an admin could delete
+    that token by its id."""
+    fake = Fake(deployment=_AdminsDeleteAnyToken())
+    member = fake.deployment.authenticate(fake.world["member_token"])
+    theirs = {t.id for t in fake.deployment.list_tokens(member)}
+    context = RunContext(
+        LiveTarget(TargetConfig(fake.world), transport=fake.httpx_transport()),
+        RunOptions(allow_writes=True),
+    )
+    ledger = context.ledger
+    name = ledger.next_name()
+    ledger.intend(name, "admin_token")
+    ledger.confirm(name, min(theirs))
+    context.custodian.finish()
+    assert theirs <= set(fake.deployment.tokens), "the member's token is still there"
+    assert ledger.counts()["leaked"] == 0
+    context.close()

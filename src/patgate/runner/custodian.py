@@ -343,10 +343,12 @@ class Custodian:
                 self.problems.append(text)
 
     def _verified(self, entry: LedgerEntry, listings: dict[str, list[ListedToken] | None]) -> bool:
-        """Whether a delete of ``entry``'s id may be sent: the listing shows the id under
-        ``entry``'s name, or not at all (the delete then settles it, and a deployment refuses
-        to delete another user's token); another name is recorded as a mismatch."""
-        bearer, _ = self._bearer(entry)
+        """Whether a delete of ``entry``'s id may be sent: only when its creator's listing
+        shows the id under ``entry``'s name. Another name is recorded as a mismatch. An id
+        its creator does not list is gone already (nothing is sent: an admin may be able to
+        delete someone else's token by its id); when the creator's own token is unknown and
+        the fallback's listing lacks it, it cannot be checked and stays open."""
+        bearer, creator = self._bearer(entry)
         if not bearer:
             return False
         if bearer not in listings:
@@ -361,6 +363,15 @@ class Custodian:
             reason = f"the token listed under {entry.token_id!r} has another name"
             self.ledger.mismatch(entry.name, reason)
             self._problem(f"{entry.name}: mismatch, {reason}; not deleted")
+            return False
+        if token is None:
+            if creator and entry.token_id is not None:
+                self.ledger.deleted(entry.token_id)  # not among its creator's tokens: gone
+            else:
+                self._problem(
+                    f"{entry.name}: not among the tokens of {_FALLBACK_KEY}, and its creator's "
+                    "token is not known to check; not deleted"
+                )
             return False
         return True
 
