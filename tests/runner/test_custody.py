@@ -446,3 +446,38 @@ def test_cleanup_never_deletes_an_id_its_creator_does_not_list() -> None:
     assert theirs <= set(fake.deployment.tokens), "the member's token is still there"
     assert ledger.counts()["leaked"] == 0
     context.close()
+
+
+@pytest.mark.parametrize("own", [False, True], ids=["foreign-id", "its-own-token"])
+def test_a_generated_create_is_deleted_only_when_its_bearer_lists_the_id(own: bool) -> None:
+    """The fuzzer's generated creates: the id their answer names is deleted only once the
+    bearer's listing shows it under the answered name; someone else's id never is."""
+    import requests
+
+    from patgate.fuzz.lifecycle import delete_created
+    from patgate.fuzz.recorder import Recorder
+    from patgate.fuzz.report import FuzzReport
+
+    with Fake() as fake:
+        target = LiveTarget(TargetConfig(fake.world), transport=fake.httpx_transport())
+        context = RunContext(target, RunOptions(allow_writes=True))
+        if own:
+            made = fake.request_token_via_ui(fake.default_world.admin_id, "gen")
+            token_id, name = made.id, "gen"
+        else:
+            token_id, name = _the_admins_own_token(fake), "gen"
+        body = {"data": {"createPersonalAccessToken": {"id": token_id, "name": name}}}
+        report = FuzzReport(target="t", seed=0, max_examples=1)
+        recorder = Recorder(requests.Session(), report, context.redactor, timeout=(2, 5))
+        headers = {"Authorization": f"Bearer {fake.world['admin_token']}"}
+        delete_created(
+            recorder,
+            context,
+            fake.world["graphql_url"],
+            headers,
+            json.dumps(body).encode(),
+            label="generated",
+        )
+        context.close()
+        assert (token_id in fake.deployment.tokens) is not own
+    assert [failure.check for failure in report.failures] == ([] if own else ["cleanup"])

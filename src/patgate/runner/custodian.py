@@ -264,6 +264,15 @@ class Custodian:
             self.listing_problem = str(error)
             return None
 
+    def lists_as(self, bearer: str | None, token_id: str, name: str) -> bool | None:
+        """Whether ``bearer``'s listing shows ``token_id`` named ``name`` (``None``: the
+        tokens could not be listed). What a token made outside :meth:`create` must pass
+        before it is adopted and deleted."""
+        listed = self._listing(bearer)
+        if listed is None:
+            return None
+        return any(t.id == token_id and t.name == name for t in listed)
+
     def _bearer(self, entry: LedgerEntry) -> tuple[str | None, bool]:
         """The creator's token (and ``True``), or the admin's as a fallback (``False``)."""
         with self._lock:
