@@ -481,3 +481,45 @@ def test_a_generated_create_is_deleted_only_when_its_bearer_lists_the_id(own: bo
         context.close()
         assert (token_id in fake.deployment.tokens) is not own
     assert [failure.check for failure in report.failures] == ([] if own else ["cleanup"])
+
+
+ITERATE_A_LISTING = """\
+id: iterate-a-listing
+title: Deletes each id its listing shows
+rules: [PAT-LIST-OWN]
+steps:
+  - graphql: viewer
+    bearer: ${admin_token}
+    expect:
+      - ok: true
+    capture:
+      ids: data.viewer.personalAccessTokens[*].id
+  - for_each: ids
+    graphql: delete_token
+    args: {id: "${item}"}
+    bearer: ${admin_token}
+    expect:
+      - ok: true
+"""
+
+
+def test_a_list_from_an_answer_cannot_make_a_step_run_without_end() -> None:
+    fake = Fake()
+    deletes: list[str] = []
+
+    def step(request: httpx.Request, send: Handler) -> httpx.Response:
+        if _operation(request) == "delete":
+            deletes.append("sent")
+        response = send(request)
+        if _operation(request) != "viewer":
+            return response
+        response.read()
+        body = response.json()
+        tokens = body["data"]["viewer"]["personalAccessTokens"]
+        body["data"]["viewer"]["personalAccessTokens"] = tokens * 2000
+        return httpx.Response(response.status_code, headers=response.headers, json=body)
+
+    events, _ = run_events(scenarios(ITERATE_A_LISTING), _through(fake, step), allow_writes=True)
+    (failure,) = finished(events)["iterate-a-listing"].failures
+    assert "more than the 1000 times a step may run" in failure.message
+    assert deletes == []

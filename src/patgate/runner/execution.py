@@ -22,6 +22,7 @@ from patgate.errors import (
     UnexpectedAnswer,
 )
 from patgate.levels import Level
+from patgate.runner.answers import describe
 from patgate.runner.context import RunContext
 from patgate.runner.events import Failure
 from patgate.runner.model import ControlResult, Observed, StepResult, WaitResult
@@ -31,12 +32,16 @@ from patgate.scenario.expressions import ExpressionError, evaluate, substitute
 from patgate.scenario.model import Scenario, Step
 from patgate.scenario.paths import PathError, PathMissing, resolve_path
 
-__all__ = ["ScenarioExecution"]
+__all__ = ["MAX_ITERATIONS", "ScenarioExecution"]
 
 _REVEAL_RULE = "PAT-SINGLE-REVEAL"
 _SHOWN = 400
 """Characters of a failure's field that events carry."""
 
+
+MAX_ITERATIONS = 1000
+"""The most times one step runs (``repeat``, ``for_each``): a count or a list taken from an
+answer cannot make a run send requests without end."""
 
 _UNREADABLE = (
     TypeError,
@@ -117,13 +122,26 @@ class ScenarioExecution:
         if step.repeat is not None:
             count = evaluate(step.repeat, lookup)
             if not isinstance(count, int) or isinstance(count, bool):
-                raise ExpressionError(f"repeat: {step.repeat!r} is {count!r}, not a whole number")
+                raise ExpressionError(
+                    f"repeat: {step.repeat!r} is {describe(count)}, not a whole number"
+                )
+            if count > MAX_ITERATIONS:
+                raise ExpressionError(
+                    f"repeat: {step.repeat!r} is {describe(count)}, more than the "
+                    f"{MAX_ITERATIONS} times a step may run"
+                )
             for index in range(max(count, 0)):
                 yield {"index": index}
         elif step.for_each is not None:
             items = lookup(step.for_each)
             if not isinstance(items, list):
                 raise ExpressionError(f"for_each: {step.for_each} is not a list")
+            if len(items) > MAX_ITERATIONS:
+                # A list captured from an answer may be as long as the answer allows.
+                raise ExpressionError(
+                    f"for_each: {step.for_each} holds {len(items)} items, more than the "
+                    f"{MAX_ITERATIONS} times a step may run"
+                )
             for index, item in enumerate(list(items)):
                 yield {"index": index, "item": item}
         else:
