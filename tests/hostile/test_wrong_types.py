@@ -90,7 +90,7 @@ def test_a_create_answering_an_unknown_id_does_not_hide_the_real_token(tmp_path:
     assert left == [], "the real tokens were found by the run's name and deleted"
     assert code == 1, output
     assert "Traceback" not in output
-    assert "no token its creator lists" in _messages(_report(tmp_path))
+    assert "an id its creator does not list" in _messages(_report(tmp_path))
     assert "wrong ids answered (left alone)" in output
 
 

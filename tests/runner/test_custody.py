@@ -413,7 +413,7 @@ def test_a_create_answering_an_unknown_id_leaves_no_token_behind_in_silence() ->
     assert end.tallies.tokens_leaked == 0
     assert end.exit_code == 1
     (failure,) = finished(events)["create-then-delete"].failures
-    assert "no token its creator lists" in failure.message
+    assert "an id its creator does not list" in failure.message
 
 
 class _AdminsDeleteAnyToken(Deployment):
@@ -523,3 +523,27 @@ def test_a_list_from_an_answer_cannot_make_a_step_run_without_end() -> None:
     (failure,) = finished(events)["iterate-a-listing"].failures
     assert "more than the 1000 times a step may run" in failure.message
     assert deletes == []
+
+
+def test_a_create_answering_the_id_of_the_runs_own_earlier_token_is_a_wrong_id() -> None:
+    """The second create names the first one's id: counted as a wrong id, and each token
+    the run made (both found by their names) is deleted once."""
+    fake = Fake()
+    first: list[str] = []
+
+    def choose(f: Fake) -> str:
+        made = _run_token_ids(f)
+        if not first:
+            first.extend(made)
+        return first[0]
+
+    target = _answering_id(choose)(fake)
+    twice = scenarios(CREATE_ONE.replace("  - graphql:", "  - repeat: 2\n    graphql:"))
+    events, end = run_events(twice, target, allow_writes=True)
+    assert _run_token_ids(fake) == set()
+    assert end.tallies is not None
+    assert end.tallies.wrong_ids == 1
+    assert end.tallies.tokens_created == end.tallies.tokens_deleted == 2
+    (failure,) = finished(events)["create-one"].failures
+    assert "(#2)" in failure.step
+    assert "a token that existed before the create" in failure.message

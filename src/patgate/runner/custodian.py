@@ -212,20 +212,21 @@ class Custodian:
         if ours is not None:
             self.ledger.confirm(name, ours)
         if before is not None and claimed in before:
-            reason = "a token that existed before the create"
+            reason = "the id of a token that existed before the create"
         elif any(t.id == claimed for t in listed):
-            reason = "a token listed under another name"
+            reason = "the id of a token listed under another name"
         else:
-            reason = "no token its creator lists"
+            reason = "an id its creator does not list"
         self.ledger.wrong_id(name, claimed, reason)
         found = (
-            f"the token listed under the run's name is {_shown(ours)}, and that one is deleted"
+            "the token listed under the run's name is deleted instead"
             if ours is not None
             else "no token of the run's name is listed; it is looked for again at the end"
         )
         raise WrongIdAnswered(
-            f"the create answered id {_shown(claimed)}, which names {reason}: a wrong id, left "
-            f"alone (never deleted); {found}"
+            f"a wrong id: the create answered {reason}, left alone (never deleted); {found} "
+            f"(answered id {_shown(claimed)}"
+            + (f", the run's token {_shown(ours)})" if ours is not None else ")")
         )
 
     def _settle(self, name: str) -> str:

@@ -246,7 +246,7 @@ class Ledger:
         """The create ``name`` was answered ``token_id``, which a listing did not show as the
         run's new token (``reason``): a finding, written down; the id is never deleted."""
         with self._lock:
-            if token_id in self._wrong or token_id in self._by_id:
+            if token_id in self._wrong:
                 return
             self._append({"event": "wrong_id", "name": name, "id": token_id, "reason": reason})
             self._wrong[token_id] = name
