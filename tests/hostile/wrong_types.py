@@ -289,10 +289,11 @@ UNKNOWN_ID = Misbehaviour(
 
 def hostile_text(size: int) -> str:
     """``size`` characters slow for a backtracking token search: PAT prefixes, ``_pat_``
-    runs, digits and near-JWTs, a quarter each."""
-    quarter = size // 4
-    pieces = ("amp_pat_", "a_pat_", "9", "eyJa.eyJ")
-    return "".join((piece * (quarter // len(piece) + 1))[:quarter] for piece in pieces)
+    runs, digits, JWT heads and near-JWTs, a line each."""
+    pieces = ("amp_pat_", "a_pat_", "9", "eyJ", "eyJa.eyJ")
+    part = size // len(pieces)
+    # A line each: a backtracking search fails at every start of a long line of them.
+    return "\n".join((piece * (part // len(piece) + 1))[: part - 1] for piece in pieces)
 
 
 HOSTILE_TEXT = Misbehaviour(
