@@ -104,8 +104,9 @@ class TokenScan:
 
     Where the anchor is rare (an ordinary answer), only the pieces holding it are tried:
     each found anchor's piece is matched once from its start, then the search goes on after
-    the match or the piece. Where it is dense (hostile text), the pattern scans the whole
-    text, trying each piece start once. Either way each character is read a bounded number
+    the match or the piece. Where it is dense (hostile text), the pattern scans the part of
+    the text between the first anchor's piece and the last one's, trying each piece start
+    once. Either way each character is read a bounded number
     of times.
     """
 
@@ -115,15 +116,36 @@ class TokenScan:
     def _dense(self, text: str) -> bool:
         return text.count(self.anchor) * _DENSE > len(text)
 
+    def _region(self, text: str) -> tuple[int, int]:
+        """Where every token of ``text`` lies: from the start of the first anchor's piece to
+        the end of the second piece after the last anchor's (a token spans three pieces at
+        most, and starts in a piece holding an anchor)."""
+        first = text.find(self.anchor)
+        before = _OTHER.search(text[first::-1])
+        start = first - before.start() + 1 if before is not None else 0
+        end, position = len(text), text.rfind(self.anchor)
+        for _ in range(3):  # the last anchor's piece, then up to two more after a dot
+            after = _OTHER.search(text, position)
+            if after is None:
+                end = len(text)
+                break
+            end = after.start()
+            if text[end] != ".":
+                break
+            position = end + 1
+        return start, end
+
     def spans(self, text: str) -> Iterator[tuple[int, int]]:
         """``(start, end)`` of each token in ``text``, left to right."""
         if self.anchor not in text:
             return
-        padded = "\n" + text  # every piece has a character before it, even the first
         if self._dense(text):
-            for match in self.pattern.finditer(padded):
-                yield match.end("lead") - 1, match.end() - 1
+            start, end = self._region(text)
+            # Every piece has a character before it, even the first: the newline.
+            for match in self.pattern.finditer("\n" + text[start:end]):
+                yield start + match.end("lead") - 1, start + match.end() - 1
             return
+        padded = "\n" + text
         backwards = padded[::-1]
         size = len(padded)
         found = padded.find(self.anchor)
@@ -156,7 +178,9 @@ class TokenScan:
             def keep(match: re.Match[str]) -> str:
                 return match["sep"] + match["lead"] + replacement
 
-            return self.pattern.sub(keep, "\n" + text)[1:]
+            start, end = self._region(text)
+            inside = self.pattern.sub(keep, "\n" + text[start:end])[1:]
+            return text[:start] + inside + text[end:]
         pieces: list[str] = []
         done = 0
         for start, end in self.spans(text):
