@@ -107,7 +107,8 @@ class GraphqlAnswer:
 
 def graphql_answer(observed: Observed) -> GraphqlAnswer:
     """The envelope of a GraphQL answer: an object whose ``data`` is an object or null and
-    whose ``errors``, when present, is a list of objects with a text ``message``."""
+    whose ``errors``, when present and not null, is a list of objects with a text
+    ``message``."""
     body = observed.body
     if body is NOT_JSON:
         raise UnexpectedAnswer(f"the answer (HTTP {observed.status}) is not JSON")
@@ -116,7 +117,7 @@ def graphql_answer(observed: Observed) -> GraphqlAnswer:
     if data is not None:
         _object(data, "data")
     messages: list[str] = []
-    if "errors" in body:
+    if body.get("errors") is not None:  # some servers write "errors": null for none
         for index, error in enumerate(_list(body["errors"], "errors")):
             where = f"errors[{index}]"
             messages.append(
