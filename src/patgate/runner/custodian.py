@@ -112,8 +112,7 @@ class Custodian:
         self._bearers: dict[str, Secret] = {}
         self._before: dict[str, frozenset[str] | None] = {}
         """Per create: the ids its creator listed just before it (``None``: no listing)."""
-        self.listing_problem = ""
-        """Why the last listing could not be read, if it could not."""
+        self._thread = threading.local()  # each scenario's thread has its own last listing
         self._lock = threading.Lock()  # the scenarios of a run create and sweep from threads
 
     # -- creating -------------------------------------------------------------------------------
@@ -195,7 +194,8 @@ class Custodian:
         bearer, _ = self._bearer(entry) if entry is not None else (None, False)
         listed = self._listing(bearer)
         if listed is None:
-            why = f" ({self.listing_problem})" if self.listing_problem else ""
+            problem = self.listing_problem
+            why = f" ({problem})" if problem else ""
             self.ledger.wrong_id(name, claimed, "not checked: no listing")
             raise WrongIdAnswered(
                 f"the create answered id {_shown(claimed)}, but its creator's tokens could not be "
@@ -253,6 +253,11 @@ class Custodian:
                 return True, token.id
         return True, None
 
+    @property
+    def listing_problem(self) -> str:
+        """Why this thread's last listing could not be read, if it could not."""
+        return str(getattr(self._thread, "listing_problem", ""))
+
     def _listing(self, bearer: str | None) -> list[ListedToken] | None:
         """The tokens ``bearer`` lists, or ``None`` when they cannot be listed (no bearer, no
         answer, an answer of the wrong shape: :attr:`listing_problem` says which)."""
@@ -260,10 +265,12 @@ class Custodian:
             return None
         query, variables = self.documents.viewer()
         try:
-            return token_listing(self._send(query, variables, bearer))
+            listed = token_listing(self._send(query, variables, bearer))
         except (RequestFailed, UnexpectedAnswer) as error:
-            self.listing_problem = str(error)
+            self._thread.listing_problem = str(error)
             return None
+        self._thread.listing_problem = ""
+        return listed
 
     def lists_as(self, bearer: str | None, token_id: str, name: str) -> bool | None:
         """Whether ``bearer``'s listing shows ``token_id`` named ``name`` (``None``: the
