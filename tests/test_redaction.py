@@ -7,6 +7,7 @@ import json
 import logging
 import pickle
 import secrets
+import time
 from collections.abc import Callable
 from urllib.parse import quote, quote_plus
 
@@ -207,3 +208,35 @@ def test_a_value_with_a_lone_surrogate_is_registered_and_compared() -> None:
     assert redactor.redact(f"got {value}!") == f"got {REDACTED}!"
     assert Secret(value) == Secret(value)
     assert len({Secret(value), Secret(value)}) == 1
+
+
+@pytest.mark.parametrize(
+    "piece",
+    ["9", "eyJ", "amp_pat_", "a_pat_", "eyJa.eyJ%2F"],
+    ids=["digits", "jwt-heads", "pat-prefixes", "word-pat-runs", "near-jwts-escaped"],
+)
+def test_redacting_100000_characters_of_hostile_text_costs_linear_time(piece: str) -> None:
+    """100,000 characters of one piece over and over (a huge integer's digits, JWT heads,
+    PAT prefixes...), with the run's secrets registered: redacted in under 2 s (generous
+    for a noisy machine; the ``redaction`` benchmark shows 1 MB in milliseconds). The
+    backtracking search this replaced took 5 to 12 s on the first three."""
+    redactor = Redactor()
+    redactor.register_all(["s3cr3t-client-secret", "amp_pat_" + "A" * 22 + "." + "B" * 43])
+    text = (piece * (100_000 // len(piece) + 1))[:100_000]
+    started = time.perf_counter()
+    redactor.redact(text)
+    assert time.perf_counter() - started < 2.0
+
+
+def test_a_huge_value_is_registered_and_redacted_quickly() -> None:
+    """A hostile answer may reveal a 1 MB "access token": registering it and redacting text
+    (escapes included) stays fast, and the value and its encodings are still replaced."""
+    redactor = Redactor()
+    redactor.register("s3cr3t")
+    huge = "x%" * 500_000
+    started = time.perf_counter()
+    redactor.register(huge)
+    text = redactor.redact(f"a={huge} b={quote(huge, safe='')} c=s3cr3t d=%73%33cr3t")
+    assert time.perf_counter() - started < 2.0
+    assert text == f"a={REDACTED} b={REDACTED} c={REDACTED} d={REDACTED}"
+    assert redactor.contains_secret(f"... {huge} ...")

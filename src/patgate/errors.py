@@ -15,6 +15,11 @@
     │   ├── ForeignDeleteRefused (PermissionError)  a delete of an id the run did not create
     │   └── WriteRefused (PermissionError)      a write a live run may not send (judged on
     │                                           the request as it would be sent)
+    ├── UnexpectedAnswer (ValueError)           runner/answers.py: an answer the runner reads for
+    │   │                                       itself is not of the expected shape (the step
+    │   │                                       fails, naming the field and what came)
+    │   └── WrongIdAnswered                     a create answered an id that a listing does not
+    │                                           show as the run's new token (never deleted)
     ├── ExpressionError (ValueError)            scenario/expressions.py: cannot parse or evaluate
     ├── PathError (ValueError)                  scenario/paths.py: a path that cannot be read
     ├── PathMissing (LookupError)               scenario/paths.py: nothing at that path
@@ -64,10 +69,12 @@ __all__ = [
     "TargetUnreachable",
     "TokenLimitReached",
     "Unauthenticated",
+    "UnexpectedAnswer",
     "UnmatchedRequest",
     "UnsupportedGrantType",
     "UsageError",
     "WriteRefused",
+    "WrongIdAnswered",
 ]
 
 
@@ -159,6 +166,18 @@ class ForeignDeleteRefused(CustodyError, PermissionError):
 class WriteRefused(CustodyError, PermissionError):
     """A request that writes, judged once every value is substituted, which this run may not
     send: a live target without ``--allow-writes``, or a write the ledger cannot track."""
+
+
+class UnexpectedAnswer(PatgateError, ValueError):
+    """An answer the runner reads for itself (the token endpoint, the content API, GraphQL
+    data and errors, introspection, a listing) holds a value of another type or shape than
+    the one expected; the message names the field and what came instead."""
+
+
+class WrongIdAnswered(UnexpectedAnswer):
+    """A create answered an id that the creator's listing does not show as a token new
+    since before the create and named as the run named it: a token that already existed
+    (someone else's) or none at all. The id is never deleted."""
 
 
 class DomainError(PatgateError):

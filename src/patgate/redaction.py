@@ -28,14 +28,19 @@ from collections.abc import Callable, Iterable
 from typing import Any
 from urllib.parse import quote, quote_plus
 
-from patgate.token_grammar import ANY_PAT_SHAPE, DEFAULT_PAT_PREFIX, JWT_SHAPE, pat_shape
+from patgate.token_grammar import ANY_PAT_SCAN, DEFAULT_PAT_PREFIX, JWT_SCAN, pat_scan
 
-__all__ = ["REDACTED", "LogScrub", "Redactor", "Secret", "derived_forms"]
+__all__ = ["LONG_VALUE", "REDACTED", "LogScrub", "Redactor", "Secret", "derived_forms"]
 
 REDACTED = "[REDACTED]"
 _MIN_BASE64_CORE = 8
 """A value's base64 inside longer base64 text is matched by its middle characters only when
 there are at least this many (fewer would match ordinary text)."""
+LONG_VALUE = 256
+"""A registered value longer than this (and its derived forms) is replaced by plain search,
+not through the compiled patterns: compiling a long literal costs time in proportion to it
+(a 1 MB access token took 8 s, and the escaped-forms pattern far more), and a hostile
+answer may register one. Such a value is not matched with escapes mixed into it."""
 # A value parsed from JSON may hold a lone surrogate ("\ud800"), which strict UTF-8 refuses.
 _ENCODING_ERRORS = "surrogatepass"
 
@@ -147,9 +152,11 @@ class Redactor:
         self._lock = threading.Lock()
         self._values: set[str] = set()
         self._raw: set[str] = set()
+        self._long: tuple[str, ...] = ()
+        """The forms of values over :data:`LONG_VALUE`, longest first."""
         self._pattern: re.Pattern[str] | None = None
         self._escaped: re.Pattern[str] | None = None
-        self._pat_shape = pat_shape(pat_prefix)
+        self._pat_scan = pat_scan(pat_prefix)
 
     def register(self, value: str | Secret | None) -> None:
         """Remember a secret value, of any length, and its :func:`derived_forms` for every
@@ -160,6 +167,11 @@ class Redactor:
         if not raw:
             return
         forms = derived_forms(raw)
+        if len(raw) > LONG_VALUE:
+            with self._lock:
+                merged = set(self._long) | forms
+                self._long = tuple(sorted(merged, key=len, reverse=True))
+            return
         with self._lock:
             before = len(self._values)
             self._values.update(forms)
@@ -201,6 +213,9 @@ class Redactor:
 
     def redact(self, text: str) -> str:
         """``text`` with every registered value and every PAT- or JWT-shaped string replaced."""
+        for form in self._long:
+            if form in text:
+                text = text.replace(form, REDACTED)
         pattern = self._compiled()
         if pattern is not None:
             text = pattern.sub(REDACTED, text)
@@ -209,9 +224,9 @@ class Redactor:
                 escaped = self._compiled_escaped()
                 if escaped is not None:
                     text = escaped.sub(REDACTED, text)
-        text = self._pat_shape.sub(REDACTED, text)
-        text = ANY_PAT_SHAPE.sub(REDACTED, text)
-        return JWT_SHAPE.sub(REDACTED, text)
+        text = self._pat_scan.sub(REDACTED, text)
+        text = ANY_PAT_SCAN.sub(REDACTED, text)
+        return JWT_SCAN.sub(REDACTED, text)
 
     def redact_data(self, data: Any) -> Any:
         """A copy of JSON-like ``data`` with every string (keys included) redacted."""
@@ -227,6 +242,8 @@ class Redactor:
 
     def contains_secret(self, text: str) -> bool:
         """Whether ``text`` holds any registered value (for artifact scans)."""
+        if any(form in text for form in self._long):
+            return True
         pattern = self._compiled()
         return pattern is not None and pattern.search(text) is not None
 

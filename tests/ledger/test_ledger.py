@@ -45,7 +45,13 @@ def test_counts_follow_the_lifecycle(tmp_path: Path) -> None:
     ledger.abandon(refused)
     ledger.check_delete("a")
     ledger.deleted("a")
-    assert ledger.counts() == {"created": 2, "deleted": 1, "leaked": 1, "refused": 0}
+    assert ledger.counts() == {
+        "created": 2,
+        "deleted": 1,
+        "leaked": 1,
+        "refused": 0,
+        "wrong_ids": 0,
+    }
     assert [e.token_id for e in ledger.outstanding()] == ["b"]
 
 
@@ -103,7 +109,13 @@ def test_a_ledger_without_a_path_writes_nothing(
     ledger.intend(name)
     ledger.confirm(name, "x")
     ledger.deleted("x")
-    assert ledger.counts() == {"created": 1, "deleted": 1, "leaked": 0, "refused": 0}
+    assert ledger.counts() == {
+        "created": 1,
+        "deleted": 1,
+        "leaked": 0,
+        "refused": 0,
+        "wrong_ids": 0,
+    }
     assert list(tmp_path.iterdir()) == []
 
 

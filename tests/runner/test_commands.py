@@ -111,7 +111,7 @@ def test_the_ledger_goes_where_asked_else_a_default_for_live_targets(tmp_path: P
     assert ledger_path(None, {}, live=False) is None
 
 
-@pytest.mark.parametrize(("error", "code"), [(RuntimeError, 1), (UsageError, 2)])
+@pytest.mark.parametrize(("error", "code"), [(RuntimeError, 5), (UsageError, 2)])
 def test_an_error_is_printed_with_the_secrets_redacted(
     monkeypatch: pytest.MonkeyPatch,
     capsys: pytest.CaptureFixture[str],

@@ -7,15 +7,17 @@ import json
 import re
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import httpx
 import pytest
 
-from patgate.errors import ScenarioError
+from patgate.errors import ForeignDeleteRefused, ScenarioError, WrongIdAnswered
 from patgate.fake.deployment import Deployment
 from patgate.fake.model import PatRecord, Principal
 from patgate.harness import Fake
-from patgate.runner import FakeTarget, LiveTarget, TargetConfig
+from patgate.runner import FakeTarget, LiveTarget, RunOptions, TargetConfig
+from patgate.runner.context import RunContext
 from patgate.runner.events import Outcome
 
 from .support import FOREIGN_DELETE, builtin, finished, live, run_events, scenarios
@@ -300,3 +302,248 @@ def test_a_token_made_through_the_management_ui_path_is_in_the_ledger_too() -> N
     _, end = run_events(approval, FakeTarget(fake))
     assert (end.tallies.tokens_created, end.tallies.tokens_deleted) == (1, 1)
     assert len(fake.deployment.tokens) == 4
+
+
+def _answering_id(choose: Callable[[Fake], str]) -> Callable[[Fake], LiveTarget]:
+    """A live target whose every create answer names the id ``choose`` gives (the token is
+    made all the same)."""
+
+    def target(fake: Fake) -> LiveTarget:
+        def step(request: httpx.Request, send: Handler) -> httpx.Response:
+            response = send(request)
+            if _operation(request) != "create":
+                return response
+            response.read()
+            body = response.json()
+            created = (body.get("data") or {}).get("createPersonalAccessToken")
+            if isinstance(created, dict):
+                created["id"] = choose(fake)
+            return httpx.Response(response.status_code, headers=response.headers, json=body)
+
+        return _through(fake, step)
+
+    return target
+
+
+def _the_admins_own_token(fake: Fake) -> str:
+    return min(_admin_token_ids(fake) - _run_token_ids(fake))
+
+
+def _run_token_ids(fake: Fake) -> set[str]:
+    return {t.id for t in fake.deployment.tokens.values() if t.name.startswith("patgate-")}
+
+
+WRITE_THEN_DELETE = """\
+id: create-then-delete
+title: Creates a token, then deletes the id the create answered
+rules: [PAT-DELETE]
+steps:
+  - graphql: create_token
+    args: {name: "${new_name}"}
+    bearer: ${admin_token}
+    capture:
+      made: data.createPersonalAccessToken.id
+  - graphql: delete_token
+    args: {id: "${made}"}
+    bearer: ${admin_token}
+    expect:
+      - deleted: true
+cleanup:
+  - graphql: delete_token
+    args: {id: "${made}"}
+    bearer: ${admin_token}
+"""
+
+
+def test_a_create_answering_a_foreign_id_never_makes_the_run_delete_it() -> None:
+    """HIGH: the answer names a token that existed before the create (the admin's own). The
+    run never deletes it, the token it really made is found by name and deleted, and the
+    tally counts the wrong id."""
+    fake = Fake()
+    before = set(fake.deployment.tokens)
+    foreign = _the_admins_own_token(fake)
+    target = _answering_id(lambda f: foreign)(fake)
+    events, end = run_events(scenarios(WRITE_THEN_DELETE), target, allow_writes=True)
+    assert before <= set(fake.deployment.tokens), "no token that existed was deleted"
+    assert _run_token_ids(fake) == set(), "the token the run made was deleted"
+    assert end.tallies is not None
+    assert end.tallies.wrong_ids == 1
+    assert end.tallies.tokens_created == end.tallies.tokens_deleted == 1
+    assert end.exit_code == 1
+    (failure,) = finished(events)["create-then-delete"].failures
+    assert "a token that existed before the create" in failure.message
+    assert repr(foreign) in failure.message
+
+
+def test_a_delete_of_the_wrong_id_a_create_answered_is_refused_and_never_sent() -> None:
+    fake = Fake()
+    foreign = _the_admins_own_token(fake)
+    target = _answering_id(lambda f: foreign)(fake)
+    context = RunContext(target, RunOptions(allow_writes=True))
+    custodian = context.custodian
+    name = context.new_name()
+    query, variables = context.documents.create_token(name, fake.world["organization_id"])
+    admin = fake.world["admin_token"]
+    with pytest.raises(WrongIdAnswered):
+        custodian.create(name, lambda: context.graphql(query, variables, admin), bearer=admin)
+    sent: list[str] = []
+
+    def send(query: str, variables: Any) -> Any:
+        sent.append(query)
+        return context.graphql(query, variables, admin)
+
+    with pytest.raises(ForeignDeleteRefused, match="no listing showed it"):
+        custodian.delete(foreign, send, cleanup=False)
+    assert sent == []
+    custodian.finish()
+    assert foreign in fake.deployment.tokens
+    assert _run_token_ids(fake) == set()
+    context.close()
+
+
+def test_a_create_answering_an_unknown_id_leaves_no_token_behind_in_silence() -> None:
+    """MEDIUM: the answer names an id the deployment does not hold; the real token is found
+    by the run's name and deleted, and the summary says there was a wrong id."""
+    fake = Fake()
+    target = _answering_id(lambda f: "no-such-token")(fake)
+    events, end = run_events(scenarios(WRITE_THEN_DELETE), target, allow_writes=True)
+    assert _run_token_ids(fake) == set()
+    assert end.tallies is not None
+    assert end.tallies.wrong_ids == 1
+    assert end.tallies.tokens_leaked == 0
+    assert end.exit_code == 1
+    (failure,) = finished(events)["create-then-delete"].failures
+    assert "an id its creator does not list" in failure.message
+
+
+class _AdminsDeleteAnyToken(Deployment):
+    """A deployment where an organization admin may delete any member's token by its id."""
+
+    def delete_token(self, principal: Principal, token_id: str) -> PatRecord:
+        record = self.tokens.get(token_id)
+        if record is not None and record.user_id != principal.user_id:
+            self.forget_token(record)
+            return record
+        return super().delete_token(principal, token_id)
+
+
+def test_cleanup_never_deletes_an_id_its_creator_does_not_list() -> None:
+    """A ledger entry whose id names another user's token (an old ledger, an adopted id):
+    its creator's listing lacks it, so no delete is sent, even where an admin could delete
+    that token by its id."""
+    fake = Fake(deployment=_AdminsDeleteAnyToken())
+    member = fake.deployment.authenticate(fake.world["member_token"])
+    theirs = {t.id for t in fake.deployment.list_tokens(member)}
+    context = RunContext(
+        LiveTarget(TargetConfig(fake.world), transport=fake.httpx_transport()),
+        RunOptions(allow_writes=True),
+    )
+    ledger = context.ledger
+    name = ledger.next_name()
+    ledger.intend(name, "admin_token")
+    ledger.confirm(name, min(theirs))
+    context.custodian.finish()
+    assert theirs <= set(fake.deployment.tokens), "the member's token is still there"
+    assert ledger.counts()["leaked"] == 0
+    context.close()
+
+
+@pytest.mark.parametrize("own", [False, True], ids=["foreign-id", "its-own-token"])
+def test_a_generated_create_is_deleted_only_when_its_bearer_lists_the_id(own: bool) -> None:
+    """The fuzzer's generated creates: the id their answer names is deleted only once the
+    bearer's listing shows it under the answered name; someone else's id never is."""
+    import requests
+
+    from patgate.fuzz.lifecycle import delete_created
+    from patgate.fuzz.recorder import Recorder
+    from patgate.fuzz.report import FuzzReport
+
+    with Fake() as fake:
+        target = LiveTarget(TargetConfig(fake.world), transport=fake.httpx_transport())
+        context = RunContext(target, RunOptions(allow_writes=True))
+        if own:
+            made = fake.request_token_via_ui(fake.default_world.admin_id, "gen")
+            token_id, name = made.id, "gen"
+        else:
+            token_id, name = _the_admins_own_token(fake), "gen"
+        body = {"data": {"createPersonalAccessToken": {"id": token_id, "name": name}}}
+        report = FuzzReport(target="t", seed=0, max_examples=1)
+        recorder = Recorder(requests.Session(), report, context.redactor, timeout=(2, 5))
+        headers = {"Authorization": f"Bearer {fake.world['admin_token']}"}
+        delete_created(
+            recorder,
+            context,
+            fake.world["graphql_url"],
+            headers,
+            json.dumps(body).encode(),
+            label="generated",
+        )
+        context.close()
+        assert (token_id in fake.deployment.tokens) is not own
+    assert [failure.check for failure in report.failures] == ([] if own else ["cleanup"])
+
+
+ITERATE_A_LISTING = """\
+id: iterate-a-listing
+title: Deletes each id its listing shows
+rules: [PAT-LIST-OWN]
+steps:
+  - graphql: viewer
+    bearer: ${admin_token}
+    expect:
+      - ok: true
+    capture:
+      ids: data.viewer.personalAccessTokens[*].id
+  - for_each: ids
+    graphql: delete_token
+    args: {id: "${item}"}
+    bearer: ${admin_token}
+    expect:
+      - ok: true
+"""
+
+
+def test_a_list_from_an_answer_cannot_make_a_step_run_without_end() -> None:
+    fake = Fake()
+    deletes: list[str] = []
+
+    def step(request: httpx.Request, send: Handler) -> httpx.Response:
+        if _operation(request) == "delete":
+            deletes.append("sent")
+        response = send(request)
+        if _operation(request) != "viewer":
+            return response
+        response.read()
+        body = response.json()
+        tokens = body["data"]["viewer"]["personalAccessTokens"]
+        body["data"]["viewer"]["personalAccessTokens"] = tokens * 2000
+        return httpx.Response(response.status_code, headers=response.headers, json=body)
+
+    events, _ = run_events(scenarios(ITERATE_A_LISTING), _through(fake, step), allow_writes=True)
+    (failure,) = finished(events)["iterate-a-listing"].failures
+    assert "more than the 1000 times a step may run" in failure.message
+    assert deletes == []
+
+
+def test_a_create_answering_the_id_of_the_runs_own_earlier_token_is_a_wrong_id() -> None:
+    """The second create names the first one's id: counted as a wrong id, and each token
+    the run made (both found by their names) is deleted once."""
+    fake = Fake()
+    first: list[str] = []
+
+    def choose(f: Fake) -> str:
+        made = _run_token_ids(f)
+        if not first:
+            first.extend(made)
+        return first[0]
+
+    target = _answering_id(choose)(fake)
+    twice = scenarios(CREATE_ONE.replace("  - graphql:", "  - repeat: 2\n    graphql:"))
+    events, end = run_events(twice, target, allow_writes=True)
+    assert _run_token_ids(fake) == set()
+    assert end.tallies is not None
+    assert end.tallies.wrong_ids == 1
+    assert end.tallies.tokens_created == end.tallies.tokens_deleted == 2
+    (failure,) = finished(events)["create-one"].failures
+    assert "(#2)" in failure.step
+    assert "a token that existed before the create" in failure.message

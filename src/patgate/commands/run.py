@@ -20,8 +20,10 @@ Exit codes: 0 no gate rule failed and nothing was left behind; 1 a gate rule fai
 warning, with ``--strict``), or a token was left behind or a delete refused; 2 a usage or
 configuration error; 3 the target cannot be reached; 4 a gate rule ``--require`` names
 (``all``: every gate rule in scope; ``checkable``: every gate rule this target can check,
-those it cannot by its nature listed apart) was not checked; 130 / 143 interrupted by SIGINT /
-SIGTERM (after the cleanup, with the counts printed).
+those it cannot by its nature listed apart) was not checked; 5 an internal error (a bug of
+patgate's: the reports are still written and the cleanup still runs; the redacted traceback
+goes to stderr); 130 / 143 interrupted by SIGINT / SIGTERM (after the cleanup, with the
+counts printed).
 """
 
 from __future__ import annotations
@@ -49,8 +51,20 @@ if TYPE_CHECKING:
 __all__ = ["configure", "main"]
 
 
+EXIT_CODES_HELP = (
+    "exit codes: 0 no gate rule failed; 1 a gate rule failed (or a warning with --strict, a "
+    "token left behind, a delete refused, a wrong id answered); 2 usage or configuration "
+    "error; 3 the target cannot be reached; 4 a gate rule --require names (all, checkable, "
+    "or a rule id) was not checked; "
+    "5 internal error (a bug in patgate: the reports are still written and the cleanup "
+    "runs; the redacted traceback goes to stderr); 130 / 143 interrupted by SIGINT / SIGTERM"
+)
+"""The exit codes, as ``patgate run --help`` ends."""
+
+
 def configure(parser: argparse.ArgumentParser) -> None:
     """Add the options of ``patgate run`` to ``parser``."""
+    parser.epilog = EXIT_CODES_HELP
     configure_target(parser, several=True)
     choice = parser.add_argument_group("what to run")
     choice.add_argument(
@@ -141,6 +155,7 @@ def configure(parser: argparse.ArgumentParser) -> None:
 def main(args: argparse.Namespace) -> int:
     """Run the scenarios against each target and report; the exit code of the run (the
     worst of the targets')."""
+    from patgate.runner.results import EXIT_INTERNAL
     from patgate.runner.session import target_redactor
 
     worlds: list[Path] = list(args.world or [])
@@ -152,7 +167,10 @@ def main(args: argparse.Namespace) -> int:
             redactor.register_basic(config.text("client_id"), config.text("client_secret"))
     labels = [str(world) for world in worlds] or [""]
     return guarded(
-        "run", redactor, lambda: _run(args, list(zip(labels, configs, strict=True)), redactor)
+        "run",
+        redactor,
+        lambda: _run(args, list(zip(labels, configs, strict=True)), redactor),
+        internal_code=EXIT_INTERNAL,
     )
 
 
@@ -197,6 +215,7 @@ def _run(
 
     runs: list[TargetRun] = []
     guard = SignalGuard()
+    session = None
     try:
         with guard:
             if several:
@@ -224,6 +243,8 @@ def _run(
                 )
                 session = open_session(target, options, catalogue=catalogue, redactor=redactor)
                 finished = consume(run_session(session, selected), handle)
+                _print_internal_errors(session.context.internal_errors)
+                session = None  # its errors are printed
                 if finished is None:
                     return 1
                 runs.append((label, begun[-1] if begun else None, finished))
@@ -237,6 +258,8 @@ def _run(
     finally:
         for reporter in reporters:
             reporter.close()
+        if session is not None:
+            _print_internal_errors(session.context.internal_errors)
     _github(runs)
     code = worst_exit_code([finished.exit_code for _, _, finished in runs])
     if several:
@@ -336,6 +359,13 @@ def _exclude(
     if not kept:
         raise UsageError("--exclude-rule / --exclude-scenario left no scenario to run")
     return tuple(kept), tuple(left_out)
+
+
+def _print_internal_errors(tracebacks: list[str]) -> None:
+    """The last-resort net's catch: each bug's redacted traceback, on stderr (the run
+    reported it as ``internal error`` and exits 5)."""
+    for text in tracebacks:
+        print(f"patgate run: internal error\n{text}", file=sys.stderr)
 
 
 def _required(given: list[str] | None, catalogue: Catalogue) -> tuple[str, ...]:

@@ -126,15 +126,18 @@ def scrub(error: PatgateError, redactor: Redactor) -> PatgateError:
     return error
 
 
-def internal_error(command: str, error: Exception, redactor: Redactor) -> int:
-    """Print a bug's traceback with every secret redacted (it may quote one); exit code 1."""
+def internal_error(command: str, error: Exception, redactor: Redactor, code: int = 1) -> int:
+    """Print a bug's traceback with every secret redacted (it may quote one); ``code``."""
     text = "".join(traceback.format_exception(type(error), error, error.__traceback__))
     print(f"patgate {command}: internal error\n{redactor.redact(text)}", file=sys.stderr)
-    return 1
+    return code
 
 
-def guarded(command: str, redactor: Redactor, body: Callable[[], int]) -> int:
-    """Run ``body``: patgate's errors go on redacted, a bug is a redacted traceback (1)."""
+def guarded(
+    command: str, redactor: Redactor, body: Callable[[], int], *, internal_code: int = 1
+) -> int:
+    """Run ``body``: patgate's errors go on redacted, a bug is a redacted traceback
+    (``internal_code``: 1, or 5 for ``patgate run``)."""
     try:
         return body()
     except PatgateError as error:
@@ -142,4 +145,4 @@ def guarded(command: str, redactor: Redactor, body: Callable[[], int]) -> int:
     except KeyboardInterrupt:
         raise
     except Exception as error:  # a bug
-        return internal_error(command, error, redactor)
+        return internal_error(command, error, redactor, internal_code)

@@ -34,7 +34,7 @@ import hypothesis  # type: ignore[import-not-found, unused-ignore]
 import requests
 import schemathesis  # type: ignore[import-not-found, unused-ignore]
 
-from patgate.errors import TargetUnreachable
+from patgate.errors import TargetUnreachable, UnexpectedAnswer
 from patgate.fuzz.lifecycle import delete_created, run_lifecycle
 from patgate.fuzz.recorder import Recorder
 from patgate.fuzz.report import FuzzReport
@@ -147,7 +147,11 @@ class Fuzzer:
         graphql_url = self.config.text("graphql_url")
         if graphql_url and bearer:
             # Learn the delete's result shape first: generated creates may need cleaning up.
-            self.documents.discover(self._introspect(graphql_url, bearer))
+            try:
+                self.documents.discover(self._introspect(graphql_url, bearer))
+            except UnexpectedAnswer as error:
+                # The built-in document shapes stay; the note says why none was learned.
+                self.report.notes.append(self.redactor.redact(str(error)))
             for fuzz_pass in self._graphql_passes(graphql_url, bearer):
                 self._drive(fuzz_pass)
             self._lifecycle(graphql_url, bearer)

@@ -18,12 +18,12 @@ import json
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from patgate.errors import PatgateError
+from patgate.errors import PatgateError, UnexpectedAnswer
 from patgate.fuzz.recorder import Answer, Recorder
 from patgate.runner.context import RunContext
 from patgate.runner.documents import Documents, organization_ids
 from patgate.runner.model import Observed
-from patgate.token_grammar import pat_shape
+from patgate.token_grammar import pat_scan, pat_shape
 
 __all__ = ["NAME_LIMIT", "SPECIAL_NAMES", "delete_created", "name_strategy", "run_lifecycle"]
 
@@ -105,6 +105,7 @@ class _Cycle:
         self.label = label
         self.organization_id = organization_id
         self.pat_shape = pat_shape(pat_prefix)
+        self.pat_scan = pat_scan(pat_prefix)
 
     def post(self, document: tuple[str, Mapping[str, Any] | None]) -> tuple[Answer, Any, str]:
         query, variables = document
@@ -148,7 +149,7 @@ class _Cycle:
         answer, payload, line = sent[-1]
         created = _field(payload, "data", "createPersonalAccessToken")
         if not isinstance(created, dict):
-            if self.pat_shape.search(answer.body.decode("utf-8", "replace")):
+            if self.pat_scan.search(answer.body.decode("utf-8", "replace")):
                 self.fail("refusal_leaks_token", "a refused create holds a token", answer, line)
             codes = [_field(e, "extensions", "code") for e in _items(payload, "errors")]
             if not codes or not all(isinstance(code, str) for code in codes):
@@ -200,7 +201,8 @@ def delete_created(
 
     Practically never needed (a generated organization id is random), but a live run must
     not leave a token behind. The value is registered as a secret first; the token goes into
-    the ledger (under the name it was given) before the custodian deletes it.
+    the ledger (under the name it was given) before the custodian deletes it, and only once
+    the bearer's listing shows the id under that name.
     """
     try:
         created = _field(json.loads(body), "data", "createPersonalAccessToken")
@@ -217,6 +219,15 @@ def delete_created(
         return
     name = created.get("name")
     bearer = (headers or {}).get("Authorization", "").removeprefix("Bearer ") or None
+    # The id is the deployment's word: deleted only once the bearer's listing shows it under
+    # the name the answer gave (an id of someone else's token is never deleted).
+    if not isinstance(name, str) or not context.custodian.lists_as(bearer, token_id, name):
+        message = (
+            "a generated create answered an id its bearer does not list under the answered "
+            "name (or selected no name); not deleted: delete that token by hand if it exists"
+        )
+        recorder.fail(label, "cleanup", message, 200, "")
+        return
     key = context.config.key_holding(bearer)
     context.ledger.adopt(str(name) if name else f"generated {token_id}", token_id, bearer_key=key)
     answers: list[Answer] = []
@@ -252,9 +263,13 @@ def run_lifecycle(
         return Observed(answer.status, answer.body.decode("utf-8", "replace"))
 
     documents = context.documents
-    documents.discover(send)  # done already by the engine; a no-op then
     if not organization_id:
-        found = organization_ids(send(documents.organizations()[0]), documents.organizations_shape)
+        try:
+            query = documents.organizations()[0]
+            found = organization_ids(send(query), documents.organizations_shape)
+        except UnexpectedAnswer as error:
+            recorder.report.notes.append(recorder.redactor.redact(str(error)))
+            found = []
         organization_id = found[0] if found else None
     if not organization_id:
         recorder.report.tally(label).skipped = "needs organization_id"

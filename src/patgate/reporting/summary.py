@@ -93,6 +93,8 @@ def custody_line(tallies: Tallies | None) -> str:
     )
     if tallies.deletes_refused:
         line += f", {tallies.deletes_refused} deletes refused"
+    if tallies.wrong_ids:
+        line += f", {tallies.wrong_ids} wrong ids answered (left alone)"
     if tallies.retries:
         line += f"; {tallies.retries} requests resent after 429/503"
     return line
@@ -186,8 +188,13 @@ def _meaning(finished: RunFinished) -> str:
         )
         if gate_failed or not finished.scenarios:
             return "exit 1: a gate rule failed"
-        if finished.tallies is not None and finished.tallies.left_behind:
-            return "exit 1: the run left tokens behind or refused a delete (see tokens:)"
+        if finished.tallies is not None and (
+            finished.tallies.left_behind or finished.tallies.wrong_ids
+        ):
+            return (
+                "exit 1: the run left tokens behind, refused a delete or was answered a "
+                "wrong id (see tokens:)"
+            )
         return "exit 1: an advisory rule failed and --strict makes that fail the run"
     if code == 3 and finished.lost:
         return f"exit {code}: the target became unreachable mid-run ({finished.unreachable})"
@@ -196,6 +203,8 @@ def _meaning(finished: RunFinished) -> str:
     meanings = {
         2: "usage error",
         3: "the target did not answer",
+        5: "internal error (a bug in patgate; the reports were written and the cleanup "
+        "ran; the traceback is on stderr)",
         130: "interrupted (SIGINT)",
         143: "interrupted (SIGTERM)",
     }

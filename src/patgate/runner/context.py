@@ -6,6 +6,7 @@ import base64
 import itertools
 import secrets
 import threading
+import traceback
 import uuid
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -13,6 +14,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from patgate.redaction import LogScrub, Redactor
+from patgate.runner.answers import revealed_secrets
 from patgate.runner.custodian import Custodian
 from patgate.runner.documents import Documents, organization_ids
 from patgate.runner.exchange import Exchange, NetworkPolicy
@@ -138,6 +140,22 @@ class RunContext:
         self.lost = ""
         """Why the target became unreachable mid-run, once :meth:`lose` was called."""
         self._log_scrub = LogScrub(self.redactor).install()
+        self.internal_errors: list[str] = []
+        """The redacted traceback of each bug the run met (the last-resort net caught it:
+        the run still reports and cleans up, then exits with ``EXIT_INTERNAL``)."""
+        self._errors_lock = threading.Lock()
+        self._made_up: set[str] = set()
+
+    def note_internal_error(self, error: BaseException) -> str:
+        """Record a bug the run met (its traceback, redacted); returns the line a report
+        shows: ``internal error: TypeError: ...``."""
+        text = "".join(traceback.format_exception(type(error), error, error.__traceback__))
+        with self._errors_lock:
+            self.internal_errors.append(self.redact(text))
+        return self.redact(
+            f"internal error (a bug in patgate, not a finding about the target): "
+            f"{type(error).__name__}: {error}"
+        )
 
     def halt(self, reason: str) -> None:
         """Ask every running scenario to stop before its next step (its cleanup still
@@ -179,7 +197,10 @@ class RunContext:
 
     def missing_id(self) -> str:
         """An id no token has (made up by this run, so a delete of it may be sent)."""
-        return f"{self.ledger.name_prefix}missing-{next(self._missing)}"
+        made = f"{self.ledger.name_prefix}missing-{next(self._missing)}"
+        with self._errors_lock:
+            self._made_up.add(made)
+        return made
 
     def random_pat(self) -> str:
         """A well-formed PAT of the target's prefix that nobody holds."""
@@ -190,8 +211,10 @@ class RunContext:
         return f"{self.config.pat_prefix}{segment(16)}.{segment(32)}"
 
     def is_missing_id(self, value: object) -> bool:
-        """Whether ``value`` is an id :meth:`missing_id` made up."""
-        return isinstance(value, str) and value.startswith(f"{self.ledger.name_prefix}missing-")
+        """Whether ``value`` is an id :meth:`missing_id` made up (one it handed out: an
+        answer that imitates the form, knowing the run id from the names it sees, is not)."""
+        with self._errors_lock:
+            return isinstance(value, str) and value in self._made_up
 
     def key(self, name: str) -> str | None:
         """A target key's value as text (secrets revealed: the caller is building a request);
@@ -208,16 +231,7 @@ class RunContext:
     def _observe(self, observed: Observed) -> None:
         # Every access token and created PAT is registered the moment it is read, whichever
         # step (or the custodian) asked.
-        body = observed.body
-        if not isinstance(body, dict):
-            return
-        access_token = body.get("access_token")
-        if isinstance(access_token, str):
-            self.redactor.register(access_token)
-        data = body.get("data")
-        created = data.get("createPersonalAccessToken") if isinstance(data, dict) else None
-        if isinstance(created, dict) and isinstance(created.get("token"), str):
-            self.redactor.register(created["token"])
+        self.redactor.register_all(revealed_secrets(observed))
 
     # -- GraphQL --------------------------------------------------------------------------------
 
@@ -245,7 +259,9 @@ class RunContext:
                 self.documents.discover(lambda query: self.graphql(query, None, bearer))
 
     def organization_id(self) -> tuple[str | None, str]:
-        """``(id, "")``, or ``(None, why it could not be found)``; asked once per run."""
+        """``(id, "")``, or ``(None, why it could not be found)``; asked once per run.
+        :class:`~patgate.errors.UnexpectedAnswer` when an answer on the way is of the wrong
+        shape (asked again next time)."""
         with self._once:
             if self._organization is None:
                 self._organization = self._find_organization()

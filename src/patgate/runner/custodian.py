@@ -1,7 +1,11 @@
 """The one place tokens are created and deleted, always through the run's ledger.
 
-A create is written to the ledger before it is sent and confirmed with the id it returned.
-Any other answer (a refusal, a timeout after the request left, a 5xx, a 429) is settled by
+A create is written to the ledger before it is sent. The id it returned is confirmed only
+when the creator's listing shows it under the run's name and absent from a listing taken
+just before the create; any other id (a token that already existed, someone else's, or one
+not listed) is written down as a wrong id and never deleted, the token listed under the
+run's name is recorded instead, and the create's step fails (:class:`WrongIdAnswered`). Any
+other answer (a refusal, a timeout after the request left, a 5xx, a 429) is settled by
 listing the creator's tokens and looking for the ledger's name; a create is never resent
 before that, and a refusal is believed only when the name is not listed. A delete of an id
 the ledger does not hold is refused and never sent. At the end, :meth:`Custodian.finish`
@@ -22,13 +26,13 @@ from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
 from patgate.checks import delete_succeeded
-from patgate.errors import CreateRefused, RequestFailed
+from patgate.errors import CreateRefused, RequestFailed, UnexpectedAnswer, WrongIdAnswered
 from patgate.redaction import Secret
+from patgate.runner.answers import ListedToken, created_token, token_listing
 from patgate.runner.documents import Documents
 from patgate.runner.ledger import Ledger, LedgerEntry, LedgerState, TargetIdentity
 from patgate.runner.model import Observed
 from patgate.runner.retries import RETRY_STATUSES, RetryPolicy
-from patgate.scenario.paths import PathError, PathMissing, resolve_path
 
 __all__ = [
     "Custodian",
@@ -47,12 +51,19 @@ _FALLBACK_KEY = "admin_token"
 
 
 def created_token_id(observed: Observed) -> str | None:
-    """The id in a ``createPersonalAccessToken`` answer, if there is one."""
-    try:
-        value = resolve_path(observed.body, "data.createPersonalAccessToken.id")
-    except (PathMissing, PathError):
+    """The id in a ``createPersonalAccessToken`` answer, if there is one (``None`` for an
+    answer that is not a GraphQL object: an HTML error page, a bare 503).
+    :class:`UnexpectedAnswer` when the answer names one of the wrong shape."""
+    if not isinstance(observed.body, dict):
         return None
-    return value if isinstance(value, str) and value else None
+    created = created_token(observed)
+    return created.id if created is not None else None
+
+
+def _shown(token_id: str, limit: int = 200) -> str:
+    """An id as a message quotes it: ``repr``, cut to ``limit`` characters."""
+    text = repr(token_id)
+    return text if len(text) <= limit else text[: limit - 4] + "...'"
 
 
 def refused_create(observed: Observed) -> bool:
@@ -99,6 +110,9 @@ class Custodian:
         self._retry = retry if retry is not None else RetryPolicy()
         self._sleep = sleep
         self._bearers: dict[str, Secret] = {}
+        self._before: dict[str, frozenset[str] | None] = {}
+        """Per create: the ids its creator listed just before it (``None``: no listing)."""
+        self._thread = threading.local()  # each scenario's thread has its own last listing
         self._lock = threading.Lock()  # the scenarios of a run create and sweep from threads
 
     # -- creating -------------------------------------------------------------------------------
@@ -129,6 +143,11 @@ class Custodian:
         if bearer:
             with self._lock:
                 self._bearers[name] = Secret(bearer)
+        # What the creator holds before: the id a create answers counts as the run's only
+        # once a listing shows it new since now, under the run's name.
+        before = self._listing(bearer)
+        with self._lock:
+            self._before[name] = None if before is None else frozenset(t.id for t in before)
         attempt = 0
         while True:
             try:
@@ -138,9 +157,15 @@ class Custodian:
                     self.ledger.abandon(name)
                     raise
                 raise RequestFailed(f"{error}; {self._settle(name)}") from None
-            made = token_id(observed)
+            try:
+                made = token_id(observed)
+            except UnexpectedAnswer as error:
+                # The token may exist all the same: look for it by the run's name first.
+                raise UnexpectedAnswer(
+                    f"the create's answer: {error}; {self._settle(name)}"
+                ) from None
             if made:
-                self.ledger.confirm(name, made)
+                self._verify(name, made)
                 return observed
             if observed.status in RETRY_STATUSES:
                 known, found = self._find(name)
@@ -160,6 +185,50 @@ class Custodian:
                 self.ledger.abandon(name)
             return observed
 
+    def _verify(self, name: str, claimed: str) -> None:
+        """Confirm ``claimed`` (the id the create of ``name`` answered) once the creator's
+        listing shows it, new since before the create, under ``name``. Anything else raises
+        :class:`WrongIdAnswered`: the id is written down as a finding and never deleted, and
+        the token listed under the run's name, if any, is the one recorded (and deleted)."""
+        entry = self.ledger.entry(name)
+        bearer, _ = self._bearer(entry) if entry is not None else (None, False)
+        listed = self._listing(bearer)
+        if listed is None:
+            problem = self.listing_problem
+            why = f" ({problem})" if problem else ""
+            self.ledger.wrong_id(name, claimed, "not checked: no listing")
+            raise WrongIdAnswered(
+                f"the create answered id {_shown(claimed)}, but its creator's tokens could not be "
+                f"listed to check that it is the new token{why}; it is not deleted by id, and "
+                "the run's name is looked for again at the end"
+            )
+        with self._lock:
+            before = self._before.get(name)
+        new = [t for t in listed if before is None or t.id not in before]
+        if any(t.id == claimed and t.name == name for t in new):
+            self.ledger.confirm(name, claimed)
+            return
+        ours = next((t.id for t in new if t.name == name), None)
+        if ours is not None:
+            self.ledger.confirm(name, ours)
+        if before is not None and claimed in before:
+            reason = "the id of a token that existed before the create"
+        elif any(t.id == claimed for t in listed):
+            reason = "the id of a token listed under another name"
+        else:
+            reason = "an id its creator does not list"
+        self.ledger.wrong_id(name, claimed, reason)
+        found = (
+            "the token listed under the run's name is deleted instead"
+            if ours is not None
+            else "no token of the run's name is listed; it is looked for again at the end"
+        )
+        raise WrongIdAnswered(
+            f"a wrong id: the create answered {reason}, left alone (never deleted); {found} "
+            f"(answered id {_shown(claimed)}"
+            + (f", the run's token {_shown(ours)})" if ours is not None else ")")
+        )
+
     def _settle(self, name: str) -> str:
         known, found = self._find(name)
         if found:
@@ -170,31 +239,47 @@ class Custodian:
 
     def _find(self, name: str) -> tuple[bool, str | None]:
         """``(listed, id)``: whether the creator's tokens could be listed, and the id of the
-        one named ``name`` (confirmed in the ledger) if it is there."""
+        one named ``name``, new since before its create (confirmed in the ledger)."""
         entry = self.ledger.entry(name)
         bearer, _ = self._bearer(entry) if entry is not None else (None, False)
         listed = self._listing(bearer)
         if listed is None:
             return False, None
+        with self._lock:
+            before = self._before.get(name)
         for token in listed:
-            token_id = token.get("id")
-            if token.get("name") == name and isinstance(token_id, str) and token_id:
-                self.ledger.confirm(name, token_id)
-                return True, token_id
+            if token.name == name and (before is None or token.id not in before):
+                self.ledger.confirm(name, token.id)
+                return True, token.id
         return True, None
 
-    def _listing(self, bearer: str | None) -> list[dict[str, Any]] | None:
+    @property
+    def listing_problem(self) -> str:
+        """Why this thread's last listing could not be read, if it could not."""
+        return str(getattr(self._thread, "listing_problem", ""))
+
+    def _listing(self, bearer: str | None) -> list[ListedToken] | None:
+        """The tokens ``bearer`` lists, or ``None`` when they cannot be listed (no bearer, no
+        answer, an answer of the wrong shape: :attr:`listing_problem` says which)."""
         if not bearer:
             return None
         query, variables = self.documents.viewer()
         try:
-            observed = self._send(query, variables, bearer)
-            tokens = resolve_path(observed.body, "data.viewer.personalAccessTokens")
-        except (RequestFailed, PathMissing, PathError):
+            listed = token_listing(self._send(query, variables, bearer))
+        except (RequestFailed, UnexpectedAnswer) as error:
+            self._thread.listing_problem = str(error)
             return None
-        if observed.status != 200 or not isinstance(tokens, list):
+        self._thread.listing_problem = ""
+        return listed
+
+    def lists_as(self, bearer: str | None, token_id: str, name: str) -> bool | None:
+        """Whether ``bearer``'s listing shows ``token_id`` named ``name`` (``None``: the
+        tokens could not be listed). What a token made outside :meth:`create` must pass
+        before it is adopted and deleted."""
+        listed = self._listing(bearer)
+        if listed is None:
             return None
-        return [token for token in tokens if isinstance(token, dict)]
+        return any(t.id == token_id and t.name == name for t in listed)
 
     def _bearer(self, entry: LedgerEntry) -> tuple[str | None, bool]:
         """The creator's token (and ``True``), or the admin's as a fallback (``False``)."""
@@ -243,7 +328,7 @@ class Custodian:
         """Delete the outstanding entries (those named, or all), settling pending ones by
         listing; ``final``: a pending create not listed is recorded as never made."""
         chosen = None if names is None else set(names)
-        listings: dict[str, list[dict[str, Any]] | None] = {}
+        listings: dict[str, list[ListedToken] | None] = {}
         for entry in self.ledger.outstanding():
             if chosen is not None and entry.name not in chosen:
                 continue
@@ -274,13 +359,13 @@ class Custodian:
             if text not in self.problems:
                 self.problems.append(text)
 
-    def _verified(
-        self, entry: LedgerEntry, listings: dict[str, list[dict[str, Any]] | None]
-    ) -> bool:
-        """Whether a delete of ``entry``'s id may be sent: the listing shows the id under
-        ``entry``'s name, or not at all (the delete then settles it, and a deployment refuses
-        to delete another user's token); another name is recorded as a mismatch."""
-        bearer, _ = self._bearer(entry)
+    def _verified(self, entry: LedgerEntry, listings: dict[str, list[ListedToken] | None]) -> bool:
+        """Whether a delete of ``entry``'s id may be sent: only when its creator's listing
+        shows the id under ``entry``'s name. Another name is recorded as a mismatch. An id
+        its creator does not list is gone already (nothing is sent: an admin may be able to
+        delete someone else's token by its id); when the creator's own token is unknown and
+        the fallback's listing lacks it, it cannot be checked and stays open."""
+        bearer, creator = self._bearer(entry)
         if not bearer:
             return False
         if bearer not in listings:
@@ -289,18 +374,25 @@ class Custodian:
         if listed is None:
             self._problem(f"{entry.name}: its creator's tokens could not be listed; not deleted")
             return False
-        token = next((t for t in listed if t.get("id") == entry.token_id), None)
-        if token is not None and token.get("name") != entry.name:
+        token = next((t for t in listed if t.id == entry.token_id), None)
+        if token is not None and token.name != entry.name:
             # The deployment reused the id (a restart?): never name the other token here.
             reason = f"the token listed under {entry.token_id!r} has another name"
             self.ledger.mismatch(entry.name, reason)
             self._problem(f"{entry.name}: mismatch, {reason}; not deleted")
             return False
+        if token is None:
+            if creator and entry.token_id is not None:
+                self.ledger.deleted(entry.token_id)  # not among its creator's tokens: gone
+            else:
+                self._problem(
+                    f"{entry.name}: not among the tokens of {_FALLBACK_KEY}, and its creator's "
+                    "token is not known to check; not deleted"
+                )
+            return False
         return True
 
-    def _sweep_one(
-        self, entry: LedgerEntry, listings: dict[str, list[dict[str, Any]] | None]
-    ) -> None:
+    def _sweep_one(self, entry: LedgerEntry, listings: dict[str, list[ListedToken] | None]) -> None:
         token_id = entry.token_id
         bearer, creator = self._bearer(entry)
         if token_id is None or not bearer:
@@ -319,7 +411,7 @@ class Custodian:
             self.ledger.deleted(token_id)
             return
         listed = self._listing(bearer) if creator else None
-        if listed is not None and all(token.get("id") != token_id for token in listed):
+        if listed is not None and all(token.id != token_id for token in listed):
             # Not among its creator's tokens: it is gone already.
             self.ledger.deleted(token_id)
 
@@ -358,6 +450,6 @@ class Custodian:
             listed = self._listing(bearer)
             if listed is None:
                 continue
-            ids = {token.get("id") for token in listed}
+            ids = {token.id for token in listed}
             stale.extend(entry for entry in entries if entry.token_id in ids)
         return stale

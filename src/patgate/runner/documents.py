@@ -16,8 +16,10 @@ import json
 from collections.abc import Callable, Mapping
 from typing import Any
 
+from patgate.errors import UnexpectedAnswer
+from patgate.runner import answers
+from patgate.runner.answers import TypeRef
 from patgate.runner.model import Observed
-from patgate.scenario.paths import PathMissing, resolve_path
 
 __all__ = ["Documents", "organization_ids"]
 
@@ -35,11 +37,6 @@ _ORGANIZATION_SHAPES: Mapping[str, str] = {
     "nodes": "organizations { nodes { id name } }",
     "list": "organizations { id name }",
 }
-_ORGANIZATION_PATHS: Mapping[str, str] = {
-    "connection": "data.viewer.organizations.edges[*].node.id",
-    "nodes": "data.viewer.organizations.nodes[*].id",
-    "list": "data.viewer.organizations[*].id",
-}
 
 Send = Callable[[str], Observed]
 """Sends a query (no variables) and returns the answer."""
@@ -48,27 +45,6 @@ Send = Callable[[str], Observed]
 def _literal(value: object) -> str:
     # JSON string syntax with ASCII escapes is also a valid GraphQL string literal.
     return json.dumps("" if value is None else str(value), ensure_ascii=True)
-
-
-def _unwrap(type_ref: Any) -> tuple[str, str | None, bool]:
-    """``(kind, name, is_list)`` of a type reference once NON_NULL and LIST are peeled."""
-    is_list = False
-    while isinstance(type_ref, dict) and type_ref.get("kind") in ("NON_NULL", "LIST"):
-        is_list = is_list or type_ref["kind"] == "LIST"
-        type_ref = type_ref.get("ofType")
-    if not isinstance(type_ref, dict):
-        return "", None, is_list
-    return str(type_ref.get("kind", "")), type_ref.get("name"), is_list
-
-
-def _fields(observed: Observed, path: str) -> dict[str, Any]:
-    try:
-        fields = resolve_path(observed.body, path)
-    except PathMissing:
-        return {}
-    if not isinstance(fields, list):
-        return {}
-    return {f["name"]: f.get("type") for f in fields if isinstance(f, dict) and "name" in f}
 
 
 class Documents:
@@ -80,24 +56,39 @@ class Documents:
         """``""`` for a scalar result, ``" { __typename }"`` for an object, ``None``: unknown."""
         self.organizations_shape: str | None = None
         self.discovered = False
+        self.problem: UnexpectedAnswer | None = None
+        """Why the introspection could not be read (an answer of the wrong shape): every
+        later :meth:`discover` raises it, so each step that needs the shapes fails."""
 
     # -- learning the target's shapes -------------------------------------------------------------
 
     def discover(self, send: Send) -> None:
-        """Ask the target's schema, once; whatever cannot be learned keeps its fallback."""
+        """Ask the target's schema, once; whatever cannot be learned keeps its fallback.
+
+        An introspection answer of the wrong shape (a list where a name belongs, ``fields``
+        as an object...) raises :class:`UnexpectedAnswer`, now and at every later call."""
+        if self.problem is not None:
+            raise self.problem
         if self.discovered:
             return
         self.discovered = True
+        try:
+            self._discover(send)
+        except UnexpectedAnswer as error:
+            self.problem = UnexpectedAnswer(f"the target's introspection answer: {error}")
+            raise self.problem from None
+
+    def _discover(self, send: Send) -> None:
         roots = send(_ROOTS)
         if roots.status != 200:
             return
-        mutations = _fields(roots, "data.__schema.mutationType.fields")
+        mutations = answers.schema_fields(roots, ("__schema", "mutationType"))
         kind, _, _ = _unwrap(mutations.get("deletePersonalAccessToken"))
         if kind in ("SCALAR", "ENUM"):
             self.delete_selection = ""
         elif kind in ("OBJECT", "INTERFACE", "UNION"):
             self.delete_selection = " { __typename }"
-        queries = _fields(roots, "data.__schema.queryType.fields")
+        queries = answers.schema_fields(roots, ("__schema", "queryType"))
         _, viewer_type, _ = _unwrap(queries.get("viewer"))
         if viewer_type:
             self._learn_organizations(send, viewer_type)
@@ -105,15 +96,20 @@ class Documents:
     def _learn_organizations(self, send: Send, viewer_type: str) -> None:
         selection = f"fields {{ name type {{ {_TYPE_REF} }} }}"
         viewer = send(f"{{ __type(name: {_literal(viewer_type)}) {{ {selection} }} }}")
-        kind, name, is_list = _unwrap(_fields(viewer, "data.__type.fields").get("organizations"))
+        if viewer.status != 200:
+            return
+        fields = answers.schema_fields(viewer, ("__type",))
+        kind, name, is_list = _unwrap(fields.get("organizations"))
         if is_list and kind == "OBJECT":
             self.organizations_shape = "list"
         elif kind == "OBJECT" and name:
             connection = send(f"{{ __type(name: {_literal(name)}) {{ fields {{ name }} }} }}")
-            fields = _fields(connection, "data.__type.fields")
-            if "edges" in fields:
+            if connection.status != 200:
+                return
+            names = answers.schema_fields(connection, ("__type",))
+            if "edges" in names:
                 self.organizations_shape = "connection"
-            elif "nodes" in fields:
+            elif "nodes" in names:
                 self.organizations_shape = "nodes"
 
     def learn_delete_from(self, observed: Observed) -> bool:
@@ -121,10 +117,13 @@ class Documents:
         selection (the document did not validate: errors and no ``data``)."""
         if self.delete_selection is not None or "delete_token" in self.overrides:
             return False
-        body = observed.body
-        failed = isinstance(body, dict) and body.get("errors") and "data" not in body
+        try:
+            answer = answers.graphql_answer(observed)
+        except UnexpectedAnswer:
+            return False  # not a GraphQL answer: nothing to learn; the step's checks say why
+        failed = bool(answer.errors) and not answer.has_data
         self.delete_selection = " { __typename }" if failed else ""
-        return bool(failed)
+        return failed
 
     # -- the documents ------------------------------------------------------------------------
 
@@ -173,14 +172,16 @@ class Documents:
         return self.delete_token(args.get("id"))
 
 
+def _unwrap(type_ref: TypeRef | None) -> tuple[str, str | None, bool]:
+    return type_ref.unwrap() if type_ref is not None else ("", None, False)
+
+
 def organization_ids(observed: Observed, shape: str | None) -> list[str]:
-    """The organization ids in an answer to :meth:`Documents.organizations`."""
-    for candidate in (shape,) if shape else tuple(_ORGANIZATION_PATHS):
-        try:
-            found = resolve_path(observed.body, _ORGANIZATION_PATHS[candidate])
-        except PathMissing:
-            continue
-        ids = [value for value in found if isinstance(value, str)]
+    """The organization ids in an answer to :meth:`Documents.organizations` (in ``shape``,
+    or in whichever shape holds some); :class:`UnexpectedAnswer` for a value of the wrong
+    type on the way."""
+    for candidate in (shape,) if shape else tuple(_ORGANIZATION_SHAPES):
+        ids = answers.organization_ids(observed, candidate)
         if ids:
             return ids
     return []

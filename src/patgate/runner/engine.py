@@ -19,7 +19,7 @@ import threading
 import time
 from collections.abc import Callable, Generator, Sequence
 
-from patgate.errors import RequestFailed, TargetUnreachable
+from patgate.errors import PatgateError, RequestFailed, TargetUnreachable, UnexpectedAnswer
 from patgate.levels import Level
 from patgate.redaction import Redactor
 from patgate.runner.admission import is_inherent, key_costs, skip_reason
@@ -98,9 +98,9 @@ class ScenarioRunner:
             return _skipped(scenario, f"not run: the run was interrupted by {context.halt_reason}")
         try:
             reason = skip_reason(scenario, context)
-        except RequestFailed as error:
-            # Finding the organization id went over the network and got no answer: that
-            # fails the scenario, as a transport error in one of its steps would.
+        except (RequestFailed, UnexpectedAnswer) as error:
+            # Finding the organization id went over the network and got no answer (or one of
+            # the wrong shape): that fails the scenario, as it would fail one of its steps.
             return self._unanswered(scenario, error, time.perf_counter() - started)
         if reason:
             skipped = _skipped(scenario, context.redact(reason), time.perf_counter() - started)
@@ -149,7 +149,7 @@ class ScenarioRunner:
         return result
 
     def _unanswered(
-        self, scenario: Scenario, error: RequestFailed, duration: float
+        self, scenario: Scenario, error: RequestFailed | UnexpectedAnswer, duration: float
     ) -> ScenarioFinished:
         rule = scenario.rules[0]
         level = self.catalogue[rule].level if rule in self.catalogue else Level.GATE
@@ -157,7 +157,11 @@ class ScenarioRunner:
             rule,
             level,
             "find the organization id",
-            self.context.redact(f"no answer while looking for the organization id: {error}"),
+            self.context.redact(
+                f"no answer while looking for the organization id: {error}"
+                if isinstance(error, RequestFailed)
+                else f"an answer while looking for the organization id: {error}"
+            ),
         )
         return ScenarioFinished(
             scenario.id,
@@ -194,6 +198,10 @@ class ScenarioRunner:
             except (TargetUnreachable, RequestFailed):
                 if not lost:
                     raise
+            except PatgateError:
+                raise
+            except Exception as error:  # the last-resort net: the tallies still come
+                self.context.note_internal_error(error)
         return self.tallies()
 
     def tallies(self) -> Tallies:
@@ -205,6 +213,7 @@ class ScenarioRunner:
             tokens_leaked=counts["leaked"],
             deletes_refused=counts["refused"],
             retries=self.context.retry.retries,
+            wrong_ids=counts["wrong_ids"],
         )
 
     def close(self) -> None:
@@ -293,6 +302,10 @@ def run_session(
             interrupted = interrupt_name(stop)  # it landed before the first scenario
         except TargetUnreachable as error:
             runner.unreachable = runner.context.redact(str(error))
+        except PatgateError:
+            raise
+        except Exception as error:  # the last-resort net: report, clean up, exit 5
+            runner.context.note_internal_error(error)
         context = runner.context
         why = ""
         if interrupted:
@@ -301,6 +314,8 @@ def run_session(
             why = "not run: the target did not answer"  # why: in the run's verdict
         elif context.lost:
             why = f"not run: {BECAME_UNREACHABLE}"
+        elif context.internal_errors:
+            why = "not run: the run stopped on an internal error"
         if why:
             done = {result.scenario_id for result in finished}
             rest = [_skipped(s, why) for s in scenarios if s.id not in done]
@@ -349,6 +364,7 @@ def run_session(
                 interrupted=interrupted,
                 require=runner.options.require,
                 unreachable=bool(runner.unreachable or context.lost),
+                internal=bool(runner.context.internal_errors),
             ),
             duration=time.perf_counter() - started,
             counts=counts,

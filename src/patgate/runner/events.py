@@ -37,6 +37,9 @@ class Tallies:
     tokens_leaked: int = 0
     deletes_refused: int = 0
     retries: int = 0
+    wrong_ids: int = 0
+    """Creates answered with an id a listing did not show as the run's new token (a token
+    that already existed, or none): each a finding, the id left alone, never deleted."""
 
     @property
     def left_behind(self) -> bool:
@@ -51,6 +54,7 @@ class Tallies:
             "tokens_leaked": self.tokens_leaked,
             "deletes_refused": self.deletes_refused,
             "retries": self.retries,
+            "wrong_ids": self.wrong_ids,
         }
 
 

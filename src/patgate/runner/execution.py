@@ -14,9 +14,16 @@ from collections.abc import Callable, Iterable, Iterator, Mapping
 from typing import Any
 
 from patgate.checks import CheckCall, run_check
-from patgate.errors import CheckFailure, CustodyError, RequestFailed
+from patgate.errors import (
+    CheckFailure,
+    CustodyError,
+    PatgateError,
+    RequestFailed,
+    UnexpectedAnswer,
+)
 from patgate.levels import Level
 from patgate.redaction import REDACTED
+from patgate.runner.answers import describe
 from patgate.runner.context import RunContext
 from patgate.runner.events import Exchange, Failure
 from patgate.runner.model import ControlResult, Observed, StepResult, WaitResult
@@ -26,11 +33,27 @@ from patgate.scenario.expressions import ExpressionError, evaluate, substitute
 from patgate.scenario.model import Scenario, Step
 from patgate.scenario.paths import PathError, PathMissing, resolve_path
 
-__all__ = ["ScenarioExecution"]
+__all__ = ["MAX_ITERATIONS", "ScenarioExecution"]
 
 _REVEAL_RULE = "PAT-SINGLE-REVEAL"
 _SHOWN = 400
 """Characters of a failure's field that events carry."""
+
+
+MAX_ITERATIONS = 1000
+"""The most times one step runs (``repeat``, ``for_each``): a count or a list taken from an
+answer cannot make a run send requests without end."""
+
+_UNREADABLE = (
+    TypeError,
+    ValueError,
+    KeyError,
+    IndexError,
+    AttributeError,
+    RecursionError,
+    OverflowError,
+)
+"""What a check over an answer of an unexpected shape may raise besides its failure."""
 
 
 class _Abort(Exception):
@@ -106,13 +129,26 @@ class ScenarioExecution:
         if step.repeat is not None:
             count = evaluate(step.repeat, lookup)
             if not isinstance(count, int) or isinstance(count, bool):
-                raise ExpressionError(f"repeat: {step.repeat!r} is {count!r}, not a whole number")
+                raise ExpressionError(
+                    f"repeat: {step.repeat!r} is {describe(count)}, not a whole number"
+                )
+            if count > MAX_ITERATIONS:
+                raise ExpressionError(
+                    f"repeat: {step.repeat!r} is {describe(count)}, more than the "
+                    f"{MAX_ITERATIONS} times a step may run"
+                )
             for index in range(max(count, 0)):
                 yield {"index": index}
         elif step.for_each is not None:
             items = lookup(step.for_each)
             if not isinstance(items, list):
                 raise ExpressionError(f"for_each: {step.for_each} is not a list")
+            if len(items) > MAX_ITERATIONS:
+                # A list captured from an answer may be as long as the answer allows.
+                raise ExpressionError(
+                    f"for_each: {step.for_each} holds {len(items)} items, more than the "
+                    f"{MAX_ITERATIONS} times a step may run"
+                )
             for index, item in enumerate(list(items)):
                 yield {"index": index, "item": item}
         else:
@@ -153,14 +189,28 @@ class ScenarioExecution:
                     return
                 self._fail(step.rule, label, f"{unset.name} was never captured")
                 raise _Abort from None
-            except (ExpressionError, RequestFailed, CustodyError) as error:
+            except (ExpressionError, RequestFailed, CustodyError, UnexpectedAnswer) as error:
                 self._fail(step.rule, label, str(error))
+                if cleanup:
+                    continue
+                raise _Abort from None
+            except (_Skip, _Abort, _Halt, PatgateError):
+                raise  # patgate's own errors end the run as documented (exit 2, 3)
+            except Exception as error:  # the last-resort net: a bug, never a traceback here
+                self._fail(step.rule, label, self.context.note_internal_error(error))
                 if cleanup:
                     continue
                 raise _Abort from None
             if result is None:
                 continue  # a cleanup delete of what is already gone
-            if not self._inspect(step, label, result, lookup) and not cleanup:
+            try:
+                passed = self._inspect(step, label, result, lookup)
+            except PatgateError:
+                raise
+            except Exception as error:  # the last-resort net, as above
+                self._fail(step.rule, label, self.context.note_internal_error(error))
+                passed = False
+            if not passed and not cleanup:
                 raise _Abort
 
     def _lookup(self, names: Mapping[str, Any]) -> Lookup:
@@ -236,6 +286,15 @@ class ScenarioExecution:
                     str(failure),
                     expected=_text(failure.expected),
                     actual=_text(failure.actual),
+                )
+            except _UNREADABLE as error:
+                # A check reads an answer of any shape; one it cannot read fails the check.
+                self._fail(
+                    expectation.rule,
+                    label,
+                    f"the check {expectation.check} cannot read the answer "
+                    f"({type(error).__name__}: {error})",
+                    actual=observed.summary(),
                 )
             else:
                 self.held.add(expectation.rule)

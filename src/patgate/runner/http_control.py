@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
 
 from patgate.control_client import ControlClient, ControlError
+from patgate.errors import RequestFailed
 from patgate.runner.model import ControlResult
 
 if TYPE_CHECKING:
@@ -23,6 +24,8 @@ if TYPE_CHECKING:
 __all__ = ["HttpControl", "http_control_for", "is_loopback_url"]
 
 PRINCIPALS = ("admin", "member", "removed", "unpermitted")
+_UNEXPECTED = (KeyError, IndexError, TypeError, AttributeError, ValueError)
+"""What reading a control answer of another shape raises (a missing key, a list for a map)."""
 
 
 def is_loopback_url(url: str) -> bool:
@@ -74,17 +77,31 @@ class HttpControl:
         return value if isinstance(value, str) else value.reveal()
 
     def advance_clock(self, seconds: float) -> None:
-        """Move the served fake's clock forward."""
-        self.client.advance_clock(seconds)
+        """Move the served fake's clock forward; :class:`RequestFailed` (the wait step
+        fails) when the control API refuses or answers nothing."""
+        import httpx
+
+        try:
+            self.client.advance_clock(seconds)
+        except (ControlError, httpx.HTTPError) as error:
+            raise RequestFailed(f"the control API did not move the clock: {error}") from None
 
     def perform(self, action: str, argument: Any) -> ControlResult:
         """Do the control action; a refusal of the control API is a result that is not
-        ``ok``, with the API's message and code."""
+        ``ok``, with the API's message and code, and so is an answer of another shape than
+        the control API's (a served target answers what it likes)."""
+        import httpx
+
         try:
             values = self._perform(action, argument)
         except ControlError as error:
             message = str(error).split(": ", 1)[-1]
             return ControlResult(action, False, message=message, code=error.code or "")
+        except httpx.HTTPError as error:
+            return ControlResult(action, False, message=f"no answer: {error}")
+        except _UNEXPECTED as error:
+            message = f"the control API's answer is not of the expected shape ({error!r})"
+            return ControlResult(action, False, message=message)
         return ControlResult(action, True, values)
 
     def _perform(self, action: str, argument: Any) -> dict[str, Any]:

@@ -11,7 +11,7 @@ import json
 import threading
 
 from patgate.runner.model import Observed
-from patgate.token_grammar import pat_shape
+from patgate.token_grammar import pat_scan, pat_shape
 
 __all__ = ["RevealedTokens"]
 
@@ -21,6 +21,7 @@ class RevealedTokens:
 
     def __init__(self, pat_prefix: str) -> None:
         self._shape = pat_shape(pat_prefix)
+        self._scan = pat_scan(pat_prefix)
         self._origins: dict[str, str] = {}
         self._lock = threading.Lock()  # scenarios of one run add and look from several threads
 
@@ -33,7 +34,7 @@ class RevealedTokens:
     def learn(self, text: str, origin: str) -> list[str]:
         """Remember every full PAT in ``text``; returns the new ones."""
         with self._lock:
-            found = set(self._shape.findall(text))
+            found = set(self._scan.findall(text))
             new = [value for value in found if value not in self._origins]
             for value in new:
                 self._origins[value] = origin

@@ -1,7 +1,9 @@
 """The on-disk record of everything a run creates, so cleanup deletes that and nothing else.
 
-A create is written down *before* it is sent (``pending``), confirmed with the returned id
-(``created``) and closed by ``deleted``. A create the deployment refused is closed by
+A create is written down *before* it is sent (``pending``), confirmed with its id
+(``created``) once a listing shows that id as the run's new token, and closed by
+``deleted``. An id a create answered that no listing confirmed is written as ``wrong_id``
+(counted, and refused as a delete). A create the deployment refused is closed by
 ``refused``; one that may have happened (a timeout) stays ``pending`` until a listing
 settles it: found (``created``) or not there (``absent``). The file is JSON lines, flushed
 and fsynced after every entry, so a run killed at any point leaves a ledger that
@@ -147,6 +149,9 @@ class Ledger:
         self._appending: FileLock | None = None
         self.refused = 0
         """Deletes refused because the id was not in the ledger."""
+        self._wrong: dict[str, str] = {}
+        """Ids a create answered that no listing showed as the run's new token, with the
+        name of the create that answered them: never deleted."""
 
     # -- writing -------------------------------------------------------------------------
 
@@ -223,6 +228,8 @@ class Ledger:
             self._append({"event": "created", "name": name, "id": token_id})
             entry.state, entry.token_id = LedgerState.CREATED, token_id
             self._by_id[token_id] = entry
+            if self._wrong.get(token_id) == name:
+                del self._wrong[token_id]  # a later listing showed it as the run's after all
 
     def abandon(self, name: str) -> None:
         """A create the deployment refused: nothing exists to clean up."""
@@ -248,13 +255,29 @@ class Ledger:
                 self._append({"event": LedgerState.MISMATCH.value, "name": name, "reason": reason})
                 entry.state = LedgerState.MISMATCH
 
+    def wrong_id(self, name: str, token_id: str, reason: str) -> None:
+        """The create ``name`` was answered ``token_id``, which a listing did not show as the
+        run's new token (``reason``): a finding, written down; the id is never deleted."""
+        with self._lock:
+            if token_id in self._wrong:
+                return
+            self._append({"event": "wrong_id", "name": name, "id": token_id, "reason": reason})
+            self._wrong[token_id] = name
+
     def check_delete(self, token_id: str) -> LedgerEntry:
         """The entry for ``token_id`` (in any state); :class:`ForeignDeleteRefused`, counted
-        in :attr:`refused`, when this run did not create it."""
+        in :attr:`refused`, when this run did not create it (an id a create answered and no
+        listing confirmed included)."""
         with self._lock:
             entry = self._by_id.get(token_id)
             if entry is None:
                 self.refused += 1
+                if token_id in self._wrong:
+                    raise ForeignDeleteRefused(
+                        f"refused to delete {token_id!r}: the deployment answered it for the "
+                        f"create of {self._wrong[token_id]!r}, but no listing showed it as that "
+                        "new token (patgate deletes only what it created)"
+                    )
                 raise ForeignDeleteRefused(
                     f"refused to delete {token_id!r}: this run's ledger does not hold it "
                     "(patgate deletes only what it created)"
@@ -295,16 +318,19 @@ class Ledger:
             return [e for e in self._entries.values() if e.outstanding]
 
     def counts(self) -> dict[str, int]:
-        """``created``, ``deleted``, ``leaked`` and ``refused`` for the end-of-run report."""
+        """``created``, ``deleted``, ``leaked``, ``refused`` and ``wrong_ids`` for the
+        end-of-run report."""
         with self._lock:
             entries = list(self._entries.values())
             refused = self.refused
+            wrong = len(self._wrong)
         made = [e for e in entries if e.token_id is not None]
         return {
             "created": len(made),
             "deleted": sum(e.state is LedgerState.DELETED for e in made),
             "leaked": sum(e.outstanding for e in entries),
             "refused": refused,
+            "wrong_ids": wrong,
         }
 
     @classmethod

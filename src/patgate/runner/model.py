@@ -15,10 +15,24 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-__all__ = ["NOT_JSON", "ControlResult", "Observed", "Sent", "StepResult", "WaitResult"]
+__all__ = [
+    "MAX_INT_DIGITS",
+    "NOT_JSON",
+    "ControlResult",
+    "Observed",
+    "Sent",
+    "StepResult",
+    "WaitResult",
+]
 
 NOT_JSON: Any = type("NotJson", (), {"__repr__": lambda self: "<not JSON>"})()
 """The body of an :class:`Observed` response that is not JSON."""
+MAX_INT_DIGITS = 40
+"""The most digits an integer of an answer keeps as an ``int``."""
+
+
+def _bounded_int(digits: str) -> int | float:
+    return int(digits) if len(digits) <= MAX_INT_DIGITS else float(digits)
 
 
 @dataclass(frozen=True)
@@ -45,9 +59,12 @@ class Observed:
 
     @functools.cached_property
     def body(self) -> Any:
-        """The body parsed as JSON, or :data:`NOT_JSON`."""
+        """The body parsed as JSON, or :data:`NOT_JSON`. An integer of more than
+        :data:`MAX_INT_DIGITS` digits is read as a float (``inf`` when out of range): no
+        answer of this API holds one, and turning thousands of digits into an ``int`` (and
+        back into text for a message) costs time quadratic in their number."""
         try:
-            return json.loads(self.text) if self.text else NOT_JSON
+            return json.loads(self.text, parse_int=_bounded_int) if self.text else NOT_JSON
         except (ValueError, RecursionError):
             # RecursionError: nesting deeper than the parser's stack, which an answer can be.
             return NOT_JSON

@@ -16,6 +16,7 @@ from patgate.runner.events import Failure, Outcome, RuleResult, ScenarioFinished
 from patgate.scenario.catalogue import Catalogue, Rule
 
 __all__ = [
+    "EXIT_INTERNAL",
     "EXIT_UNCHECKED",
     "EXIT_UNREACHABLE",
     "REQUIRE_ALL",
@@ -33,6 +34,9 @@ EXIT_UNREACHABLE = 3
 """The exit code of a run whose target did not answer, from the start or mid-run."""
 EXIT_UNCHECKED = 4
 """The exit code of a run where a gate rule ``--require`` names was not checked."""
+EXIT_INTERNAL = 5
+"""The exit code of a run that met a bug of patgate's own (the last-resort net caught it:
+every report was written and the cleanup ran)."""
 REQUIRE_ALL = "all"
 """``--require all``: every gate rule in the run's scope must be checked."""
 REQUIRE_CHECKABLE = "checkable"
@@ -181,19 +185,23 @@ def run_exit_code(
     interrupted: str = "",
     require: Collection[str] = (),
     unreachable: bool = False,
+    internal: bool = False,
 ) -> int:
-    """The run's exit code: 130 / 143 when a signal stopped it, 3 when the target could not
-    be reached (from the start or mid-run), else :func:`exit_code`, made
-    1 when the run left a token behind or refused a delete, else :data:`EXIT_UNCHECKED`
-    when a gate rule ``require`` names was not checked."""
+    """The run's exit code: 130 / 143 when a signal stopped it, else :data:`EXIT_INTERNAL`
+    when it met a bug of its own (``internal``), else 3 when the target could not be reached
+    (from the start or mid-run), else :func:`exit_code`, made 1 when the run left a token
+    behind, refused a delete or was answered a wrong id, else :data:`EXIT_UNCHECKED` when a
+    gate rule ``require`` names was not checked."""
     if interrupted:
         from patgate.runner.interruption import interrupt_exit_code
 
         return interrupt_exit_code(interrupted)
+    if internal:
+        return EXIT_INTERNAL
     if unreachable:
         return EXIT_UNREACHABLE
     code = exit_code(rules, strict=strict)
-    if tallies.left_behind:
+    if tallies.left_behind or tallies.wrong_ids:
         return max(code, 1)
     if code == 0 and _required_unchecked(rules, require):
         return EXIT_UNCHECKED

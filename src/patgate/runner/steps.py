@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from patgate.errors import PatgateError, WriteRefused
+from patgate.runner.answers import describe
 from patgate.runner.control import perform_control
 from patgate.runner.model import Observed, StepResult, WaitResult
 from patgate.scenario.expressions import ExpressionError, evaluate, substitute
@@ -25,9 +26,13 @@ from patgate.scenario.writes import graphql_writes, method_writes
 if TYPE_CHECKING:
     from patgate.runner.execution import ScenarioExecution
 
-__all__ = ["Sending", "StepExecutor", "WaitTooLong", "send_step"]
+__all__ = ["MAX_WAIT_SECONDS", "Sending", "StepExecutor", "WaitTooLong", "send_step"]
 
 Lookup = Callable[[str], Any]
+
+MAX_WAIT_SECONDS = 100 * 366 * 86400
+"""The longest wait a step may ask for (a hundred years): a value captured from an answer
+beyond it, NaN or infinity, fails the step instead of moving a clock past its range."""
 
 
 @dataclass(frozen=True)
@@ -198,8 +203,17 @@ def _control(execution: ScenarioExecution, request: Any, sending: Sending) -> St
 @STEP_KINDS.executes("wait")
 def _wait(execution: ScenarioExecution, request: WaitCall, sending: Sending) -> WaitResult:
     seconds = evaluate(request.seconds, sending.lookup)
-    if not isinstance(seconds, (int, float)) or isinstance(seconds, bool) or seconds < 0:
-        raise ExpressionError(f"wait: {request.seconds!r} is {seconds!r}, not a number of seconds")
+    if (
+        not isinstance(seconds, (int, float))
+        or isinstance(seconds, bool)
+        or not 0 <= seconds <= MAX_WAIT_SECONDS
+    ):
+        # A value captured from an answer may be anything: a huge number, NaN, infinity.
+        shown = describe(seconds)
+        raise ExpressionError(
+            f"wait: {request.seconds!r} is {shown}, not a number of seconds from 0 to "
+            f"{MAX_WAIT_SECONDS}"
+        )
     context = execution.context
     control = context.target.control
     if control is not None:

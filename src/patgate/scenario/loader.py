@@ -25,7 +25,7 @@ from patgate.scenario.catalogue import Catalogue, load_catalogue
 from patgate.scenario.model import Scenario
 from patgate.scenario.source import SourceDocument, read_documents
 from patgate.scenario.steps import StepBuilder, describe_where
-from patgate.token_grammar import ANY_PAT_SHAPE, JWT_SHAPE
+from patgate.token_grammar import ANY_PAT_SCAN, JWT_SCAN
 
 __all__ = ["ScenarioFile", "find_scenario_files", "load_file", "load_scenarios", "load_text"]
 
@@ -243,9 +243,9 @@ def _no_literal_secrets(doc: SourceDocument, value: Any, where: tuple[str | int,
 
 
 def _looks_secret(text: str) -> str:
-    if ANY_PAT_SHAPE.search(text):
+    if ANY_PAT_SCAN.search(text):
         return "a personal access token"
-    if JWT_SHAPE.search(text):
+    if JWT_SCAN.search(text):
         return "a JWT"
     for run in _DENSE_RUN.findall(text):
         if _entropy(run) > _ENTROPY_LIMIT:
