@@ -24,11 +24,19 @@ from patgate.errors import CheckFailure
 from patgate.runner.model import NOT_JSON, Observed
 from patgate.scenario.check_kinds import CHECKS
 from patgate.scenario.paths import PathMissing, parse_path, resolve_path
-from patgate.token_grammar import DEFAULT_PAT_PREFIX, pat_shape
+from patgate.token_grammar import DEFAULT_PAT_PREFIX
 
 __all__ = ["CheckCall", "CheckFunction", "delete_succeeded", "run_check"]
 
-_DATE = re.compile(r"\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z")
+# ISO 8601 date and time of day in UTC, extended (2023-11-21T14:36:00.916Z) or basic
+# (20231121T143600Z) format; seconds and their fraction may be left out, and UTC is written
+# Z or +00:00 (+0000, +00).
+_UTC_TIMESTAMP = re.compile(
+    r"(?P<y>\d{4})-(?P<mo>\d{2})-(?P<d>\d{2})T(?P<h>\d{2}):(?P<mi>\d{2})"
+    r"(?::(?P<s>\d{2})(?:[.,](?P<f>\d+))?)?(?:Z|\+00(?::?00)?)"
+    r"|(?P<by>\d{4})(?P<bmo>\d{2})(?P<bd>\d{2})T(?P<bh>\d{2})(?P<bmi>\d{2})"
+    r"(?:(?P<bs>\d{2})(?:[.,](?P<bf>\d+))?)?(?:Z|\+00(?:00)?)"
+)
 
 
 @dataclass(frozen=True)
@@ -335,29 +343,60 @@ def check_masked(observed: Observed, call: CheckCall) -> None:
         )
 
 
+def _utc_timestamp(value: Any, *, milliseconds: bool) -> bool:
+    """Whether ``value`` is an ISO 8601 UTC timestamp (with exactly 3 fraction digits when
+    ``milliseconds``) naming a real instant."""
+    match = _UTC_TIMESTAMP.fullmatch(value) if isinstance(value, str) else None
+    if match is None:
+        return False
+    parts = {key.lstrip("b"): text for key, text in match.groupdict().items() if text}
+    if milliseconds and len(parts.get("f", "")) != 3:
+        return False
+    try:
+        # A leap second (:60) names a real instant too.
+        datetime(
+            int(parts["y"]),
+            int(parts["mo"]),
+            int(parts["d"]),
+            int(parts["h"]),
+            int(parts["mi"]),
+            min(int(parts.get("s", "0")), 59),
+        )
+    except ValueError:
+        return False
+    return int(parts.get("s", "0")) <= 60
+
+
 @CHECKS.executes("date")
 def check_date(observed: Observed, call: CheckCall) -> None:
-    """ISO 8601 UTC with milliseconds, like ``2023-11-21T14:36:00.916Z`` (null if nullable)."""
+    """An ISO 8601 UTC timestamp (null if nullable); with ``milliseconds``, exactly three
+    digits of fraction, like ``2023-11-21T14:36:00.916Z``."""
+    milliseconds = bool(call.options.get("milliseconds"))
     for value in _values(observed, call.argument):
         if value is None and call.options.get("nullable"):
             continue
-        if isinstance(value, str) and _DATE.fullmatch(value):
-            try:
-                datetime.strptime(value, "%Y-%m-%dT%H:%M:%S.%fZ")
-                continue
-            except ValueError:
-                pass
+        if _utc_timestamp(value, milliseconds=milliseconds):
+            continue
+        what = "with milliseconds" if milliseconds else "timestamp"
         raise _fail(
-            f"{call.argument}: expected an ISO 8601 UTC date with milliseconds, got {_show(value)}",
-            "YYYY-MM-DDThh:mm:ss.sssZ",
+            f"{call.argument}: expected an ISO 8601 UTC {what}, got {_show(value)}",
+            "YYYY-MM-DDThh:mm:ss.sssZ" if milliseconds else "YYYY-MM-DDThh:mm[:ss[.s]]Z",
             _show(value),
         )
 
 
+@functools.lru_cache(maxsize=32)
+def _documented_pat(prefix: str) -> re.Pattern[str]:
+    # Spec 2.1 names a prefix, a segment, a dot and a second segment, and no alphabet: any
+    # characters but a dot or white space (the fake's base64url is one choice).
+    return re.compile(re.escape(prefix) + r"[^.\s]+\.[^.\s]+")
+
+
 @CHECKS.executes("pat")
 def check_pat(observed: Observed, call: CheckCall) -> None:
-    """A full PAT: the prefix, a segment, a dot and a second segment."""
-    shape = pat_shape(call.pat_prefix)
+    """A full PAT: the prefix, a segment, a dot and a second segment (of any characters but
+    a dot or white space: the documentation names no alphabet)."""
+    shape = _documented_pat(call.pat_prefix)
     for value in _values(observed, call.argument):
         if not (isinstance(value, str) and shape.fullmatch(value)):
             raise _fail(

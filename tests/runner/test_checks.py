@@ -299,21 +299,72 @@ def test_date_passes_milliseconds_and_z() -> None:
 @pytest.mark.parametrize(
     "value",
     [
+        "2023-11-21T14:36:00.916Z",
         "2023-11-21T14:36:00Z",
-        "2023-11-21T14:36:00.916",
+        "2023-11-21T14:36Z",
+        "2023-11-21T14:36:00.9Z",
+        "2023-11-21T14:36:00.916123Z",
+        "2023-11-21T14:36:00,916Z",
         "2023-11-21T14:36:00.916+00:00",
+        "2023-11-21T14:36:00+0000",
+        "20231121T143600Z",
+        "2016-12-31T23:59:60Z",
+    ],
+)
+def test_date_passes_any_iso_8601_utc_timestamp(value: str) -> None:
+    # lastUsedDate is documented as an "ISO 8601 UTC timestamp", precision unsaid.
+    passes("date", Observed.of_json(200, {"d": value}), "d")
+
+
+@pytest.mark.parametrize(
+    "value",
+    [
+        "2023-11-21T14:36:00.916",
+        "2023-11-21T14:36:00.916+01:00",
+        "2023-11-21T14:36:00-00:00",
         "2023-02-30T14:36:00.916Z",
+        "2023-11-21T24:00:00Z",
         "2023-11-21 14:36:00.916Z",
+        "2023-11-21",
+        "yesterday",
         None,
         1700577360916,
     ],
 )
-def test_date_fails_other_forms(value: Any) -> None:
+def test_date_fails_what_is_not_a_utc_timestamp(value: Any) -> None:
     fails("date", Observed.of_json(200, {"d": value}), "d")
+
+
+@pytest.mark.parametrize(
+    "value",
+    [
+        "2023-11-21T14:36:00Z",
+        "2023-11-21T14:36:00.9Z",
+        "2023-11-21T14:36:00.916123Z",
+        "2023-11-21T14:36Z",
+        "2023-11-21T14:36:00.916",
+    ],
+)
+def test_date_with_milliseconds_wants_exactly_three_digits(value: str) -> None:
+    # createdDate is documented "with milliseconds".
+    failure = fails("date", Observed.of_json(200, {"d": value}), "d", milliseconds=True)
+    assert "with milliseconds" in str(failure)
+    passes(
+        "date",
+        Observed.of_json(200, {"d": "2023-11-21T14:36:00.916+00:00"}),
+        "d",
+        milliseconds=True,
+    )
 
 
 def test_pat_passes_the_documented_shape() -> None:
     passes("pat", Observed.of_json(200, {"t": TOKEN}), "t")
+
+
+@pytest.mark.parametrize("value", ["amp_pat_0f3a9c.9be1d2", "amp_pat_AbC+/9=.x~Yz+/=="])
+def test_pat_passes_segments_of_any_alphabet(value: str) -> None:
+    # Spec 2.1 names a prefix, a segment, a dot and a second segment: no alphabet.
+    passes("pat", Observed.of_json(200, {"t": value}), "t")
 
 
 @pytest.mark.parametrize(

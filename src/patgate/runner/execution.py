@@ -117,7 +117,7 @@ class ScenarioExecution:
     def _step(self, step: Step, *, cleanup: bool) -> None:
         base = self._lookup({})
         try:
-            if step.assume is not None and not evaluate(step.assume, base):
+            if step.assume is not None and not self._assumed(step.assume, base):
                 if cleanup:
                     return
                 raise _Skip(step.assume_reason)
@@ -157,6 +157,15 @@ class ScenarioExecution:
                 continue  # a cleanup delete of what is already gone
             if not self._inspect(step, label, result, lookup) and not cleanup:
                 raise _Abort
+
+    @staticmethod
+    def _assumed(assume: str, lookup: Lookup) -> bool:
+        """Whether a precondition holds; one naming a value never captured (an optional
+        capture that found nothing) does not."""
+        try:
+            return bool(evaluate(assume, lookup))
+        except _Unset:
+            return False
 
     def _lookup(self, names: Mapping[str, Any]) -> Lookup:
         def lookup(name: str) -> Any:
@@ -240,6 +249,8 @@ class ScenarioExecution:
                 if capture.count:
                     value = len(value)
             except (PathMissing, PathError, TypeError, _Unset) as error:
+                if capture.optional:
+                    continue
                 if not failed_already:
                     self._fail(
                         step.rule,

@@ -199,7 +199,7 @@ def _message(problem: Any, data: Any, where: Sequence[str | int]) -> str:
     at = f"{'.'.join(tail)}: " if tail else ""
     if tail == ["source"] and problem.validator in {"oneOf", "additionalProperties", "required"}:
         level = data["rules"][where[1]].get("level")
-        if level == "gate":
+        if level in set(Level) and Level(level) is Level.GATE:
             return (
                 f"{rule}a gate rule's source is a section of the specification and the clause "
                 "it enforces ({section: '4.3', clause: '...'})"

@@ -164,11 +164,18 @@ _check(
 _check(
     "date",
     _PATH,
-    "`date: P` (`nullable: true`)",
-    "ISO 8601 UTC with milliseconds, `2023-11-21T14:36:00.916Z`",
+    "`date: P` (`nullable: true`, `milliseconds: true`)",
+    "an ISO 8601 UTC timestamp (`Z` or `+00:00`, any precision); with `milliseconds`, exactly "
+    "three digits of fraction, `2023-11-21T14:36:00.916Z`",
     _a_path,
-    options={"nullable": {"type": "boolean"}},
+    options={"nullable": {"type": "boolean"}, "milliseconds": {"type": "boolean"}},
 )
-_check("pat", _PATH, "`pat: P`", "`<pat_prefix><segment>.<segment>`", _a_path)
+_check(
+    "pat",
+    _PATH,
+    "`pat: P`",
+    "`<pat_prefix><segment>.<segment>`, segments of any characters but a dot or white space",
+    _a_path,
+)
 _check("absent", _TEXT, "`absent: ${secret}`", "the value appears nowhere in the response")
 _check("present", _TEXT, "`present: X`", "the value appears in the response")
