@@ -301,40 +301,51 @@ def _values(observed: Observed, path: str) -> list[Any]:
     return value if parse_path(path).many else [value]
 
 
-def _mask_start(value: Any) -> str | None:
-    """The visible start of a masked token (the part before the asterisks), or ``None``."""
+def _mask_start(value: Any, *, hides_secret: bool = False) -> str | None:
+    """The visible start of a masked token (the part before the asterisks), or ``None``.
+
+    Spec 2.1: "only the start is returned and the rest is replaced by asterisks"; how much
+    of the start is not said. ``hides_secret`` also wants it to stop before the dot that
+    begins the secret segment (a convention, security D33)."""
     if not isinstance(value, str) or not value.endswith("*"):
         return None
     start = value.rstrip("*")
-    if not start or "*" in start or any(ch.isspace() for ch in start) or "." in start:
+    if not start or "*" in start or any(ch.isspace() for ch in start):
+        return None
+    if hides_secret and "." in start:
         return None
     return start
 
 
-def _is_mask_of(value: Any, token: str) -> bool:
-    start = _mask_start(value)
-    if start is None or value == token or not token.startswith(start):
+def _is_mask_of(value: Any, token: str, *, hides_secret: bool = False) -> bool:
+    start = _mask_start(value, hides_secret=hides_secret)
+    # A start of the value, shorter than the value: never the whole of it.
+    if start is None or len(start) >= len(token) or not token.startswith(start):
         return False
-    # The visible start must stop before the secret segment.
-    return "." not in token or len(start) <= token.index(".")
+    return not hides_secret or "." not in token or len(start) <= token.index(".")
 
 
 @CHECKS.executes("masked")
 def check_masked(observed: Observed, call: CheckCall) -> None:
-    """Tokens at the path are masked: a start of the value, then asterisks, and no secret
-    segment. With ``of``, one of them is the masked form of that token."""
+    """Tokens at the path are masked: a start of the value, then asterisks. With ``of``, one
+    of them is the masked form of that token; with ``hides_secret``, no start reaches the
+    secret segment."""
     values = _values(observed, call.argument)
     token = call.options.get("of")
+    hides_secret = bool(call.options.get("hides_secret"))
     if token is None:
-        bad = [value for value in values if _mask_start(value) is None]
+        bad = [value for value in values if _mask_start(value, hides_secret=hides_secret) is None]
         if bad:
+            what = "stopping before the secret segment, " if hides_secret else ""
             raise _fail(
-                f"{call.argument}: expected the start of each token, then asterisks",
+                f"{call.argument}: expected the start of each token, {what}then asterisks",
                 "a start of the token, then '*'",
                 _show(bad),
             )
         return
-    if not isinstance(token, str) or not any(_is_mask_of(value, token) for value in values):
+    if not isinstance(token, str) or not any(
+        _is_mask_of(value, token, hides_secret=hides_secret) for value in values
+    ):
         raise _fail(
             f"{call.argument}: expected the masked form of the token ({call.label}): its start,"
             " then asterisks",

@@ -273,7 +273,6 @@ def test_masked_of_finds_the_masked_form_of_a_token() -> None:
     [
         TOKEN,  # the full value
         "amp_pat_0VDx5ano",  # no asterisks
-        "amp_pat_0VDx5anoRUK7QmNWYZIOrQ.c2Vj****",  # part of the secret segment
         "********",  # no start at all
         "amp_pat_0V**x5an****",  # asterisks inside the start
     ],
@@ -281,6 +280,27 @@ def test_masked_of_finds_the_masked_form_of_a_token() -> None:
 def test_masked_fails_what_is_not_a_start_then_asterisks(shown: str) -> None:
     observed = Observed.of_json(200, {"tokens": [MASKED, shown]})
     fails("masked", observed, "tokens[*]")
+
+
+def test_a_start_reaching_the_secret_is_masked_but_does_not_hide_the_secret() -> None:
+    # Spec 2.1 says "the start", not how much of it: only the advisory option refuses it.
+    reaching = TOKEN[: TOKEN.index(".") + 4] + "****"
+    observed = Observed.of_json(200, {"tokens": [MASKED, reaching]})
+    passes("masked", observed, "tokens[*]")
+    passes("masked", Observed.of_json(200, {"tokens": [reaching]}), "tokens[*]", of=TOKEN)
+    failure = fails("masked", observed, "tokens[*]", hides_secret=True)
+    assert "stopping before the secret segment" in str(failure)
+    only_reaching = Observed.of_json(200, {"tokens": [reaching]})
+    failure = fails("masked", only_reaching, "tokens[*]", of=TOKEN, hides_secret=True)
+    assert "the masked form of the token" in str(failure)
+    passes(
+        "masked", LISTING, "data.viewer.personalAccessTokens[*].token", of=TOKEN, hides_secret=True
+    )
+
+
+def test_masked_of_wants_less_than_the_whole_value() -> None:
+    whole = Observed.of_json(200, {"tokens": [TOKEN + "****"]})
+    fails("masked", whole, "tokens[*]", of=TOKEN)
 
 
 def test_masked_of_fails_when_no_entry_is_that_tokens_mask() -> None:

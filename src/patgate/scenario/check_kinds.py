@@ -155,11 +155,11 @@ _check(
 _check(
     "masked",
     _PATH,
-    "`masked: P` (`of: ${token}`)",
-    "every token at `P` is a start then asterisks, with no secret segment (with `of`: one of "
-    "them is that token's masked form)",
+    "`masked: P` (`of: ${token}`, `hides_secret: true`)",
+    "every token at `P` is a start then asterisks (with `of`: one of them is that token's "
+    "masked form; with `hides_secret`: no start reaches the secret segment)",
     _a_path,
-    options={"of": {"type": "string", "minLength": 1}},
+    options={"of": {"type": "string", "minLength": 1}, "hides_secret": {"type": "boolean"}},
 )
 _check(
     "date",
