@@ -278,8 +278,16 @@ def _no_hubs(request: WireRequest, response: WireResponse, body: Any) -> Any:
     return body
 
 
+def _links_to_another_host(request: WireRequest, response: WireResponse, body: Any) -> Any:
+    for hub in (body.get("_embedded") or {}).get("hubs") or []:
+        hub["_links"]["self"]["href"] = "https://elsewhere.example/v2/content/hubs/" + hub["id"]
+    return body
+
+
 @pytest.mark.parametrize(
-    "change", [_no_hub_links, _no_hubs], ids=["hubs without links", "no hub listed"]
+    "change",
+    [_no_hub_links, _no_hubs, _links_to_another_host],
+    ids=["hubs without links", "no hub listed", "links to another host"],
 )
 def test_a_hub_link_not_advertised_leaves_every_path_not_checked(change: Any) -> None:
     # The runner follows only what the deployment advertises: with no hub link, the rule's
@@ -289,7 +297,7 @@ def test_a_hub_link_not_advertised_leaves_every_path_not_checked(change: Any) ->
     assert every_path.outcome is Outcome.SKIPPED
     (scenario,) = [s for s in end.scenarios if s.scenario_id == "content-auth-single-hub"]
     assert scenario.outcome is Outcome.SKIPPED
-    assert "advertises no hub link to follow" in scenario.reason
+    assert "advertises no hub link under base_url to follow" in scenario.reason
     gates = {rule_id: r.outcome for rule_id, r in rules.items() if r.level == "gate"}
     assert Outcome.FAILED not in gates.values()
     assert end.exit_code == 0

@@ -79,6 +79,9 @@ FUNCTIONS: Mapping[str, Callable[..., Any]] = {
     "len": len,
     "int": int,
     "is_pat": is_pat,
+    "startswith": lambda text, start: (
+        isinstance(text, str) and isinstance(start, str) and text.startswith(start)
+    ),
 }
 """The functions an expression may call."""
 
