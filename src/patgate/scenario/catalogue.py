@@ -50,10 +50,10 @@ class Source:
         return bool(self.section)
 
     def cite(self) -> str:
-        """``§2.1 "quote"`` or ``convention (RFC 6750 3.1): "quote"``, for tables and reports."""
+        """``spec 2.1: "quote"`` or ``convention (RFC 6750 3.1): "quote"``, for listings."""
         quotes = "; ".join(f'"{clause}"' for clause in self.clauses)
         if self.documented:
-            return f"§{self.section} {quotes}"
+            return f"spec {self.section}: {quotes}"
         return f"convention ({self.convention}): {quotes}"
 
 
