@@ -104,7 +104,8 @@ def check_error(observed: Observed, call: CheckCall) -> None:
 
 def delete_succeeded(observed: Observed) -> bool:
     """Whether a delete answer says the token was deleted: a 2xx without GraphQL errors
-    whose result is neither null nor false (the result type is not published)."""
+    whose result is neither null nor false, nor an object whose yes/no members are all
+    false (``{id, deleted: false}``): the result shape is not published."""
     body = observed.body
     if not 200 <= observed.status < 300 or not isinstance(body, dict) or body.get("errors"):
         return False
@@ -112,6 +113,9 @@ def delete_succeeded(observed: Observed) -> bool:
     if not isinstance(data, dict) or not data:
         return False
     result = next(iter(data.values()))
+    if isinstance(result, dict):
+        flags = [value for value in result.values() if isinstance(value, bool)]
+        return not flags or any(flags)
     return result is not None and result is not False
 
 

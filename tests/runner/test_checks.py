@@ -114,7 +114,15 @@ def _deleted(result: Any) -> Observed:
     return Observed.of_json(200, {"data": {"deletePersonalAccessToken": result}}, "graphql")
 
 
-@pytest.mark.parametrize("observed", [_deleted(True), _deleted({"__typename": "Deleted"})])
+@pytest.mark.parametrize(
+    "observed",
+    [
+        _deleted(True),
+        _deleted({"__typename": "Deleted"}),
+        _deleted({"id": "x", "deleted": True}),
+        _deleted({"id": "x", "success": True, "archived": False}),
+    ],
+)
 def test_deleted_true_passes_a_result_of_any_type_but_null_or_false(observed: Observed) -> None:
     passes("deleted", observed, True)
     fails("deleted", observed, False)
@@ -122,7 +130,14 @@ def test_deleted_true_passes_a_result_of_any_type_but_null_or_false(observed: Ob
 
 @pytest.mark.parametrize(
     "observed",
-    [_deleted(False), _deleted(None), REFUSAL, Observed(404, ""), Observed(403, "{}")],
+    [
+        _deleted(False),
+        _deleted(None),
+        _deleted({"id": "x", "deleted": False}),
+        REFUSAL,
+        Observed(404, ""),
+        Observed(403, "{}"),
+    ],
 )
 def test_deleted_false_accepts_any_form_of_refusal(observed: Observed) -> None:
     passes("deleted", observed, False)

@@ -129,6 +129,14 @@ def _delete_answers_an_object(request: WireRequest, response: WireResponse, body
     return body
 
 
+def _refused_delete_is_an_object(request: WireRequest, response: WireResponse, body: Any) -> Any:
+    data = body.get("data")
+    if isinstance(data, dict) and "deletePersonalAccessToken" in data:
+        done = data["deletePersonalAccessToken"] is True and not body.get("errors")
+        return {"data": {"deletePersonalAccessToken": {"id": "x", "deleted": done}}}
+    return body
+
+
 def _hubs_without_settings(request: WireRequest, response: WireResponse, body: Any) -> Any:
     # Spec 2.6: the hub record's fields are not shown.
     if "/v2/content/hubs" not in request.url or not isinstance(body, dict):
@@ -196,6 +204,10 @@ VARIANTS = (
     Variant(
         "the delete answers an object {id deleted}",
         rewrite("/graphql", _delete_answers_an_object),
+    ),
+    Variant(
+        "a delete answers {id deleted}, false when refused, without errors",
+        rewrite("/graphql", _refused_delete_is_an_object),
     ),
     Variant("hubs have no settings", rewrite("", _hubs_without_settings)),
     Variant(

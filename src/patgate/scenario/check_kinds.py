@@ -97,8 +97,9 @@ _check(
         "errorMessage": "deleted is true (the delete was done) or false (it was refused)",
     },
     "`deleted: true` / `false`",
-    "the delete was done (a 2xx, no `errors`, a result neither null nor false) / it was "
-    "refused in any form: an error, or a null or false result (never a 5xx)",
+    "the delete was done (a 2xx, no `errors`, a result neither null nor false, nor an object "
+    "whose yes/no fields are all false) / it was refused in any form: an error, or such a "
+    "null or false result (never a 5xx)",
 )
 _check(
     "schema",
