@@ -7,6 +7,7 @@ does not meet a rule's precondition (no hub link advertised) leaves it not check
 from __future__ import annotations
 
 import base64
+import dataclasses
 import functools
 import json
 import re
@@ -24,7 +25,7 @@ from patgate.resources import scenarios_dir
 from patgate.runner import FakeTarget, RunOptions, run
 from patgate.runner.events import Outcome, RunFinished
 from patgate.scenario import Scenario, load_scenarios
-from patgate.wire.messages import WireRequest, WireResponse
+from patgate.wire.messages import WireHandler, WireRequest, WireResponse
 
 from .faults import Wrap, _walk, listings_showing, rewrite
 
@@ -353,6 +354,41 @@ def test_a_mask_reaching_into_the_secret_passes_the_gate_and_warns() -> None:
     end, rules = _rules(Fake(wrap_app=listings_showing(reaching)))
     assert rules["PAT-LIST-MASKED"].outcome is Outcome.PASSED
     assert rules["PAT-MASK-HIDES-SECRET"].outcome is Outcome.WARNING
+    gates = {rule_id: r.outcome for rule_id, r in rules.items() if r.level == "gate"}
+    assert set(gates.values()) == {Outcome.PASSED}
+    assert end.exit_code == 0
+
+
+def _hubs_at_another_path(app: WireHandler) -> WireHandler:
+    """One hub is served at ``/v2/content/hub-records/{id}``, which its self link names;
+    ``/v2/content/hubs/{id}``, a URL the deployment never advertises, is not found."""
+    direct = re.compile(r"/v2/content/hubs/[0-9a-f]{24}$")
+
+    def handler(request: WireRequest) -> WireResponse | None:
+        path = request.url.split("?")[0]
+        if direct.search(path):
+            missing = {"errors": [{"message": "not found"}]}
+            return WireResponse(404, _JSON, json.dumps(missing).encode())
+        if "/v2/content/hub-records/" in path:
+            request = dataclasses.replace(
+                request, url=request.url.replace("/hub-records/", "/hubs/")
+            )
+        response = app(request)
+        if response is None or not path.endswith("/v2/content/hubs"):
+            return response
+        body = json.loads(response.body)
+        for hub in (body.get("_embedded") or {}).get("hubs") or []:
+            link = hub["_links"]["self"]
+            link["href"] = link["href"].replace("/v2/content/hubs/", "/v2/content/hub-records/")
+        return WireResponse(response.status, response.headers, json.dumps(body).encode())
+
+    return handler
+
+
+def test_a_hub_served_only_where_its_link_says_passes_every_path() -> None:
+    # The runner follows the advertised link; a URL it would build itself is not the rule's.
+    end, rules = _rules(Fake(wrap_app=_hubs_at_another_path))
+    assert rules["CONTENT-AUTH-EVERY-PATH"].outcome is Outcome.PASSED
     gates = {rule_id: r.outcome for rule_id, r in rules.items() if r.level == "gate"}
     assert set(gates.values()) == {Outcome.PASSED}
     assert end.exit_code == 0
