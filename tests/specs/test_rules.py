@@ -176,8 +176,8 @@ def _clauses() -> dict[str, list[str]]:
     }
 
 
-def _quotes(rule: dict[str, Any]) -> list[str]:
-    clause = rule["source"]["clause"]
+def _quotes(source: dict[str, Any]) -> list[str]:
+    clause = source["clause"]
     return [" ".join(q.split()) for q in (clause if isinstance(clause, list) else [clause])]
 
 
@@ -189,13 +189,14 @@ def test_gate_rule_quotes_the_clause_it_enforces(rule: dict[str, Any]) -> None:
     # section and a quote of one of that section's clauses, never a "not shown" gap.
     source = rule.get("source")
     assert isinstance(source, dict), "a gate rule has a source"
-    assert set(source) == {"section", "clause"}, "a gate rule's source is a documented clause"
+    assert set(source) - {"also"} == {"section", "clause"}, "a documented clause"
     assert source["section"] in rule["sections"]
-    clauses = _clauses()[source["section"]]
-    for quote in _quotes(rule):
-        holding = [clause for clause in clauses if quote in clause]
-        assert holding, f"{quote!r} is not part of a clause of section {source['section']}"
-        assert not any("not shown" in clause for clause in holding), quote
+    for quoted in [source, *source.get("also", [])]:
+        clauses = _clauses()[quoted["section"]]
+        for quote in _quotes(quoted):
+            holding = [clause for clause in clauses if quote in clause]
+            assert holding, f"{quote!r} is not part of a clause of section {quoted['section']}"
+            assert not any("not shown" in clause for clause in holding), quote
 
 
 @pytest.mark.parametrize("rule", _by_id())
@@ -203,8 +204,8 @@ def test_every_rule_names_its_source(rule: dict[str, Any]) -> None:
     source = rule.get("source")
     assert isinstance(source, dict)
     assert ("section" in source) != ("convention" in source)
-    assert _quotes(rule)
-    assert all(quote.strip() for quote in _quotes(rule))
+    assert _quotes(source)
+    assert all(quote.strip() for quote in _quotes(source))
 
 
 def test_the_specification_is_restated_section_by_section() -> None:
@@ -238,7 +239,11 @@ def _variant(tmp_path: Path, change: str, replacement: str) -> Path:
     return path
 
 
-_CAP_SOURCE = '    source:\n      section: "8"\n      clause: "PATs per user: Up to 5"\n'
+_CAP_SOURCE = (
+    '    source:\n      section: "8"\n      clause: "PATs per user: Up to 5"\n'
+    '      also:\n        - section: "7"\n'
+    '          clause: "Creation when the user already has 5 tokens: Not permitted."\n'
+)
 
 
 @pytest.mark.parametrize(
@@ -260,6 +265,13 @@ _CAP_SOURCE = '    source:\n      section: "8"\n      clause: "PATs per user: Up
             '    source:\n      section: "8.9"\n      clause: "PATs per user: Up to 5"\n',
             "rule PAT-CAP: source names section 8.9, which the specification lacks",
             id="a section the specification lacks",
+        ),
+        pytest.param(
+            '    source:\n      section: "8"\n      clause: "PATs per user: Up to 5"\n'
+            '      also:\n        - section: "7"\n          clause: "Creation of 6 tokens"\n',
+            "rule PAT-CAP: source quotes 'Creation of 6 tokens', which is not part of any "
+            "clause of section 7 (Errors)",
+            id="another section's quote it lacks",
         ),
     ],
 )

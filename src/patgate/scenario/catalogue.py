@@ -43,6 +43,8 @@ class Source:
     """The specification's section the quotes come from; empty for a convention."""
     convention: str = ""
     """The RFC, published fact or security item an advisory rule follows."""
+    also: tuple[Source, ...] = ()
+    """The same rule as other sections of the specification state it."""
 
     @property
     def documented(self) -> bool:
@@ -53,8 +55,18 @@ class Source:
         """``spec 2.1: "quote"`` or ``convention (RFC 6750 3.1): "quote"``, for listings."""
         quotes = "; ".join(f'"{clause}"' for clause in self.clauses)
         if self.documented:
-            return f"spec {self.section}: {quotes}"
+            return "; ".join([f"spec {self.section}: {quotes}", *(s.cite() for s in self.also)])
         return f"convention ({self.convention}): {quotes}"
+
+    def quoting(self) -> Iterator[tuple[str, str, tuple[str | int, ...]]]:
+        """``(section, quote, where)`` of every documented quote, ``where`` below ``source``."""
+        if not self.documented:
+            return
+        for index, quote in enumerate(self.clauses):
+            yield self.section, quote, ("clause", index)
+        for number, other in enumerate(self.also):
+            for section, quote, where in other.quoting():
+                yield section, quote, ("also", number, *where)
 
 
 @dataclass(frozen=True)
@@ -143,8 +155,8 @@ def load_catalogue(path: Path | None = None) -> Catalogue:
     errors = sorted(_validator().iter_errors(data), key=lambda e: -len(e.absolute_path))
     if errors:
         problem = errors[0]
-        where = list(problem.absolute_path)
-        raise _located(path, text, where, data, _message(problem, data, where))
+        at = list(problem.absolute_path)
+        raise _located(path, text, at, data, _message(problem, data, at))
     specification = tuple(
         Section(str(s["section"]), str(s["title"]), tuple(_words(c) for c in s["clauses"]))
         for s in data["specification"]
@@ -153,38 +165,41 @@ def load_catalogue(path: Path | None = None) -> Catalogue:
         tuple(_rule(entry) for entry in data["rules"]), specification=specification
     )
     for index, rule in enumerate(catalogue.rules):
-        source = rule.source
-        if source is None or not source.documented:
+        if rule.source is None:
             continue
-        where = ["rules", index, "source"]
-        section = catalogue.sections.get(source.section)
-        if section is None:
-            message = f"source names section {source.section}, which the specification lacks"
-            raise _located(path, text, [*where, "section"], data, f"rule {rule.id}: {message}")
-        for quote in source.clauses:
+        for number, quote, below in rule.source.quoting():
+            where: list[str | int] = ["rules", index, "source", *below[:-1]]
+            section = catalogue.sections.get(number)
+            if section is None:
+                message = f"source names section {number}, which the specification lacks"
+                raise _located(path, text, where, data, f"rule {rule.id}: {message}")
             if clause_quoted(section, quote) is None:
                 message = (
                     f"rule {rule.id}: source quotes {quote!r}, which is not part of any clause "
                     f"of section {section.number} ({section.title})"
                 )
-                raise _located(path, text, [*where, "clause"], data, message)
+                raise _located(path, text, where, data, message)
     return catalogue
 
 
-def _rule(entry: Mapping[str, Any]) -> Rule:
-    raw = entry["source"]
+def _source(raw: Mapping[str, Any]) -> Source:
     quotes = raw["clause"] if isinstance(raw["clause"], list) else [raw["clause"]]
+    return Source(
+        clauses=tuple(_words(str(q)) for q in quotes),
+        section=str(raw.get("section", "")),
+        convention=str(raw.get("convention", "")),
+        also=tuple(_source(other) for other in raw.get("also", ())),
+    )
+
+
+def _rule(entry: Mapping[str, Any]) -> Rule:
     return Rule(
         id=str(entry["id"]),
         title=str(entry["title"]),
         level=Level(entry["level"]),
         sections=tuple(str(s) for s in entry["sections"]),
         summary=str(entry["summary"]).strip(),
-        source=Source(
-            clauses=tuple(_words(str(q)) for q in quotes),
-            section=str(raw.get("section", "")),
-            convention=str(raw.get("convention", "")),
-        ),
+        source=_source(entry["source"]),
     )
 
 

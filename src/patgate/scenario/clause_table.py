@@ -46,12 +46,15 @@ def _escape(text: str) -> str:
 
 
 def _rules_quoting(catalogue: Catalogue, section: Section, clause: str) -> list[Rule]:
+    alone = Section(section.number, section.title, (clause,))
     return [
         rule
         for rule in catalogue
         if rule.source is not None
-        and rule.source.section == section.number
-        and any(clause_quoted(Section("", "", (clause,)), q) for q in rule.source.clauses)
+        and any(
+            number == section.number and clause_quoted(alone, quote)
+            for number, quote, _ in rule.source.quoting()
+        )
     ]
 
 
