@@ -13,6 +13,7 @@ from patgate.token_grammar import (
     ANY_PAT_SHAPE,
     DEFAULT_PAT_PREFIX,
     JWT_SHAPE,
+    is_documented_pat,
     is_pat,
     pat_shape,
     split_pat,
@@ -71,3 +72,20 @@ def test_the_grammar_and_the_prefix_are_written_once() -> None:
             if text == DEFAULT_PAT_PREFIX or "eyJ[" in text or r"\.[A-Za-z0-9_-]" in text:
                 copies.append(f"{path.relative_to(PACKAGE)}: {text[:40]!r}")
     assert copies == []
+
+
+@pytest.mark.parametrize(
+    ("value", "documented"),
+    [
+        ("amp_pat_0VDx5anoRUK7QmNWYZIOrQ.c2VjcmV0", True),
+        ("amp_pat_+/0f3a.9b=e1", True),
+        ("amp_pat_abc", False),
+        ("amp_pat_a.b.c", False),
+        ("amp_pat_a b.c", False),
+        ("ghp_abc.def", False),
+        (None, False),
+    ],
+)
+def test_the_documented_shape_names_no_alphabet(value: object, documented: bool) -> None:
+    # Spec 2.1: a fixed prefix, a segment, a dot, a second segment.
+    assert is_documented_pat(value) is documented

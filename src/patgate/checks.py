@@ -24,7 +24,7 @@ from patgate.errors import CheckFailure
 from patgate.runner.model import NOT_JSON, Observed
 from patgate.scenario.check_kinds import CHECKS
 from patgate.scenario.paths import PathMissing, parse_path, resolve_path
-from patgate.token_grammar import DEFAULT_PAT_PREFIX
+from patgate.token_grammar import DEFAULT_PAT_PREFIX, documented_pat_shape
 
 __all__ = ["CheckCall", "CheckFunction", "delete_succeeded", "run_check"]
 
@@ -400,18 +400,12 @@ def check_date(observed: Observed, call: CheckCall) -> None:
         )
 
 
-@functools.lru_cache(maxsize=32)
-def _documented_pat(prefix: str) -> re.Pattern[str]:
-    # Spec 2.1 names a prefix, a segment, a dot and a second segment, and no alphabet: any
-    # characters but a dot or white space (the fake's base64url is one choice).
-    return re.compile(re.escape(prefix) + r"[^.\s]+\.[^.\s]+")
-
-
 @CHECKS.executes("pat")
 def check_pat(observed: Observed, call: CheckCall) -> None:
     """A full PAT: the prefix, a segment, a dot and a second segment (of any characters but
     a dot or white space: the documentation names no alphabet)."""
-    shape = _documented_pat(call.pat_prefix)
+    # Spec 2.1 names no alphabet: the fake's base64url is one choice among many.
+    shape = documented_pat_shape(call.pat_prefix)
     for value in _values(observed, call.argument):
         if not (isinstance(value, str) and shape.fullmatch(value)):
             raise _fail(
