@@ -166,6 +166,13 @@ def _wide_mask(request: WireRequest, response: WireResponse, body: Any) -> Any:
     return body
 
 
+def _listing_answers_203(request: WireRequest, response: WireResponse, body: Any) -> Any:
+    # Spec 4.2: the listing "returns a list of hubs"; the status of that success is not shown.
+    if response.status == 200:
+        return WireResponse(203, response.headers, response.body)
+    return body
+
+
 def _paging_parameters_refused(request: WireRequest, response: WireResponse, body: Any) -> Any:
     # Spec 4.2: the listing's query parameters are not shown; this one refuses them.
     if "size=" in request.url or "page=" in request.url:
@@ -216,6 +223,7 @@ VARIANTS = (
         rewrite("/graphql", _other_graphql_messages_and_codes),
     ),
     Variant("listings show 12 characters and 60 asterisks", rewrite("/graphql", _wide_mask)),
+    Variant("the hubs listing answers 203", rewrite("/hubs", _listing_answers_203)),
     Variant(
         "the hubs listing refuses page and size",
         rewrite("/hubs", _paging_parameters_refused),
