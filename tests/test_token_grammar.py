@@ -19,6 +19,7 @@ from patgate.token_grammar import (
     JWT_SCAN,
     JWT_SHAPE,
     TokenScan,
+    is_documented_pat,
     is_pat,
     pat_scan,
     pat_shape,
@@ -140,3 +141,20 @@ def test_a_scan_costs_linear_time_on_hostile_text(piece: str) -> None:
     for _, scan in _pairs():
         scan.sub(REDACTED, text)
     assert time.perf_counter() - started < 1.0
+
+
+@pytest.mark.parametrize(
+    ("value", "documented"),
+    [
+        ("amp_pat_0VDx5anoRUK7QmNWYZIOrQ.c2VjcmV0", True),
+        ("amp_pat_+/0f3a.9b=e1", True),
+        ("amp_pat_abc", False),
+        ("amp_pat_a.b.c", False),
+        ("amp_pat_a b.c", False),
+        ("ghp_abc.def", False),
+        (None, False),
+    ],
+)
+def test_the_documented_shape_names_no_alphabet(value: object, documented: bool) -> None:
+    # Spec 2.1: a fixed prefix, a segment, a dot, a second segment.
+    assert is_documented_pat(value) is documented

@@ -24,11 +24,19 @@ from patgate.errors import CheckFailure
 from patgate.runner.model import NOT_JSON, Observed
 from patgate.scenario.check_kinds import CHECKS
 from patgate.scenario.paths import PathMissing, parse_path, resolve_path
-from patgate.token_grammar import DEFAULT_PAT_PREFIX, pat_shape
+from patgate.token_grammar import DEFAULT_PAT_PREFIX, documented_pat_shape
 
 __all__ = ["CheckCall", "CheckFunction", "delete_succeeded", "run_check"]
 
-_DATE = re.compile(r"\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z")
+# ISO 8601 date and time of day in UTC, extended (2023-11-21T14:36:00.916Z) or basic
+# (20231121T143600Z) format; seconds and their fraction may be left out, and UTC is written
+# Z or +00:00 (+0000, +00).
+_UTC_TIMESTAMP = re.compile(
+    r"(?P<y>\d{4})-(?P<mo>\d{2})-(?P<d>\d{2})T(?P<h>\d{2}):(?P<mi>\d{2})"
+    r"(?::(?P<s>\d{2})(?:[.,](?P<f>\d+))?)?(?:Z|\+00(?::?00)?)"
+    r"|(?P<by>\d{4})(?P<bmo>\d{2})(?P<bd>\d{2})T(?P<bh>\d{2})(?P<bmi>\d{2})"
+    r"(?:(?P<bs>\d{2})(?:[.,](?P<bf>\d+))?)?(?:Z|\+00(?:00)?)"
+)
 
 
 @dataclass(frozen=True)
@@ -96,7 +104,8 @@ def check_error(observed: Observed, call: CheckCall) -> None:
 
 def delete_succeeded(observed: Observed) -> bool:
     """Whether a delete answer says the token was deleted: a 2xx without GraphQL errors
-    whose result is neither null nor false (the result type is not published)."""
+    whose result is neither null nor false, nor an object whose yes/no members are all
+    false (``{id, deleted: false}``): the result shape is not published."""
     body = observed.body
     if not 200 <= observed.status < 300 or not isinstance(body, dict) or body.get("errors"):
         return False
@@ -104,6 +113,9 @@ def delete_succeeded(observed: Observed) -> bool:
     if not isinstance(data, dict) or not data:
         return False
     result = next(iter(data.values()))
+    if isinstance(result, dict):
+        flags = [value for value in result.values() if isinstance(value, bool)]
+        return not flags or any(flags)
     return result is not None and result is not False
 
 
@@ -293,40 +305,51 @@ def _values(observed: Observed, path: str) -> list[Any]:
     return value if parse_path(path).many else [value]
 
 
-def _mask_start(value: Any) -> str | None:
-    """The visible start of a masked token (the part before the asterisks), or ``None``."""
+def _mask_start(value: Any, *, hides_secret: bool = False) -> str | None:
+    """The visible start of a masked token (the part before the asterisks), or ``None``.
+
+    Spec 2.1: "only the start is returned and the rest is replaced by asterisks"; how much
+    of the start is not said. ``hides_secret`` also wants it to stop before the dot that
+    begins the secret segment (a convention, security D33)."""
     if not isinstance(value, str) or not value.endswith("*"):
         return None
     start = value.rstrip("*")
-    if not start or "*" in start or any(ch.isspace() for ch in start) or "." in start:
+    if not start or "*" in start or any(ch.isspace() for ch in start):
+        return None
+    if hides_secret and "." in start:
         return None
     return start
 
 
-def _is_mask_of(value: Any, token: str) -> bool:
-    start = _mask_start(value)
-    if start is None or value == token or not token.startswith(start):
+def _is_mask_of(value: Any, token: str, *, hides_secret: bool = False) -> bool:
+    start = _mask_start(value, hides_secret=hides_secret)
+    # A start of the value, shorter than the value: never the whole of it.
+    if start is None or len(start) >= len(token) or not token.startswith(start):
         return False
-    # The visible start must stop before the secret segment.
-    return "." not in token or len(start) <= token.index(".")
+    return not hides_secret or "." not in token or len(start) <= token.index(".")
 
 
 @CHECKS.executes("masked")
 def check_masked(observed: Observed, call: CheckCall) -> None:
-    """Tokens at the path are masked: a start of the value, then asterisks, and no secret
-    segment. With ``of``, one of them is the masked form of that token."""
+    """Tokens at the path are masked: a start of the value, then asterisks. With ``of``, one
+    of them is the masked form of that token; with ``hides_secret``, no start reaches the
+    secret segment."""
     values = _values(observed, call.argument)
     token = call.options.get("of")
+    hides_secret = bool(call.options.get("hides_secret"))
     if token is None:
-        bad = [value for value in values if _mask_start(value) is None]
+        bad = [value for value in values if _mask_start(value, hides_secret=hides_secret) is None]
         if bad:
+            what = "stopping before the secret segment, " if hides_secret else ""
             raise _fail(
-                f"{call.argument}: expected the start of each token, then asterisks",
+                f"{call.argument}: expected the start of each token, {what}then asterisks",
                 "a start of the token, then '*'",
                 _show(bad),
             )
         return
-    if not isinstance(token, str) or not any(_is_mask_of(value, token) for value in values):
+    if not isinstance(token, str) or not any(
+        _is_mask_of(value, token, hides_secret=hides_secret) for value in values
+    ):
         raise _fail(
             f"{call.argument}: expected the masked form of the token ({call.label}): its start,"
             " then asterisks",
@@ -335,29 +358,54 @@ def check_masked(observed: Observed, call: CheckCall) -> None:
         )
 
 
+def _utc_timestamp(value: Any, *, milliseconds: bool) -> bool:
+    """Whether ``value`` is an ISO 8601 UTC timestamp (with exactly 3 fraction digits when
+    ``milliseconds``) naming a real instant."""
+    match = _UTC_TIMESTAMP.fullmatch(value) if isinstance(value, str) else None
+    if match is None:
+        return False
+    parts = {key.lstrip("b"): text for key, text in match.groupdict().items() if text}
+    if milliseconds and len(parts.get("f", "")) != 3:
+        return False
+    try:
+        # A leap second (:60) names a real instant too.
+        datetime(
+            int(parts["y"]),
+            int(parts["mo"]),
+            int(parts["d"]),
+            int(parts["h"]),
+            int(parts["mi"]),
+            min(int(parts.get("s", "0")), 59),
+        )
+    except ValueError:
+        return False
+    return int(parts.get("s", "0")) <= 60
+
+
 @CHECKS.executes("date")
 def check_date(observed: Observed, call: CheckCall) -> None:
-    """ISO 8601 UTC with milliseconds, like ``2023-11-21T14:36:00.916Z`` (null if nullable)."""
+    """An ISO 8601 UTC timestamp (null if nullable); with ``milliseconds``, exactly three
+    digits of fraction, like ``2023-11-21T14:36:00.916Z``."""
+    milliseconds = bool(call.options.get("milliseconds"))
     for value in _values(observed, call.argument):
         if value is None and call.options.get("nullable"):
             continue
-        if isinstance(value, str) and _DATE.fullmatch(value):
-            try:
-                datetime.strptime(value, "%Y-%m-%dT%H:%M:%S.%fZ")
-                continue
-            except ValueError:
-                pass
+        if _utc_timestamp(value, milliseconds=milliseconds):
+            continue
+        what = "with milliseconds" if milliseconds else "timestamp"
         raise _fail(
-            f"{call.argument}: expected an ISO 8601 UTC date with milliseconds, got {_show(value)}",
-            "YYYY-MM-DDThh:mm:ss.sssZ",
+            f"{call.argument}: expected an ISO 8601 UTC {what}, got {_show(value)}",
+            "YYYY-MM-DDThh:mm:ss.sssZ" if milliseconds else "YYYY-MM-DDThh:mm[:ss[.s]]Z",
             _show(value),
         )
 
 
 @CHECKS.executes("pat")
 def check_pat(observed: Observed, call: CheckCall) -> None:
-    """A full PAT: the prefix, a segment, a dot and a second segment."""
-    shape = pat_shape(call.pat_prefix)
+    """A full PAT: the prefix, a segment, a dot and a second segment (of any characters but
+    a dot or white space: the documentation names no alphabet)."""
+    # Spec 2.1 names no alphabet: the fake's base64url is one choice among many.
+    shape = documented_pat_shape(call.pat_prefix)
     for value in _values(observed, call.argument):
         if not (isinstance(value, str) and shape.fullmatch(value)):
             raise _fail(

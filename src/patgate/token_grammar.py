@@ -37,6 +37,8 @@ __all__ = [
     "JWT_SHAPE",
     "SEGMENT",
     "TokenScan",
+    "documented_pat_shape",
+    "is_documented_pat",
     "is_pat",
     "pat_scan",
     "pat_shape",
@@ -244,3 +246,18 @@ def is_pat(value: object, prefix: object = DEFAULT_PAT_PREFIX) -> bool:
     if not isinstance(value, str) or not isinstance(prefix, str):
         return False
     return split_pat(value, prefix) is not None
+
+
+@functools.lru_cache(maxsize=32)
+def documented_pat_shape(prefix: str = DEFAULT_PAT_PREFIX) -> re.Pattern[str]:
+    """A PAT as the specification describes it: ``prefix``, a segment, a dot and a second
+    segment, in no particular alphabet (any characters but a dot or white space). Use it to
+    judge a deployment; :func:`pat_shape` is the fake's own base64url form."""
+    return re.compile(re.escape(prefix) + r"[^.\s]+\.[^.\s]+")
+
+
+def is_documented_pat(value: object, prefix: object = DEFAULT_PAT_PREFIX) -> bool:
+    """Whether ``value`` has the documented shape of a PAT under ``prefix``."""
+    if not isinstance(value, str) or not isinstance(prefix, str):
+        return False
+    return documented_pat_shape(prefix).fullmatch(value) is not None

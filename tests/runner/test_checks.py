@@ -114,7 +114,15 @@ def _deleted(result: Any) -> Observed:
     return Observed.of_json(200, {"data": {"deletePersonalAccessToken": result}}, "graphql")
 
 
-@pytest.mark.parametrize("observed", [_deleted(True), _deleted({"__typename": "Deleted"})])
+@pytest.mark.parametrize(
+    "observed",
+    [
+        _deleted(True),
+        _deleted({"__typename": "Deleted"}),
+        _deleted({"id": "x", "deleted": True}),
+        _deleted({"id": "x", "success": True, "archived": False}),
+    ],
+)
 def test_deleted_true_passes_a_result_of_any_type_but_null_or_false(observed: Observed) -> None:
     passes("deleted", observed, True)
     fails("deleted", observed, False)
@@ -122,7 +130,14 @@ def test_deleted_true_passes_a_result_of_any_type_but_null_or_false(observed: Ob
 
 @pytest.mark.parametrize(
     "observed",
-    [_deleted(False), _deleted(None), REFUSAL, Observed(404, ""), Observed(403, "{}")],
+    [
+        _deleted(False),
+        _deleted(None),
+        _deleted({"id": "x", "deleted": False}),
+        REFUSAL,
+        Observed(404, ""),
+        Observed(403, "{}"),
+    ],
 )
 def test_deleted_false_accepts_any_form_of_refusal(observed: Observed) -> None:
     passes("deleted", observed, False)
@@ -273,7 +288,6 @@ def test_masked_of_finds_the_masked_form_of_a_token() -> None:
     [
         TOKEN,  # the full value
         "amp_pat_0VDx5ano",  # no asterisks
-        "amp_pat_0VDx5anoRUK7QmNWYZIOrQ.c2Vj****",  # part of the secret segment
         "********",  # no start at all
         "amp_pat_0V**x5an****",  # asterisks inside the start
     ],
@@ -281,6 +295,27 @@ def test_masked_of_finds_the_masked_form_of_a_token() -> None:
 def test_masked_fails_what_is_not_a_start_then_asterisks(shown: str) -> None:
     observed = Observed.of_json(200, {"tokens": [MASKED, shown]})
     fails("masked", observed, "tokens[*]")
+
+
+def test_a_start_reaching_the_secret_is_masked_but_does_not_hide_the_secret() -> None:
+    # Spec 2.1 says "the start", not how much of it: only the advisory option refuses it.
+    reaching = TOKEN[: TOKEN.index(".") + 4] + "****"
+    observed = Observed.of_json(200, {"tokens": [MASKED, reaching]})
+    passes("masked", observed, "tokens[*]")
+    passes("masked", Observed.of_json(200, {"tokens": [reaching]}), "tokens[*]", of=TOKEN)
+    failure = fails("masked", observed, "tokens[*]", hides_secret=True)
+    assert "stopping before the secret segment" in str(failure)
+    only_reaching = Observed.of_json(200, {"tokens": [reaching]})
+    failure = fails("masked", only_reaching, "tokens[*]", of=TOKEN, hides_secret=True)
+    assert "the masked form of the token" in str(failure)
+    passes(
+        "masked", LISTING, "data.viewer.personalAccessTokens[*].token", of=TOKEN, hides_secret=True
+    )
+
+
+def test_masked_of_wants_less_than_the_whole_value() -> None:
+    whole = Observed.of_json(200, {"tokens": [TOKEN + "****"]})
+    fails("masked", whole, "tokens[*]", of=TOKEN)
 
 
 def test_masked_of_fails_when_no_entry_is_that_tokens_mask() -> None:
@@ -299,21 +334,72 @@ def test_date_passes_milliseconds_and_z() -> None:
 @pytest.mark.parametrize(
     "value",
     [
+        "2023-11-21T14:36:00.916Z",
         "2023-11-21T14:36:00Z",
-        "2023-11-21T14:36:00.916",
+        "2023-11-21T14:36Z",
+        "2023-11-21T14:36:00.9Z",
+        "2023-11-21T14:36:00.916123Z",
+        "2023-11-21T14:36:00,916Z",
         "2023-11-21T14:36:00.916+00:00",
+        "2023-11-21T14:36:00+0000",
+        "20231121T143600Z",
+        "2016-12-31T23:59:60Z",
+    ],
+)
+def test_date_passes_any_iso_8601_utc_timestamp(value: str) -> None:
+    # lastUsedDate is documented as an "ISO 8601 UTC timestamp", precision unsaid.
+    passes("date", Observed.of_json(200, {"d": value}), "d")
+
+
+@pytest.mark.parametrize(
+    "value",
+    [
+        "2023-11-21T14:36:00.916",
+        "2023-11-21T14:36:00.916+01:00",
+        "2023-11-21T14:36:00-00:00",
         "2023-02-30T14:36:00.916Z",
+        "2023-11-21T24:00:00Z",
         "2023-11-21 14:36:00.916Z",
+        "2023-11-21",
+        "yesterday",
         None,
         1700577360916,
     ],
 )
-def test_date_fails_other_forms(value: Any) -> None:
+def test_date_fails_what_is_not_a_utc_timestamp(value: Any) -> None:
     fails("date", Observed.of_json(200, {"d": value}), "d")
+
+
+@pytest.mark.parametrize(
+    "value",
+    [
+        "2023-11-21T14:36:00Z",
+        "2023-11-21T14:36:00.9Z",
+        "2023-11-21T14:36:00.916123Z",
+        "2023-11-21T14:36Z",
+        "2023-11-21T14:36:00.916",
+    ],
+)
+def test_date_with_milliseconds_wants_exactly_three_digits(value: str) -> None:
+    # createdDate is documented "with milliseconds".
+    failure = fails("date", Observed.of_json(200, {"d": value}), "d", milliseconds=True)
+    assert "with milliseconds" in str(failure)
+    passes(
+        "date",
+        Observed.of_json(200, {"d": "2023-11-21T14:36:00.916+00:00"}),
+        "d",
+        milliseconds=True,
+    )
 
 
 def test_pat_passes_the_documented_shape() -> None:
     passes("pat", Observed.of_json(200, {"t": TOKEN}), "t")
+
+
+@pytest.mark.parametrize("value", ["amp_pat_0f3a9c.9be1d2", "amp_pat_AbC+/9=.x~Yz+/=="])
+def test_pat_passes_segments_of_any_alphabet(value: str) -> None:
+    # Spec 2.1 names a prefix, a segment, a dot and a second segment: no alphabet.
+    passes("pat", Observed.of_json(200, {"t": value}), "t")
 
 
 @pytest.mark.parametrize(

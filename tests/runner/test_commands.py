@@ -81,6 +81,8 @@ def test_rules_prints_each_rule_with_its_scenarios(capsys: pytest.CaptureFixture
     out = capsys.readouterr().out
     assert "PAT-CAP" in out
     assert "covered by: pat-cap" in out
+    assert 'source: spec 8: "PATs per user: Up to 5"' in out
+    assert "source: convention (RFC 6750 3.1): " in out
     assert "every rule is covered" in out
 
 

@@ -43,6 +43,9 @@ def test_substitution_goes_into_mappings_and_lists() -> None:
         ("is_pat(token, prefix)", True),
         ("is_pat('nope', prefix)", False),
         ("len(ids) + 1", 3),
+        ("startswith(prefix, 'amp_')", True),
+        ("startswith(prefix, 'ghp_')", False),
+        ("startswith(held, '3')", False),
         (7, 7),
     ],
 )

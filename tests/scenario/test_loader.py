@@ -355,6 +355,26 @@ def test_cleanup_may_refer_to_any_captured_value(tmp_path: Path) -> None:
     assert scenario.cleanup[0].name == "cleanup 1"
 
 
+def test_a_capture_may_be_optional_and_an_assume_may_name_it(tmp_path: Path) -> None:
+    text = (
+        HEADER + "steps:\n  - hubs: true\n"
+        "    capture: {link: {path: '_embedded.hubs[0]._links.self.href', optional: true}}\n"
+        "  - assume: {that: link, otherwise: no hub link is advertised}\n"
+        "    http: {method: GET, url: '${link}'}\n    expect: [{error: true}]\n"
+    )
+    (scenario,) = load_file(_write(tmp_path, text)).scenarios
+    (capture,) = scenario.steps[0].capture
+    assert capture.optional
+    assert scenario.steps[1].assume_reason == "no hub link is advertised"
+
+
+def test_an_optional_capture_is_a_boolean(tmp_path: Path) -> None:
+    text = HEADER + "steps:\n  - hubs: true\n    capture: {link: {path: a, optional: 'yes'}}\n"
+    with pytest.raises(ScenarioError) as refused:
+        load_file(_write(tmp_path, text))
+    assert ":6: steps[0].capture.link: a capture is a path" in str(refused.value)
+
+
 def test_waits_are_inferred_and_a_declared_writes_false_is_trusted(tmp_path: Path) -> None:
     text = (
         HEADER + "writes: false\nsteps:\n  - wait: 3\n  - graphql: delete_token\n"

@@ -163,3 +163,129 @@ def test_needs_are_what_the_scenarios_covering_each_rule_need() -> None:
         if rule["needs"] != derived:
             wrong.append(f"{rule['id']}: rules.yaml says {rule['needs']}, scenarios {derived}")
     assert wrong == []
+
+
+# -- every rule traces to the documentation ----------------------------------------------------
+
+
+def _clauses() -> dict[str, list[str]]:
+    document = yaml.safe_load((specs_dir() / "rules.yaml").read_text(encoding="utf-8"))
+    return {
+        str(section["section"]): [" ".join(c.split()) for c in section["clauses"]]
+        for section in document["specification"]
+    }
+
+
+def _quotes(source: dict[str, Any]) -> list[str]:
+    clause = source["clause"]
+    return [" ".join(q.split()) for q in (clause if isinstance(clause, list) else [clause])]
+
+
+@pytest.mark.parametrize(
+    "rule", [param for param in _by_id() if param.values[0].get("level") == "gate"]
+)
+def test_gate_rule_quotes_the_clause_it_enforces(rule: dict[str, Any]) -> None:
+    # A gate fails a deployment only over what the specification states: its source is a
+    # section and a quote of one of that section's clauses, never a "not shown" gap.
+    source = rule.get("source")
+    assert isinstance(source, dict), "a gate rule has a source"
+    assert set(source) - {"also"} == {"section", "clause"}, "a documented clause"
+    assert source["section"] in rule["sections"]
+    for quoted in [source, *source.get("also", [])]:
+        clauses = _clauses()[quoted["section"]]
+        for quote in _quotes(quoted):
+            holding = [clause for clause in clauses if quote in clause]
+            assert holding, f"{quote!r} is not part of a clause of section {quoted['section']}"
+            assert not any("not shown" in clause for clause in holding), quote
+
+
+@pytest.mark.parametrize("rule", _by_id())
+def test_every_rule_names_its_source(rule: dict[str, Any]) -> None:
+    source = rule.get("source")
+    assert isinstance(source, dict)
+    assert ("section" in source) != ("convention" in source)
+    assert _quotes(source)
+    assert all(quote.strip() for quote in _quotes(source))
+
+
+def test_the_specification_is_restated_section_by_section() -> None:
+    sections = list(_clauses())
+    assert all(SPEC_SECTION.match(section) for section in sections)
+    # Sections 1 to 9, each once.
+    assert sorted({s.split(".")[0] for s in sections}) == [str(n) for n in range(1, 10)]
+    assert len(sections) == len(set(sections))
+
+
+def test_the_loader_gives_each_rule_its_source() -> None:
+    from patgate.scenario import load_catalogue
+
+    catalogue = load_catalogue()
+    date_rule = catalogue["PAT-DATE-FORMAT"]
+    assert date_rule.source is not None
+    assert date_rule.source.section == "2.1"
+    assert any("lastUsedDate" in quote for quote in date_rule.source.clauses)
+    challenge = catalogue["AUTH-CHALLENGE"].source
+    assert challenge is not None
+    assert not challenge.documented
+    assert challenge.convention == "RFC 6750 3.1"
+    assert catalogue.sections["4.3"].title == "GraphQL asset management API operations"
+
+
+def _variant(tmp_path: Path, change: str, replacement: str) -> Path:
+    text = (specs_dir() / "rules.yaml").read_text(encoding="utf-8")
+    assert change in text
+    path = tmp_path / "rules.yaml"
+    path.write_text(text.replace(change, replacement, 1), encoding="utf-8")
+    return path
+
+
+_CAP_SOURCE = (
+    '    source:\n      section: "8"\n      clause: "PATs per user: Up to 5"\n'
+    '      also:\n        - section: "7"\n'
+    '          clause: "Creation when the user already has 5 tokens: Not permitted."\n'
+)
+
+
+@pytest.mark.parametrize(
+    ("replacement", "message"),
+    [
+        pytest.param("", "rule PAT-CAP: missing 'source'", id="no source"),
+        pytest.param(
+            '    source:\n      convention: "habit"\n      clause: "at most 5"\n',
+            "rule PAT-CAP: a gate rule's source is a section",
+            id="a convention",
+        ),
+        pytest.param(
+            '    source:\n      section: "8"\n      clause: "PATs per user: Up to 6"\n',
+            "rule PAT-CAP: source quotes 'PATs per user: Up to 6', which is not part of any "
+            "clause of section 8 (Limits)",
+            id="a quote the section lacks",
+        ),
+        pytest.param(
+            '    source:\n      section: "8.9"\n      clause: "PATs per user: Up to 5"\n',
+            "rule PAT-CAP: source names section 8.9, which the specification lacks",
+            id="a section the specification lacks",
+        ),
+        pytest.param(
+            '    source:\n      section: "8"\n      clause: "PATs per user: Up to 5"\n'
+            '      also:\n        - section: "7"\n          clause: "Creation of 6 tokens"\n',
+            "rule PAT-CAP: source quotes 'Creation of 6 tokens', which is not part of any "
+            "clause of section 7 (Errors)",
+            id="another section's quote it lacks",
+        ),
+    ],
+)
+def test_the_loader_refuses_a_gate_rule_without_a_documented_clause(
+    tmp_path: Path, replacement: str, message: str
+) -> None:
+    from patgate.errors import UsageError
+    from patgate.scenario.catalogue import load_catalogue
+
+    path = _variant(tmp_path, _CAP_SOURCE, replacement)
+    with pytest.raises(UsageError) as refused:
+        load_catalogue(path)
+    text = str(refused.value)
+    assert text.startswith(f"{path}:")
+    assert message in text
+    line = int(text.split(":")[1])
+    assert "PAT-CAP" in "".join(path.read_text(encoding="utf-8").splitlines()[line - 12 : line])

@@ -1,4 +1,5 @@
-"""``patgate rules``: the rule catalogue, and which scenarios cover each rule.
+"""``patgate rules``: the rule catalogue, the clause (or convention) each rule enforces, and
+which scenarios cover each rule.
 
 Exit code 0; with ``--check``, 1 when some rule is covered by no scenario.
 """
@@ -37,6 +38,8 @@ def main(args: argparse.Namespace) -> int:
     for rule in catalogue:
         covering = [s.id for s in scenarios if rule.id in s.rules]
         print(f"{rule.id:<{width}}  {rule.level:<8}  {rule.title}")
+        if rule.source is not None:
+            print(f"{'':<{width}}  {'':<8}  source: {rule.source.cite()}")
         if covering:
             print(f"{'':<{width}}  {'':<8}  covered by: {', '.join(covering)}")
         else:

@@ -158,7 +158,7 @@ class ScenarioExecution:
         self._line, self._answer = step.line, None
         base = self._lookup({})
         try:
-            if step.assume is not None and not evaluate(step.assume, base):
+            if step.assume is not None and not self._assumed(step.assume, base):
                 if cleanup:
                     return
                 raise _Skip(step.assume_reason)
@@ -212,6 +212,15 @@ class ScenarioExecution:
                 passed = False
             if not passed and not cleanup:
                 raise _Abort
+
+    @staticmethod
+    def _assumed(assume: str, lookup: Lookup) -> bool:
+        """Whether a precondition holds; one naming a value never captured (an optional
+        capture that found nothing) does not."""
+        try:
+            return bool(evaluate(assume, lookup))
+        except _Unset:
+            return False
 
     def _lookup(self, names: Mapping[str, Any]) -> Lookup:
         def lookup(name: str) -> Any:
@@ -305,6 +314,8 @@ class ScenarioExecution:
                 if capture.count:
                     value = len(value)
             except (PathMissing, PathError, TypeError, _Unset) as error:
+                if capture.optional:
+                    continue
                 if not failed_already:
                     self._fail(
                         step.rule,

@@ -97,8 +97,9 @@ _check(
         "errorMessage": "deleted is true (the delete was done) or false (it was refused)",
     },
     "`deleted: true` / `false`",
-    "the delete was done (a 2xx, no `errors`, a result neither null nor false) / it was "
-    "refused in any form: an error, or a null or false result (never a 5xx)",
+    "the delete was done (a 2xx, no `errors`, a result neither null nor false, nor an object "
+    "whose yes/no fields are all false) / it was refused in any form: an error, or such a "
+    "null or false result (never a 5xx)",
 )
 _check(
     "schema",
@@ -155,20 +156,27 @@ _check(
 _check(
     "masked",
     _PATH,
-    "`masked: P` (`of: ${token}`)",
-    "every token at `P` is a start then asterisks, with no secret segment (with `of`: one of "
-    "them is that token's masked form)",
+    "`masked: P` (`of: ${token}`, `hides_secret: true`)",
+    "every token at `P` is a start then asterisks (with `of`: one of them is that token's "
+    "masked form; with `hides_secret`: no start reaches the secret segment)",
     _a_path,
-    options={"of": {"type": "string", "minLength": 1}},
+    options={"of": {"type": "string", "minLength": 1}, "hides_secret": {"type": "boolean"}},
 )
 _check(
     "date",
     _PATH,
-    "`date: P` (`nullable: true`)",
-    "ISO 8601 UTC with milliseconds, `2023-11-21T14:36:00.916Z`",
+    "`date: P` (`nullable: true`, `milliseconds: true`)",
+    "an ISO 8601 UTC timestamp (`Z` or `+00:00`, any precision); with `milliseconds`, exactly "
+    "three digits of fraction, `2023-11-21T14:36:00.916Z`",
     _a_path,
-    options={"nullable": {"type": "boolean"}},
+    options={"nullable": {"type": "boolean"}, "milliseconds": {"type": "boolean"}},
 )
-_check("pat", _PATH, "`pat: P`", "`<pat_prefix><segment>.<segment>`", _a_path)
+_check(
+    "pat",
+    _PATH,
+    "`pat: P`",
+    "`<pat_prefix><segment>.<segment>`, segments of any characters but a dot or white space",
+    _a_path,
+)
 _check("absent", _TEXT, "`absent: ${secret}`", "the value appears nowhere in the response")
 _check("present", _TEXT, "`present: X`", "the value appears in the response")

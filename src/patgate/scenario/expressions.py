@@ -19,7 +19,7 @@ from collections.abc import Callable, Iterator, Mapping
 from typing import Any
 
 from patgate.errors import PatgateError
-from patgate.token_grammar import is_pat
+from patgate.token_grammar import is_documented_pat
 
 __all__ = [
     "FUNCTIONS",
@@ -78,7 +78,11 @@ FUNCTIONS: Mapping[str, Callable[..., Any]] = {
     "max": max,
     "len": len,
     "int": int,
-    "is_pat": is_pat,
+    # The documented shape (prefix, segment, dot, segment), whatever the alphabet.
+    "is_pat": is_documented_pat,
+    "startswith": lambda text, start: (
+        isinstance(text, str) and isinstance(start, str) and text.startswith(start)
+    ),
 }
 """The functions an expression may call."""
 

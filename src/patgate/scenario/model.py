@@ -81,6 +81,9 @@ class Capture:
     """Store the length of the list at ``path`` instead of the list."""
     append: bool = False
     """Append to a list (inside ``repeat``) instead of replacing."""
+    optional: bool = False
+    """Nothing at ``path`` is no failure: the name stays unset, and a step whose ``assume``
+    names it is skipped with its reason (a precondition the target does not meet)."""
     line: int = 0
 
 

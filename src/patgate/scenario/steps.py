@@ -206,6 +206,7 @@ class StepBuilder:
             path=path,
             count="count" in spec,
             append=bool(spec.get("append", False)),
+            optional=bool(spec.get("optional", False)),
             line=self.doc.line_of(where),
         )
 
