@@ -1,0 +1,11 @@
+"""What a step of a run produces, as the runner's modules name it: see :mod:`patgate.observed`.
+
+The values live below both the checks and the runner (the checks read an ``Observed`` answer
+and the runner calls the checks), so neither imports the other's layer to share them.
+"""
+
+from __future__ import annotations
+
+from patgate.observed import NOT_JSON, ControlResult, Observed, Sent, StepResult, WaitResult
+
+__all__ = ["NOT_JSON", "ControlResult", "Observed", "Sent", "StepResult", "WaitResult"]
