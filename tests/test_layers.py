@@ -96,7 +96,7 @@ CHECKS_MAY_IMPORT = (
     "patgate.errors",
     "patgate.scenario.paths",
     "patgate.scenario.check_kinds",
-    "patgate.runner.model",
+    "patgate.observed",
     "patgate.token_grammar",
 )
 
@@ -131,16 +131,16 @@ def test_checks_are_plain_functions_over_scenario_paths() -> None:
     assert imported <= set(CHECKS_MAY_IMPORT)
 
 
-def test_the_runner_model_and_the_registries_import_only_light_modules() -> None:
+def test_the_observed_values_and_the_registries_import_only_light_modules() -> None:
     # Checks, the fuzzer and the scenario layer import them: they must stay plain values.
     light = (
         "patgate.scenario.registry",
         "patgate.scenario.model",
         "patgate.target_contract",
-        "patgate.scenario.steps",  # for type hints only
+        "patgate.scenario.building",  # for type hints only
     )
     for path in (
-        PACKAGE / "runner" / "model.py",
+        PACKAGE / "observed.py",
         PACKAGE / "scenario" / "registry.py",
         PACKAGE / "scenario" / "check_kinds.py",
     ):

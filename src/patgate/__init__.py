@@ -4,31 +4,28 @@
 a stateful fake; ``patgate run`` checks any deployment against the documented rules.
 
 Every type a public signature names is importable from here (``from patgate import
-PatStatus``); the fake's types are imported on first use, so ``import patgate`` stays cheap.
+PatStatus``). Each name is imported on first use (module ``__getattr__``), so ``import
+patgate`` loads nothing but the version, and a module below this facade never imports it.
 """
 
 from __future__ import annotations
 
 from importlib import import_module
-from importlib.metadata import PackageNotFoundError, version
 from typing import TYPE_CHECKING, Any
 
-from patgate.control_client import ControlClient, ControlError
-from patgate.errors import (
-    CheckFailure,
-    DomainError,
-    PatgateError,
-    ScenarioError,
-    TargetUnreachable,
-    UnmatchedRequest,
-    UsageError,
-)
-from patgate.harness import WORLD_KEYS, Fake
-from patgate.redaction import Redactor, Secret
-from patgate.wire import FakeUrls, LoggedRequest, RequestLog, WireRequest, WireResponse
-from patgate.wire.messages import WireHandler
-
 if TYPE_CHECKING:
+    from patgate._version import __version__
+    from patgate.control_client import ControlClient, ControlError
+    from patgate.errors import (
+        CheckFailure,
+        DomainError,
+        PatgateError,
+        ScenarioError,
+        TargetUnreachable,
+        UnmatchedRequest,
+        UsageError,
+    )
+    from patgate.fake.changes import Changes, Taken
     from patgate.fake.client_tokens import IssuedClientToken
     from patgate.fake.clock import Clock, SystemClock
     from patgate.fake.content import ContentRecord
@@ -47,41 +44,62 @@ if TYPE_CHECKING:
         User,
     )
     from patgate.fake.world import DefaultWorld
+    from patgate.harness import WORLD_KEYS, Fake
+    from patgate.redaction import Redactor, Secret
     from patgate.wire.control_service import ControlService
-    from patgate.wire.request_log import RequestPage
+    from patgate.wire.messages import WireHandler, WireRequest, WireResponse
+    from patgate.wire.request_log import LoggedRequest, RequestLog, RequestPage
+    from patgate.wire.urls import FakeUrls
     from patgate.wire.user_content import ContentPaths
-
-try:
-    __version__ = version("patgate")
-except PackageNotFoundError:  # pragma: no cover - running from a bare checkout
-    __version__ = "0.0.0"
 
 _LAZY = {
     "ApiClient": "patgate.fake.model",
     "CallSite": "patgate.fake.faults",
+    "Changes": "patgate.fake.changes",
+    "CheckFailure": "patgate.errors",
     "Clock": "patgate.fake.clock",
     "ContentPaths": "patgate.wire.user_content",
     "ContentRecord": "patgate.fake.content",
+    "ControlClient": "patgate.control_client",
+    "ControlError": "patgate.control_client",
     "ControlService": "patgate.wire.control_service",
     "CreatedToken": "patgate.fake.model",
     "DefaultWorld": "patgate.fake.world",
     "Deployment": "patgate.fake.deployment",
+    "DomainError": "patgate.errors",
+    "Fake": "patgate.harness",
+    "FakeUrls": "patgate.wire.urls",
     "FaultAction": "patgate.fake.faults",
     "FaultRule": "patgate.fake.faults",
     "Faults": "patgate.fake.faults",
     "Hub": "patgate.fake.model",
     "HubPage": "patgate.fake.model",
     "IssuedClientToken": "patgate.fake.client_tokens",
+    "LoggedRequest": "patgate.wire.request_log",
     "Organization": "patgate.fake.model",
     "PatRecord": "patgate.fake.model",
     "PatStatus": "patgate.fake.model",
+    "PatgateError": "patgate.errors",
     "Principal": "patgate.fake.model",
+    "Redactor": "patgate.redaction",
+    "RequestLog": "patgate.wire.request_log",
     "RequestPage": "patgate.wire.request_log",
-    "SystemClock": "patgate.fake.clock",
     "Role": "patgate.fake.model",
+    "ScenarioError": "patgate.errors",
+    "Secret": "patgate.redaction",
+    "SystemClock": "patgate.fake.clock",
+    "Taken": "patgate.fake.changes",
+    "TargetUnreachable": "patgate.errors",
+    "UnmatchedRequest": "patgate.errors",
+    "UsageError": "patgate.errors",
     "User": "patgate.fake.model",
+    "WORLD_KEYS": "patgate.harness",
+    "WireHandler": "patgate.wire.messages",
+    "WireRequest": "patgate.wire.messages",
+    "WireResponse": "patgate.wire.messages",
+    "__version__": "patgate._version",
 }
-"""The fake's types, by the module that defines them: imported when first asked for."""
+"""Every public name, by the module that defines it: imported when first asked for."""
 
 
 def __getattr__(name: str) -> Any:
@@ -101,6 +119,7 @@ __all__ = [
     "WORLD_KEYS",
     "ApiClient",
     "CallSite",
+    "Changes",
     "CheckFailure",
     "Clock",
     "ContentPaths",
@@ -133,6 +152,7 @@ __all__ = [
     "ScenarioError",
     "Secret",
     "SystemClock",
+    "Taken",
     "TargetUnreachable",
     "UnmatchedRequest",
     "UsageError",

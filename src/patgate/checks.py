@@ -21,7 +21,7 @@ from typing import Any
 from urllib.parse import quote
 
 from patgate.errors import CheckFailure
-from patgate.runner.model import NOT_JSON, Observed
+from patgate.observed import NOT_JSON, Observed
 from patgate.scenario.check_kinds import CHECKS
 from patgate.scenario.paths import PathMissing, parse_path, resolve_path
 from patgate.token_grammar import DEFAULT_PAT_PREFIX, documented_pat_shape

@@ -11,8 +11,8 @@ import importlib
 import sys
 from collections.abc import Mapping, Sequence
 from types import MappingProxyType
+from typing import Any, NoReturn
 
-from patgate import __version__
 from patgate.errors import PatgateError
 
 __all__ = ["COMMANDS", "build_parser", "main"]
@@ -29,6 +29,21 @@ COMMANDS: Mapping[str, str] = MappingProxyType(
 """Subcommand -> its one-line summary; the module is ``patgate.commands.<name>``."""
 
 
+class _Version(argparse.Action):
+    """``--version``: the version is read from the installed metadata only when asked."""
+
+    def __init__(self, option_strings: Sequence[str], dest: str, **kwargs: Any) -> None:
+        super().__init__(
+            option_strings, dest, nargs=0, default=argparse.SUPPRESS, help="show the version"
+        )
+
+    def __call__(self, parser: argparse.ArgumentParser, *args: object) -> NoReturn:
+        from patgate._version import __version__
+
+        print(f"patgate {__version__}")
+        parser.exit()
+
+
 def build_parser() -> argparse.ArgumentParser:
     """The ``patgate`` parser with every subcommand's options (imports each command module,
     which keeps its heavy imports inside ``main``)."""
@@ -36,7 +51,7 @@ def build_parser() -> argparse.ArgumentParser:
         prog="patgate",
         description="Conformance kit and in-process fake for token authorization and PATs.",
     )
-    parser.add_argument("--version", action="version", version=f"patgate {__version__}")
+    parser.add_argument("--version", action=_Version)
     subparsers = parser.add_subparsers(dest="command", metavar="COMMAND")
     for name, summary in COMMANDS.items():
         module = importlib.import_module(f"patgate.commands.{name}")

@@ -14,6 +14,7 @@ requests from the moment the process imports it (at once if it already has).
 from __future__ import annotations
 
 import functools
+import threading
 from collections.abc import Callable, Mapping
 from time import perf_counter
 from types import TracebackType
@@ -71,6 +72,30 @@ def _checked_urls(auth_url: str | None, base_url: str | None, graphql_url: str |
     return FakeUrls.build(auth_url=auth_url, base_url=base_url, graphql_url=graphql_url)
 
 
+class _PageOnFirstUse:
+    """The management page, mounted into the wire app from here: its modules are imported,
+    and the page built, when a request first reaches it."""
+
+    def __init__(self, urls: FakeUrls, control: ControlService, secret: str) -> None:
+        # Not the app: the app holds this page, and a cycle would keep a dropped fake alive.
+        self._urls = urls
+        self._control = control
+        self._secret = secret
+        self._page: Callable[[WireRequest], WireResponse] | None = None
+        self._lock = threading.Lock()
+
+    def __call__(self, request: WireRequest) -> WireResponse:
+        page = self._page
+        if page is None:
+            with self._lock:
+                if self._page is None:
+                    from patgate.ui.page import management_page
+
+                    self._page = management_page(self._urls, self._control, self._secret)
+                page = self._page
+        return page(request)
+
+
 class Fake:
     """An in-process fake of the service, populated with the default world.
 
@@ -125,6 +150,7 @@ class Fake:
         from patgate.wire.control_service import ControlService
         from patgate.wire.fault_answers import ANSWERED_BY, DroppedConnection, request_credential
         from patgate.wire.request_log import DEFAULT_LOG_BYTES, DEFAULT_LOG_SIZE, RequestLog
+        from patgate.wire.urls import UI_PATH
 
         # Bound here, not imported per request: handle() is on every request's path.
         self._dropped_connection = DroppedConnection
@@ -159,8 +185,9 @@ class Fake:
         """The control operations as plain calls (the HTTP control API and the page call them)."""
         self.ui_secret: str = ui_secret or secrets.token_urlsafe(24)
         """The management page's key: the target file's ``ui_url`` carries it as ``?key=``."""
-        wire_app = WireApp(
-            self.deployment, self.urls, self.request_log, self.control, ui_secret=self.ui_secret
+        wire_app = WireApp(self.deployment, self.urls, self.request_log)
+        wire_app.mount_subtree(
+            self.urls.base_url, UI_PATH, _PageOnFirstUse(self.urls, self.control, self.ui_secret)
         )
         self._wire_app = wire_app
         app: WireHandler = wire_app

@@ -5,7 +5,7 @@ from __future__ import annotations
 import threading
 
 from patgate.fake import content
-from patgate.fake.content import ContentStore, _seed_hub, seed_content
+from patgate.fake.content import ContentStore, _seed_hub
 from patgate.fake.deployment import Deployment
 from patgate.fake.world import build_default_world
 
@@ -51,7 +51,7 @@ def test_seeding_twice_adds_nothing() -> None:
     build_default_world(deployment, 0)
     hub = next(iter(deployment.hubs))
     before = deployment.content.listing(content.EVENTS, hub.id)
-    seed_content(deployment)
+    deployment.seed_content()
     assert deployment.content.listing(content.EVENTS, hub.id) == before
 
 

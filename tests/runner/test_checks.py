@@ -8,8 +8,8 @@ import pytest
 
 from patgate.checks import CheckCall, run_check
 from patgate.errors import CheckFailure
+from patgate.observed import Observed
 from patgate.resources import specs_dir
-from patgate.runner.model import Observed
 
 TOKEN = "amp_pat_0VDx5anoRUK7QmNWYZIOrQ.c2VjcmV0LXNlZ21lbnQtb2YtMzItYnl0ZXMtZm9vYmFy"
 MASKED = "amp_pat_0VDx5ano********************************"

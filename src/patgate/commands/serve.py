@@ -35,15 +35,10 @@ from types import FrameType
 from typing import TYPE_CHECKING, Any
 
 from patgate.commands.arguments import origin, whole_number
-from patgate.commands.serve_state import (
-    Persistence,
-    open_state,
-    refuse_symlink,
-    write_atomically,
-)
 from patgate.errors import UsageError
 
 if TYPE_CHECKING:
+    from patgate.commands.serve_state import Persistence
     from patgate.harness import Fake
     from patgate.transports.loopback_server import LoopbackServer
     from patgate.wire.urls import FakeUrls
@@ -147,6 +142,8 @@ def write_world(path: Path, world: dict[str, str]) -> None:
 
     Atomically: a reader sees no file (or the old one) until the whole new file is in place.
     """
+    from patgate.commands.serve_state import refuse_symlink, write_atomically
+
     text = json.dumps(world, indent=2) + "\n"
     refuse_symlink(path, "world file")
     try:
@@ -265,6 +262,8 @@ def _fake(args: argparse.Namespace, urls: FakeUrls) -> tuple[Fake, Persistence |
     from patgate.harness import Fake
 
     if args.state is not None:
+        from patgate.commands.serve_state import open_state
+
         persistence = open_state(args.state, urls, seed=args.seed, log_size=args.log_size)
         fake = persistence.fake
         if args.log_bytes is not None:

@@ -7,7 +7,7 @@ fields, so a test adds a record by naming only what it cares about::
 
     deployment.content.add(WEBHOOKS, hub.id, label="orders")
 
-:func:`seed_content` gives every hub of a deployment the same realistic records on every run:
+``Deployment.seed_content`` gives every hub of a deployment the same realistic records on every run:
 ids derive from the hub's id by hashing (no random generator, no faker), so they are stable
 and do not shift the ids the deployment makes for anything else.
 """
@@ -21,12 +21,10 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from patgate.errors import Forbidden, NotFound
 from patgate.fake.clock import format_timestamp
 
 if TYPE_CHECKING:
-    from patgate.fake.deployment import Deployment
-    from patgate.fake.model import Hub, Principal
+    from patgate.fake.model import Hub
 
 __all__ = [
     "CONTENT_REPOSITORIES",
@@ -39,10 +37,6 @@ __all__ = [
     "WORKFLOW_STATES",
     "ContentRecord",
     "ContentStore",
-    "authorize_reader",
-    "read_hub",
-    "read_record",
-    "seed_content",
 ]
 
 CONTENT_REPOSITORIES = "content-repositories"
@@ -213,42 +207,6 @@ class ContentStore:
             return self._by_id[kind].get(record_id)
 
 
-def authorize_reader(deployment: Deployment, principal: Principal) -> None:
-    """Refuse (:class:`Forbidden`) a caller who was removed or may not read content."""
-    if not deployment.role_of(principal).can_read_content:
-        raise Forbidden("the user has no permission to read content", rule_id="PAT-LOST-PERMISSION")
-
-
-def read_hub(deployment: Deployment, principal: Principal, hub_id: str) -> Hub:
-    """The hub ``hub_id``, for a caller who may read content in the hub's organization.
-
-    Permission is judged first (403), then existence: another organization's hub is not
-    found (404), exactly like one that does not exist.
-    """
-    authorize_reader(deployment, principal)
-    for hub in list(deployment.hubs):
-        if hub.id == hub_id and hub.organization_id == principal.organization_id:
-            return hub
-    raise NotFound("no such hub", rule_id="CONTENT-ORG-SCOPE")
-
-
-def read_record(
-    deployment: Deployment,
-    principal: Principal,
-    kind: str,
-    record_id: str,
-    hub_id: str | None = None,
-) -> ContentRecord:
-    """The record of ``kind`` with ``record_id`` (in ``hub_id`` when given), as for
-    :func:`read_hub`: 403 for a caller who may not read, 404 for another organization's."""
-    authorize_reader(deployment, principal)
-    record = deployment.content.get(kind, record_id)
-    if record is None or (hub_id is not None and hub_id != record.hub_id):
-        raise NotFound(f"no such {kind} record", rule_id="CONTENT-ORG-SCOPE")
-    read_hub(deployment, principal, record.hub_id)
-    return record
-
-
 def _seed_hub(store: ContentStore, hub: Hub) -> None:
     who = hub.created_by
     when = format_timestamp(hub.created_date)
@@ -299,9 +257,3 @@ def _seed_hub(store: ContentStore, hub: Hub) -> None:
         lastModifiedDate=when,
     )
     store._insert_fields(EVENTS, hub.id, name="Spring launch", comment="Seeded by patgate")
-
-
-def seed_content(deployment: Deployment) -> None:
-    """Give every hub of ``deployment`` that has no content yet the default records (made
-    when the content is first used)."""
-    deployment.content.seed_later(list(deployment.hubs))

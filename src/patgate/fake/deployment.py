@@ -53,7 +53,7 @@ from patgate.errors import (
 from patgate.fake.changes import Changes
 from patgate.fake.client_tokens import ClientTokenIssuer, IssuedClientToken
 from patgate.fake.clock import Clock
-from patgate.fake.content import ContentStore
+from patgate.fake.content import ContentRecord, ContentStore
 from patgate.fake.faults import Faults
 from patgate.fake.identifiers import IdFactory, global_id
 from patgate.fake.model import (
@@ -414,6 +414,45 @@ class Deployment:
             visible = self._hubs_by_organization.get(principal.organization_id, [])
             start = page * size
             return HubPage(tuple(visible[start : start + size]), page, size, len(visible))
+
+    def authorize_content_reader(self, principal: Principal) -> None:
+        """Refuse (:class:`Forbidden`) a caller who was removed or may not read content."""
+        if not self.role_of(principal).can_read_content:
+            raise Forbidden(
+                "the user has no permission to read content", rule_id="PAT-LOST-PERMISSION"
+            )
+
+    def read_hub(self, principal: Principal, hub_id: str) -> Hub:
+        """The hub ``hub_id``, for a caller who may read content in the hub's organization.
+
+        Permission is judged first (403), then existence: another organization's hub is not
+        found (404), exactly like one that does not exist.
+        """
+        with self._lock:
+            self.authorize_content_reader(principal)
+            for hub in self._hubs_by_organization.get(principal.organization_id, ()):
+                if hub.id == hub_id:
+                    return hub
+        raise NotFound("no such hub", rule_id="CONTENT-ORG-SCOPE")
+
+    def read_content_record(
+        self, principal: Principal, kind: str, record_id: str, hub_id: str | None = None
+    ) -> ContentRecord:
+        """The record of ``kind`` with ``record_id`` (in ``hub_id`` when given), as for
+        :meth:`read_hub`: 403 for a caller who may not read, 404 for another organization's."""
+        self.authorize_content_reader(principal)
+        record = self.content.get(kind, record_id)
+        if record is None or (hub_id is not None and hub_id != record.hub_id):
+            raise NotFound(f"no such {kind} record", rule_id="CONTENT-ORG-SCOPE")
+        self.read_hub(principal, record.hub_id)
+        return record
+
+    def seed_content(self) -> None:
+        """Give every hub that has no content yet the default records (made when the content
+        is first used)."""
+        with self._lock:
+            hubs = [hub for listed in self._hubs_by_organization.values() for hub in listed]
+        self.content.seed_later(hubs)
 
     # -- the GraphQL operations ------------------------------------------------------------
 

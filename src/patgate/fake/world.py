@@ -15,7 +15,6 @@ from pathlib import Path
 
 from patgate import behaviours
 from patgate.errors import UsageError
-from patgate.fake.content import seed_content
 from patgate.fake.deployment import Deployment
 from patgate.fake.model import Role
 
@@ -128,7 +127,7 @@ def _build(deployment: Deployment, template: WorldTemplate) -> DefaultWorld:
     client_id, client_secret = deployment.add_client(admin.id, org.id)
     for name in template.hub_names:
         deployment.add_hub(org.id, name, created_by=admin.id)
-    seed_content(deployment)
+    deployment.seed_content()
 
     def ui_token(user_id: str) -> str:
         created = deployment.request_token_via_ui(user_id, org.id, "patgate world token")

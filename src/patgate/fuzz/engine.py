@@ -38,8 +38,8 @@ from patgate.errors import TargetUnreachable, UnexpectedAnswer
 from patgate.fuzz.lifecycle import delete_created, run_lifecycle
 from patgate.fuzz.recorder import Recorder
 from patgate.fuzz.report import FuzzReport
+from patgate.observed import Observed
 from patgate.resources import specs_dir
-from patgate.runner.model import Observed
 
 if TYPE_CHECKING:
     from patgate.harness import Fake

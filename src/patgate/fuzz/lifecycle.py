@@ -20,9 +20,9 @@ from typing import Any
 
 from patgate.errors import PatgateError, UnexpectedAnswer
 from patgate.fuzz.recorder import Answer, Recorder
+from patgate.observed import Observed
 from patgate.runner.context import RunContext
 from patgate.runner.documents import Documents, organization_ids
-from patgate.runner.model import Observed
 from patgate.token_grammar import pat_scan, pat_shape
 
 __all__ = ["NAME_LIMIT", "SPECIAL_NAMES", "delete_created", "name_strategy", "run_lifecycle"]

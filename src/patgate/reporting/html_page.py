@@ -22,7 +22,7 @@ from dataclasses import dataclass, field
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
 
-from patgate import __version__
+from patgate._version import __version__
 from patgate.levels import Level
 from patgate.reporting.artifact import ArtifactReporter, TargetRun, worst_exit_code
 from patgate.reporting.summary import (

@@ -20,18 +20,18 @@ from patgate.scenario.control_actions import CONTROL_ACTIONS
 from patgate.scenario.expressions import evaluate, substitute
 
 if TYPE_CHECKING:
-    from patgate.runner.execution import ScenarioExecution
+    from patgate.runner.executing import Executing
     from patgate.runner.target import Control
 
 __all__ = ["ControlExecutor", "perform_control"]
 
 Lookup = Callable[[str], Any]
-ControlExecutor = Callable[["ScenarioExecution", "Control", Any, Lookup], ControlResult]
+ControlExecutor = Callable[["Executing", "Control", Any, Lookup], ControlResult]
 """``(execution, control, argument as written, lookup) -> result``."""
 
 
 def perform_control(
-    execution: ScenarioExecution, action: str, argument: Any, lookup: Lookup
+    execution: Executing, action: str, argument: Any, lookup: Lookup
 ) -> ControlResult:
     """Run the executor of ``action`` on the target's control."""
     control = execution.context.target.control
@@ -42,7 +42,7 @@ def perform_control(
 
 def _plain(action: str) -> ControlExecutor:
     def execute(
-        execution: ScenarioExecution, control: Control, argument: Any, lookup: Lookup
+        execution: Executing, control: Control, argument: Any, lookup: Lookup
     ) -> ControlResult:
         return control.perform(action, substitute(argument, lookup))
 
@@ -55,7 +55,7 @@ for _name in ("remove_user", "restore_user", "set_role", "approve"):
 
 @CONTROL_ACTIONS.executes("request_token")
 def _request_token(
-    execution: ScenarioExecution, control: Control, argument: Any, lookup: Lookup
+    execution: Executing, control: Control, argument: Any, lookup: Lookup
 ) -> ControlResult:
     # A token made through the management UI path is the run's too: in the ledger.
     argument = substitute(argument, lookup)
@@ -81,9 +81,7 @@ def _request_token(
 
 
 @CONTROL_ACTIONS.executes("reject")
-def _reject(
-    execution: ScenarioExecution, control: Control, argument: Any, lookup: Lookup
-) -> ControlResult:
+def _reject(execution: Executing, control: Control, argument: Any, lookup: Lookup) -> ControlResult:
     argument = substitute(argument, lookup)
     result = control.perform("reject", argument)
     if result.ok:
@@ -93,7 +91,7 @@ def _reject(
 
 @CONTROL_ACTIONS.executes("advance_clock")
 def _advance_clock(
-    execution: ScenarioExecution, control: Control, argument: Any, lookup: Lookup
+    execution: Executing, control: Control, argument: Any, lookup: Lookup
 ) -> ControlResult:
     return control.perform("advance_clock", evaluate(argument, lookup))
 

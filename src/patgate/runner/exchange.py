@@ -23,7 +23,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
 
-from patgate import __version__
+from patgate._version import __version__
 from patgate.errors import RequestFailed, TargetUnreachable
 from patgate.runner.deadline import DEADLINE_MESSAGE, Deadlines, deadline_transport
 from patgate.runner.model import Observed, Sent

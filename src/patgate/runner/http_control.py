@@ -11,7 +11,7 @@ remove a user or move its clock.
 from __future__ import annotations
 
 import ipaddress
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 from urllib.parse import urlsplit
 
 from patgate.control_client import ControlClient, ControlError
@@ -19,13 +19,22 @@ from patgate.errors import RequestFailed
 from patgate.runner.model import ControlResult
 
 if TYPE_CHECKING:
-    from patgate.runner.target import TargetConfig
+    from patgate.redaction import Secret
 
 __all__ = ["HttpControl", "http_control_for", "is_loopback_url"]
 
 PRINCIPALS = ("admin", "member", "removed", "unpermitted")
 _UNEXPECTED = (KeyError, IndexError, TypeError, AttributeError, ValueError)
 """What reading a control answer of another shape raises (a missing key, a list for a map)."""
+
+
+class TargetKeys(Protocol):
+    """The target file's keys, as control needs them (a
+    :class:`~patgate.runner.target.TargetConfig` is one)."""
+
+    def get(self, key: str) -> str | Secret | None: ...
+
+    def text(self, key: str) -> str | None: ...
 
 
 def is_loopback_url(url: str) -> bool:
@@ -39,7 +48,7 @@ def is_loopback_url(url: str) -> bool:
         return False
 
 
-def http_control_for(config: TargetConfig) -> HttpControl | None:
+def http_control_for(config: TargetKeys) -> HttpControl | None:
     """Control through ``config``'s control API, when it has one on loopback; else ``None``."""
     url, token = config.text("control_url"), config.get("control_token")
     if not url or token is None or not is_loopback_url(url):
@@ -55,7 +64,7 @@ class HttpControl:
     them the same way on both targets.
     """
 
-    def __init__(self, client: ControlClient, config: TargetConfig) -> None:
+    def __init__(self, client: ControlClient, config: TargetKeys) -> None:
         self.client = client
         self._config = config
         self._ids: dict[str, str] | None = None

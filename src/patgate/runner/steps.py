@@ -24,7 +24,7 @@ from patgate.scenario.step_kinds import STEP_KINDS
 from patgate.scenario.writes import graphql_writes, method_writes
 
 if TYPE_CHECKING:
-    from patgate.runner.execution import ScenarioExecution
+    from patgate.runner.executing import Executing
 
 __all__ = ["MAX_WAIT_SECONDS", "Sending", "StepExecutor", "WaitTooLong", "send_step"]
 
@@ -46,7 +46,7 @@ class Sending:
     cleanup: bool
 
 
-StepExecutor = Callable[["ScenarioExecution", Any, Sending], StepResult | None]
+StepExecutor = Callable[["Executing", Any, Sending], StepResult | None]
 """``(execution, request, sending) -> result``; ``None``: nothing was sent (a cleanup
 delete of what is already gone)."""
 
@@ -59,16 +59,14 @@ class WaitTooLong(PatgateError):
         super().__init__(reason)
 
 
-def send_step(
-    execution: ScenarioExecution, kind: str, request: Any, sending: Sending
-) -> StepResult | None:
+def send_step(execution: Executing, kind: str, request: Any, sending: Sending) -> StepResult | None:
     """Run the executor of ``kind``."""
     executor: StepExecutor = STEP_KINDS.executor(kind)
     return executor(execution, request, sending)
 
 
 @STEP_KINDS.executes("token")
-def _token(execution: ScenarioExecution, request: TokenCall, sending: Sending) -> Observed:
+def _token(execution: Executing, request: TokenCall, sending: Sending) -> Observed:
     url = f"{sending.lookup('auth_url')}/oauth/token"
     form = substitute(dict(request.form), sending.lookup)
     return execution.context.exchange.send(
@@ -82,7 +80,7 @@ def _token(execution: ScenarioExecution, request: TokenCall, sending: Sending) -
 
 
 @STEP_KINDS.executes("hubs")
-def _hubs(execution: ScenarioExecution, request: HubsCall, sending: Sending) -> Observed:
+def _hubs(execution: Executing, request: HubsCall, sending: Sending) -> Observed:
     url = f"{sending.lookup('base_url')}/v2/content/hubs"
     params = substitute(dict(request.params), sending.lookup)
     return execution.context.exchange.send(
@@ -90,9 +88,7 @@ def _hubs(execution: ScenarioExecution, request: HubsCall, sending: Sending) -> 
     )
 
 
-def refuse_write(
-    execution: ScenarioExecution, method: str, url: str, document: str | None = None
-) -> None:
+def refuse_write(execution: Executing, method: str, url: str, document: str | None = None) -> None:
     """Raise :class:`WriteRefused` when the request, as it will be sent, writes and this run
     may not: on a live target, a GraphQL mutation or any method but GET, HEAD and OPTIONS
     is refused, except a POST to the token endpoint under ``--allow-writes``."""
@@ -116,7 +112,7 @@ def refuse_write(
 
 
 @STEP_KINDS.executes("http")
-def _http(execution: ScenarioExecution, request: HttpCall, sending: Sending) -> Observed:
+def _http(execution: Executing, request: HttpCall, sending: Sending) -> Observed:
     lookup = sending.lookup
     url = str(substitute(request.url, lookup))
     refuse_write(execution, request.method, url)
@@ -133,9 +129,7 @@ def _http(execution: ScenarioExecution, request: HttpCall, sending: Sending) -> 
 
 
 @STEP_KINDS.executes("graphql")
-def _graphql(
-    execution: ScenarioExecution, request: GraphqlCall, sending: Sending
-) -> Observed | None:
+def _graphql(execution: Executing, request: GraphqlCall, sending: Sending) -> Observed | None:
     lookup = sending.lookup
     context = execution.context
     url = str(lookup("graphql_url"))
@@ -196,12 +190,12 @@ def _graphql(
 
 
 @STEP_KINDS.executes("control")
-def _control(execution: ScenarioExecution, request: Any, sending: Sending) -> StepResult:
+def _control(execution: Executing, request: Any, sending: Sending) -> StepResult:
     return perform_control(execution, request.action, request.argument, sending.lookup)
 
 
 @STEP_KINDS.executes("wait")
-def _wait(execution: ScenarioExecution, request: WaitCall, sending: Sending) -> WaitResult:
+def _wait(execution: Executing, request: WaitCall, sending: Sending) -> WaitResult:
     seconds = evaluate(request.seconds, sending.lookup)
     if (
         not isinstance(seconds, (int, float))

@@ -19,11 +19,11 @@ from typing import TYPE_CHECKING, Any
 from patgate.scenario.registry import Entry, Registry
 
 if TYPE_CHECKING:
-    from patgate.scenario.steps import StepBuilder
+    from patgate.scenario.building import Building
 
 __all__ = ["CHECKS", "CheckBuild"]
 
-CheckBuild = Callable[["StepBuilder", Any, Mapping[str, Any], list[str | int]], Any]
+CheckBuild = Callable[["Building", Any, Mapping[str, Any], list[str | int]], Any]
 """``(builder, argument, options, where) -> argument``: the load-time part of a check."""
 
 CHECKS: Registry[CheckBuild, Any] = Registry("check")
@@ -31,20 +31,20 @@ CHECKS: Registry[CheckBuild, Any] = Registry("check")
 
 
 def _as_is(
-    builder: StepBuilder, argument: Any, options: Mapping[str, Any], where: list[str | int]
+    builder: Building, argument: Any, options: Mapping[str, Any], where: list[str | int]
 ) -> Any:
     return argument
 
 
 def _a_path(
-    builder: StepBuilder, argument: Any, options: Mapping[str, Any], where: list[str | int]
+    builder: Building, argument: Any, options: Mapping[str, Any], where: list[str | int]
 ) -> Any:
     builder.path(argument, where)
     return argument
 
 
 def _a_schema(
-    builder: StepBuilder, argument: Any, options: Mapping[str, Any], where: list[str | int]
+    builder: Building, argument: Any, options: Mapping[str, Any], where: list[str | int]
 ) -> Any:
     resolved = builder.schema(argument, where)
     if "at" in options:

@@ -20,11 +20,11 @@ from typing import TYPE_CHECKING, Any
 from patgate.scenario.registry import Entry, Registry
 
 if TYPE_CHECKING:
-    from patgate.scenario.steps import StepBuilder
+    from patgate.scenario.building import Building
 
 __all__ = ["CONTROL_ACTIONS", "ControlBuild"]
 
-ControlBuild = Callable[["StepBuilder", Any, list[str | int], set[str]], None]
+ControlBuild = Callable[["Building", Any, list[str | int], set[str]], None]
 """``(builder, argument, where, loop_names)``: the load-time part of an action."""
 
 CONTROL_ACTIONS: Registry[ControlBuild, Any] = Registry("control action")
@@ -34,17 +34,17 @@ _PRINCIPAL = {"$ref": "#/$defs/principal"}
 _ID = {"type": "string", "minLength": 1}
 
 
-def _nothing(builder: StepBuilder, argument: Any, where: list[str | int], loop: set[str]) -> None:
+def _nothing(builder: Building, argument: Any, where: list[str | int], loop: set[str]) -> None:
     return None
 
 
-def _creates(builder: StepBuilder, argument: Any, where: list[str | int], loop: set[str]) -> None:
+def _creates(builder: Building, argument: Any, where: list[str | int], loop: set[str]) -> None:
     builder.writes = builder.creates = True
     builder.created_name(argument["name"], [*where, "name"])
 
 
 def _an_expression(
-    builder: StepBuilder, argument: Any, where: list[str | int], loop: set[str]
+    builder: Building, argument: Any, where: list[str | int], loop: set[str]
 ) -> None:
     builder.names(builder.expression(argument, where), where, loop)
 

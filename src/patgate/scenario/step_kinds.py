@@ -2,7 +2,7 @@
 
 Each entry holds the JSON Schema fragment of the step's value, the README's line for it and
 its builder: ``build(builder, value, raw_step, where, loop_names) -> Request`` types the
-value and notes on the :class:`~patgate.scenario.steps.StepBuilder` what the step needs of a
+value and notes on the :class:`~patgate.scenario.building.Building` what the step needs of a
 target (keys, writes, control, waits). The runner binds the executor that sends it
 (:mod:`patgate.runner.steps`).
 
@@ -33,11 +33,11 @@ from patgate.scenario.registry import Entry, Registry
 from patgate.scenario.writes import graphql_writes, method_writes
 
 if TYPE_CHECKING:
-    from patgate.scenario.steps import StepBuilder
+    from patgate.scenario.building import Building
 
 __all__ = ["STEP_KINDS", "TOKEN_ENDPOINT", "StepBuild"]
 
-StepBuild = Callable[["StepBuilder", Any, Mapping[str, Any], list[str | int], set[str]], Request]
+StepBuild = Callable[["Building", Any, Mapping[str, Any], list[str | int], set[str]], Request]
 """``(builder, value, raw_step, where, loop_names) -> Request``."""
 
 STEP_KINDS: Registry[StepBuild, Any] = Registry("step kind")
@@ -50,21 +50,21 @@ TOKEN_ENDPOINT = re.compile(r"\$\{auth_url\}/oauth/token(?:\?[^#]*)?")
 
 
 def _token(
-    builder: StepBuilder, value: Any, raw: Mapping[str, Any], where: list[str | int], loop: set[str]
+    builder: Building, value: Any, raw: Mapping[str, Any], where: list[str | int], loop: set[str]
 ) -> Request:
     builder.target_keys.add("auth_url")
     return TokenCall(dict(value))
 
 
 def _hubs(
-    builder: StepBuilder, value: Any, raw: Mapping[str, Any], where: list[str | int], loop: set[str]
+    builder: Building, value: Any, raw: Mapping[str, Any], where: list[str | int], loop: set[str]
 ) -> Request:
     builder.target_keys.add("base_url")
     return HubsCall({} if value is True else dict(value))
 
 
 def _graphql(
-    builder: StepBuilder, value: Any, raw: Mapping[str, Any], where: list[str | int], loop: set[str]
+    builder: Building, value: Any, raw: Mapping[str, Any], where: list[str | int], loop: set[str]
 ) -> Request:
     builder.target_keys.add("graphql_url")
     if isinstance(value, dict):
@@ -99,7 +99,7 @@ def _graphql(
 
 
 def _http(
-    builder: StepBuilder, value: Any, raw: Mapping[str, Any], where: list[str | int], loop: set[str]
+    builder: Building, value: Any, raw: Mapping[str, Any], where: list[str | int], loop: set[str]
 ) -> Request:
     if method_writes(value["method"]):
         builder.writes = True
@@ -116,7 +116,7 @@ def _http(
 
 
 def _control(
-    builder: StepBuilder, value: Any, raw: Mapping[str, Any], where: list[str | int], loop: set[str]
+    builder: Building, value: Any, raw: Mapping[str, Any], where: list[str | int], loop: set[str]
 ) -> Request:
     builder.uses_control = True
     ((action, argument),) = value.items()
@@ -125,7 +125,7 @@ def _control(
 
 
 def _wait(
-    builder: StepBuilder, value: Any, raw: Mapping[str, Any], where: list[str | int], loop: set[str]
+    builder: Building, value: Any, raw: Mapping[str, Any], where: list[str | int], loop: set[str]
 ) -> Request:
     builder.waits = True
     builder.names(builder.expression(value, where), where, loop)

@@ -21,17 +21,14 @@ import re
 import socket
 import time
 from http import HTTPStatus
-from typing import TYPE_CHECKING
+from typing import Protocol
 from urllib.parse import urlsplit
 
 import httptools
 
 from patgate.wire.app import MAX_BODY_BYTES, MAX_HEADERS
 from patgate.wire.fault_answers import DroppedConnection
-from patgate.wire.messages import WireRequest, WireResponse, json_response
-
-if TYPE_CHECKING:
-    from patgate.transports.loopback_server import LoopbackServer
+from patgate.wire.messages import WireHandler, WireRequest, WireResponse, json_response
 
 __all__ = [
     "BODY_SECONDS",
@@ -127,6 +124,16 @@ class _Message:
         self.version = "1.1"
 
 
+class ConnectionOwner(Protocol):
+    """What a connection needs of its server (:class:`~patgate.transports.loopback_server.
+    LoopbackServer` is one): the public base URL, the handler, a place to report errors."""
+
+    base_url: str
+    handler: WireHandler | None
+
+    def record_error(self, error: BaseException) -> None: ...
+
+
 class Connection:
     """Reads one client's requests, answers them in order, and closes when it must.
 
@@ -137,7 +144,7 @@ class Connection:
     def __init__(
         self,
         sock: socket.socket,
-        owner: LoopbackServer,
+        owner: ConnectionOwner,
         *,
         head_seconds: float = HEAD_SECONDS,
         body_seconds: float = BODY_SECONDS,

@@ -118,6 +118,11 @@ class UiOperations:
         self.deployment = deployment
         self.control = control
 
+    @classmethod
+    def through(cls, control: ControlService) -> UiOperations:
+        """The operations on ``control``'s deployment, through ``control``."""
+        return cls(control.deployment, control)
+
     # -- who is who ------------------------------------------------------------------------
 
     def organizations(self) -> list[Organization]:

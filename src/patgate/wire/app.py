@@ -7,7 +7,8 @@ network (or refuses, in strict mode).
 
 A request is answered in this order:
 
-0. under ``{base_url}/ui``: the management page, which answers for itself;
+0. under a mounted subtree (the management page, mounted by the composition above the app:
+   :func:`patgate.ui.mount.mount_management_page`): its handler, which answers for itself;
 1. under ``{base_url}/v2/content``: size limits, then the bearer (401) and the caller's
    permission (403), on every path, known or not;
 2. the route table: an unknown path is 404, a known path with another method 405 with
@@ -15,9 +16,12 @@ A request is answered in this order:
    (:mod:`patgate.wire.methods`, for the page too);
 3. size limits (outside the content API), a fault rule a test set, then the endpoint.
 
-Mounting more routes (a control API under a reserved prefix, a page) is one call per route::
+Mounting more routes (a control API under a reserved prefix) is one call per route::
 
     app.mount(app.urls.base_url, "/_patgate/control/users/{user_id}", MyEndpoint(...))
+
+and a handler that answers for a URL and everything below it (a page with its own routing)
+is one call too: ``app.mount_subtree(app.urls.base_url, "/ui", handler)``.
 
 where ``MyEndpoint`` subclasses :class:`~patgate.wire.endpoint.Endpoint` (``methods``,
 ``respond(request, call)`` with ``call.params["user_id"]``, ``render``). A path mounted under
@@ -27,6 +31,7 @@ where ``MyEndpoint`` subclasses :class:`~patgate.wire.endpoint.Endpoint` (``meth
 from __future__ import annotations
 
 import functools
+from collections.abc import Callable
 from typing import TYPE_CHECKING
 from urllib.parse import urlsplit
 
@@ -46,11 +51,12 @@ from patgate.wire.statuses import HttpRefusal
 from patgate.wire.urls import FakeUrls, canonical_url
 
 if TYPE_CHECKING:
-    from patgate.ui.site import ManagementUi
-    from patgate.wire.control_service import ControlService
     from patgate.wire.user_content import ContentPaths
 
 __all__ = ["MAX_BODY_BYTES", "MAX_HEADERS", "MAX_HEADER_BYTES", "WireApp"]
+
+Subtree = Callable[[WireRequest], WireResponse]
+"""A handler answering a URL and every URL below it (see :meth:`WireApp.mount_subtree`)."""
 
 MAX_BODY_BYTES = 1024 * 1024
 """Bodies above 1 MiB are refused with 413 before anything reads them."""
@@ -80,18 +86,12 @@ class WireApp:
         deployment: Deployment,
         urls: FakeUrls | None = None,
         request_log: RequestLog | None = None,
-        control: ControlService | None = None,
-        *,
-        ui_secret: str = "",
     ) -> None:
         self.deployment = deployment
-        self.ui_secret = ui_secret
-        """The management page's key (:mod:`patgate.ui.access`); empty: a random one."""
         self.urls = urls if urls is not None else FakeUrls()
         self.request_log = request_log
-        self.control = control
-        """The control operations the management page acts through (none: no page)."""
-        self._ui: ManagementUi | None = None
+        self._subtrees: tuple[tuple[str, Subtree], ...] = ()
+        """Canonical URL -> the handler answering it and every URL below it."""
         self.router: Router[Endpoint] = Router()
         """Canonical URL template -> endpoint; :meth:`mount` adds to it."""
         self._content_base = self.urls.base_url + CONTENT_PREFIX
@@ -106,6 +106,18 @@ class WireApp:
         app already serves raises ``ValueError``.
         """
         self.router.add(_route_template(self.urls, base, path), endpoint)
+
+    def mount_subtree(self, base: str, path: str, handler: Subtree) -> None:
+        """Let ``handler`` answer ``base + path`` and every URL below it, before the route
+        table and any fault rule (a page that routes, signs in and refuses for itself).
+
+        ``base`` must be one of this app's base URLs; a subtree already mounted raises
+        ``ValueError``.
+        """
+        prefix = _route_template(self.urls, base, path).rstrip("/")
+        if any(prefix == mounted for mounted, _ in self._subtrees):
+            raise ValueError(f"{prefix} is already mounted")
+        self._subtrees = (*self._subtrees, (prefix, handler))
 
     @functools.cached_property
     def content(self) -> ContentPaths:
@@ -129,10 +141,9 @@ class WireApp:
         key = canonical_url(request.url)
         if not self.urls.serves_canonical(key):
             return None
-        if self.control is not None and (
-            key == self.urls.ui_url or key.startswith(self.urls.ui_url + "/")
-        ):
-            return self._management_ui(self.control)(request)
+        for prefix, handler in self._subtrees:
+            if key == prefix or key.startswith(prefix + "/"):
+                return handler(request)
         match = self.router.match(key)
         # A fault stands for the service failing: it answers before any token is judged.
         fault = fault_for(self.deployment, self.urls, request, key)
@@ -173,21 +184,6 @@ class WireApp:
             except HttpRefusal as refusal:
                 return endpoint.refuse(refusal)
         return endpoint.answer(request, Call(query, match.params, principal))
-
-    def _management_ui(self, control: ControlService) -> ManagementUi:
-        # Built on first use: the page's modules cost nothing to a fake nobody browses.
-        if self._ui is None:
-            import secrets
-
-            from patgate.ui.access import UiAccess
-            from patgate.ui.operations import UiOperations
-            from patgate.ui.site import ManagementUi
-
-            operations = UiOperations(self.deployment, control)
-            urls = (self.urls.base_url, self.urls.auth_url, self.urls.graphql_url)
-            access = UiAccess(self.ui_secret or secrets.token_urlsafe(24), urls)
-            self._ui = ManagementUi(operations, self.urls.ui_url, access)
-        return self._ui
 
 
 def describe_routes(router: Router[Endpoint]) -> str:

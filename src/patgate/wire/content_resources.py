@@ -19,7 +19,7 @@ from typing import Any
 from patgate import api_paths
 from patgate.fake import content
 from patgate.fake.clock import format_timestamp
-from patgate.fake.content import ContentRecord, read_hub, read_record
+from patgate.fake.content import ContentRecord
 from patgate.fake.deployment import Deployment
 from patgate.fake.model import Hub, Principal
 from patgate.wire.content_api import HAL_TYPE, ContentEndpoint, hal_page, page_request
@@ -188,7 +188,7 @@ class HubEndpoint(ContentEndpoint):
 
     def respond(self, request: WireRequest, call: Call) -> WireResponse:
         """The hub, with links to every listing below it."""
-        hub = read_hub(self.deployment, _caller(call), call.params["hub_id"])
+        hub = self.deployment.read_hub(_caller(call), call.params["hub_id"])
         return _hal(hub_view(hub, self.urls.base_url))
 
 
@@ -201,7 +201,7 @@ class HubListingEndpoint(ContentEndpoint):
 
     def respond(self, request: WireRequest, call: Call) -> WireResponse:
         """The page the query asks for (``page``, ``size``; other parameters are ignored)."""
-        hub = read_hub(self.deployment, _caller(call), call.params["hub_id"])
+        hub = self.deployment.read_hub(_caller(call), call.params["hub_id"])
         page = page_request(call.query)
         records = self.deployment.content.listing(self.route.kind, hub.id)
         base = self.urls.base_url
@@ -226,8 +226,7 @@ class RecordEndpoint(ContentEndpoint):
 
     def respond(self, request: WireRequest, call: Call) -> WireResponse:
         """The record, with links to itself and its hub."""
-        record = read_record(
-            self.deployment,
+        record = self.deployment.read_content_record(
             _caller(call),
             self.route.kind,
             call.params["id"],
@@ -242,7 +241,9 @@ class EditionsEndpoint(ContentEndpoint):
 
     def respond(self, request: WireRequest, call: Call) -> WireResponse:
         """An empty HAL page of editions for an event the caller may read."""
-        event = read_record(self.deployment, _caller(call), content.EVENTS, call.params["id"])
+        event = self.deployment.read_content_record(
+            _caller(call), content.EVENTS, call.params["id"]
+        )
         listing_url = api_paths.EVENT_EDITIONS.url(self.urls.base_url, id=event.id)
         return _hal(hal_page("editions", [], 0, dict, page_request(call.query), listing_url))
 

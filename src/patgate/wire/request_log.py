@@ -207,7 +207,10 @@ class RequestLog(Sequence[LoggedRequest]):
         # snapshot while another thread adds a client.
         self._known: tuple[str, ...] = ()
         self._known_bytes: tuple[bytes, ...] = ()
-        self._suspect, self._suspect_bytes = self._suspects(())
+        # The search for anything to redact, built for one tuple of known values: rebuilt
+        # when first needed after a change, so adding many clients costs one build, not one
+        # per client.
+        self._searches: tuple[tuple[str, ...], re.Pattern[str], re.Pattern[bytes]] | None = None
 
     # -- what the log redacts --------------------------------------------------------------
 
@@ -221,7 +224,14 @@ class RequestLog(Sequence[LoggedRequest]):
             known = tuple(dict.fromkeys((*self._known, *new)))
             self._known_bytes = tuple(v.encode("utf-8", "surrogatepass") for v in known)
             self._known = known
-            self._suspect, self._suspect_bytes = self._suspects(known)
+
+    def _suspects_now(self) -> tuple[re.Pattern[str], re.Pattern[bytes]]:
+        searches = self._searches
+        known = self._known
+        if searches is None or searches[0] is not known:
+            searches = (known, *self._suspects(known))
+            self._searches = searches  # one assignment: readers see the old or the new
+        return searches[1], searches[2]
 
     def _suspects(self, known: tuple[str, ...]) -> tuple[re.Pattern[str], re.Pattern[bytes]]:
         # One search finds whether a text holds anything to redact: the common answer is
@@ -236,7 +246,7 @@ class RequestLog(Sequence[LoggedRequest]):
 
     def redact_text(self, text: str) -> str:
         """``text`` with every known credential, PAT and client token replaced."""
-        if self._suspect.search(text) is None:
+        if self._suspects_now()[0].search(text) is None:
             return text
         for value in self._known:
             if value in text:
@@ -250,7 +260,7 @@ class RequestLog(Sequence[LoggedRequest]):
 
     def redact_body(self, body: bytes) -> bytes:
         """The body as sent, with every known credential, PAT and client token replaced."""
-        if self._suspect_bytes.search(body) is None:
+        if self._suspects_now()[1].search(body) is None:
             return body
         for value in self._known_bytes:
             if value in body:
@@ -285,7 +295,7 @@ class RequestLog(Sequence[LoggedRequest]):
             MAX_URL_TEXT,
             dropped=len(raw_url) > MAX_URL_TEXT + _MARGIN,
         )
-        suspect = self._suspect.search
+        suspect = self._suspects_now()[0].search
         logged: list[tuple[str, str]] = []
         size = _ENTRY_COST + len(url)
         for name, value in request.headers[:MAX_LOGGED_HEADERS]:

@@ -15,16 +15,15 @@ from __future__ import annotations
 import json
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
 from patgate.api_paths import CONTENT_PREFIX
-from patgate.fake.content import ContentRecord, authorize_reader
+from patgate.fake.content import ContentRecord
+from patgate.fake.deployment import Deployment
 from patgate.wire.content_api import HAL_TYPE, ContentEndpoint
-from patgate.wire.endpoint import Call
+from patgate.wire.endpoint import Call, Endpoint
 from patgate.wire.messages import WireRequest, WireResponse, json_response
-
-if TYPE_CHECKING:
-    from patgate.wire.app import WireApp
+from patgate.wire.urls import FakeUrls
 
 __all__ = ["ContentCall", "ContentPaths"]
 
@@ -50,10 +49,22 @@ class ContentCall:
 Answer = Callable[[ContentCall], Any]
 
 
+class MountsRoutes(Protocol):
+    """What registering a path needs of the app (:class:`~patgate.wire.app.WireApp` is one)."""
+
+    @property
+    def deployment(self) -> Deployment: ...
+
+    @property
+    def urls(self) -> FakeUrls: ...
+
+    def mount(self, base: str, path: str, endpoint: Endpoint) -> None: ...
+
+
 class _UserEndpoint(ContentEndpoint):
     """One registered path: an answer per method."""
 
-    def __init__(self, app: WireApp) -> None:
+    def __init__(self, app: MountsRoutes) -> None:
         super().__init__(app.deployment, app.urls)
         self.answers: dict[str, tuple[int, Any]] = {}
         self.methods = ()
@@ -61,7 +72,7 @@ class _UserEndpoint(ContentEndpoint):
     def respond(self, request: WireRequest, call: Call) -> WireResponse:
         """The registered answer, for a caller with content permission."""
         assert call.principal is not None, "content routes are authorized before routing"
-        authorize_reader(self.deployment, call.principal)
+        self.deployment.authorize_content_reader(call.principal)
         status, answer = self.answers[request.method]
         if callable(answer):
             seen = ContentCall(
@@ -81,7 +92,7 @@ class _UserEndpoint(ContentEndpoint):
 class ContentPaths:
     """``fake.content``: register extra content API paths; add records to the seeded hubs."""
 
-    def __init__(self, app: WireApp) -> None:
+    def __init__(self, app: MountsRoutes) -> None:
         self._app = app
         self._endpoints: dict[str, _UserEndpoint] = {}
 

@@ -1,0 +1,90 @@
+"""What importing a part of patgate loads, each in a fresh interpreter.
+
+The facade (``patgate/__init__.py``) hands its names out on first use, and no module below
+it imports ``patgate`` itself, so importing the domain loads no HTTP, page or runner
+module, and the CLI builds its parser without the subcommands' heavy parts.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+SOURCE = Path(__file__).resolve().parent.parent / "src"
+
+PROBE = "import json, sys\n{code}\nprint(json.dumps(sorted(sys.modules)))\n"
+
+
+def _loaded(code: str) -> set[str]:
+    environment = dict(os.environ)
+    environment["PYTHONPATH"] = os.pathsep.join(
+        [str(SOURCE), *filter(None, [environment.get("PYTHONPATH")])]
+    )
+    completed = subprocess.run(
+        [sys.executable, "-c", PROBE.format(code=code)],
+        env=environment,
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    return set(json.loads(completed.stdout.splitlines()[-1]))
+
+
+def _under(loaded: set[str], *roots: str) -> list[str]:
+    return sorted(m for m in loaded if any(m == r or m.startswith(r + ".") for r in roots))
+
+
+def test_import_patgate_loads_nothing_but_the_facade() -> None:
+    loaded = _loaded("import patgate")
+    assert _under(loaded, "patgate") == ["patgate"]
+    assert _under(loaded, "httpx", "importlib.metadata") == []
+
+
+def test_the_facade_still_hands_out_every_name() -> None:
+    loaded = _loaded(
+        "import patgate\n"
+        "assert patgate.__version__\n"
+        "assert all(getattr(patgate, name) is not None for name in patgate.__all__)"
+    )
+    assert "patgate.harness" in loaded
+
+
+@pytest.mark.parametrize(
+    "module",
+    ["patgate.fake.deployment", "patgate.fake.world", "patgate.fake.state", "patgate.fake.faults"],
+)
+def test_the_domain_loads_no_http_page_or_runner(module: str) -> None:
+    loaded = _loaded(f"import {module}")
+    heavy = ("patgate.wire", "patgate.ui", "patgate.runner", "patgate.transports")
+    assert _under(loaded, *heavy, "patgate.harness", "httpx", "requests") == []
+
+
+def test_the_pytest_plugin_loads_no_graphql_for_a_project_without_the_fake() -> None:
+    loaded = _loaded("import patgate.pytest_plugin")
+    assert _under(loaded, "graphql", "patgate.fake", "patgate.wire", "patgate.runner") == []
+
+
+def test_the_cli_parser_leaves_the_subcommands_heavy_parts_out() -> None:
+    loaded = _loaded("from patgate.cli import build_parser\nbuild_parser()")
+    heavy = ("patgate.fake", "patgate.wire", "patgate.harness", "patgate.reporting")
+    assert _under(loaded, *heavy, "patgate.commands.serve_state", "httpx", "yaml") == []
+    assert _under(loaded, "importlib.metadata") == []  # the version is read on --version only
+
+
+def test_the_version_is_shown_by_the_cli() -> None:
+    environment = dict(os.environ, PYTHONPATH=str(SOURCE))
+    completed = subprocess.run(
+        [sys.executable, "-m", "patgate", "--version"],
+        env=environment,
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    from patgate._version import __version__
+
+    assert completed.stdout == f"patgate {__version__}\n"
