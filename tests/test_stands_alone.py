@@ -40,14 +40,14 @@ MD_ANCHOR = re.compile(r"(?<![\w./:-])([\w./-]*[\w-]\.md)#([\w-]+)")
 SECTION = re.compile(r"\b(docs/(?:design|facts|security)\.md),?[ \t]*(?:\n[ \t#]*)?\"([^\"\n]+)\"")
 FACTS_CITATION = re.compile(r"\"FACTS ([^\"\n]+)\"")
 SECURITY_CITATION = re.compile(r"\bSECURITY ([A-Z])(?:\.(\d{1,2})(?:\s*-\s*(\d{1,2}))?)?\b")
-SECURITY_ITEM = re.compile(r"\b([A-K])\.(\d{1,2})\b")
-ROW_ID = re.compile(r"[\"']([A-K])(\d{1,2})-[\w-]+[\"']")
-TEST_NAME = re.compile(r"\btest_([A-K])(\d{1,2})_")
+SECURITY_ITEM = re.compile(r"\b([A-L])\.(\d{1,2})\b")
+ROW_ID = re.compile(r"[\"']([A-L])(\d{1,2})-[\w-]+[\"']")
+TEST_NAME = re.compile(r"\btest_([A-L])(\d{1,2})_")
 ITEM_WORD = re.compile(r"\b[Ii]tems? (\d{1,2})\b")
 SECURITY_ASIDE = re.compile(r"\(security\s+([^)]*)\)")
-ASIDE_ITEM = re.compile(r"\b([A-K])(\d{1,2})\b")
+ASIDE_ITEM = re.compile(r"\b([A-L])(\d{1,2})\b")
 HEADING = re.compile(r"^#{1,6}[ \t]+(.+?)[ \t]*#*[ \t]*$", re.MULTILINE)
-CATALOGUE_SECTION = re.compile(r"^## ([A-K])\. ", re.MULTILINE)
+CATALOGUE_SECTION = re.compile(r"^## ([A-L])\. ", re.MULTILINE)
 CATALOGUE_ITEM = re.compile(r"^(\d{1,2})\. ", re.MULTILINE)
 
 
@@ -277,7 +277,7 @@ def test_every_security_item_the_tests_use_exists(repository: Tree) -> None:
 def test_the_catalogue_numbers_items_once_and_in_order() -> None:
     text = (REPO / "docs" / "security.md").read_text(encoding="utf-8")
     items = catalogue_items(text)
-    assert list(items) == list("ABCDEFGHIJK")
+    assert list(items) == list("ABCDEFGHIJKL")
     numbers = [n for letter in items for n in sorted(items[letter])]
     assert numbers == list(range(1, len(numbers) + 1))
     assert sum(len(found) for found in items.values()) == len(numbers)

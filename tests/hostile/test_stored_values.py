@@ -1,6 +1,6 @@
 """What the control API accepts, ``patgate serve --state`` loads again; hostile ``--faults``
 files and journal lines are refused with exit 2, never a hang or a traceback; a journal whose
-records point at users or organizations that are gone answers no 500. (security L95, L96)"""
+records point at users or organizations that are gone answers no 500. (security K91)"""
 
 from __future__ import annotations
 

@@ -1,5 +1,5 @@
 """The loopback server against requests built to be read two ways, Host headers built to
-pass the page's check, and a client that never reads its answers. (security L94)"""
+pass the page's check, and a client that never reads its answers. (security K90, L96)"""
 
 from __future__ import annotations
 

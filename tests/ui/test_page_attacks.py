@@ -1,7 +1,7 @@
 """The management page against an attacker who knows how it works but not its key: cookies
 built to be slow to parse, Host headers that look like loopback, the key leaking into the
 request log or the address bar, redirects that leave the page, forged posts to the
-inspector's forms, and the one-time reveal handle. (security L90 to L93)"""
+inspector's forms, and the one-time reveal handle. (security L96, L97)"""
 
 from __future__ import annotations
 
