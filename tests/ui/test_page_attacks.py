@@ -206,3 +206,26 @@ def test_a_hostile_value_in_the_sign_in_form_is_shown_as_text(fake: Fake) -> Non
     answer = client.get(fake.urls.ui_url + '/?key="><script>alert(1)</script>')
     assert answer.status_code in (401, 403)
     assert "<script>alert" not in answer.text
+
+
+HOSTILE_ADDRESSES = [
+    "/inspector/request?number=" + "9" * 5000,  # int() refuses more than 4,300 digits
+    "/inspector/request?number=%C2%B2",  # a superscript two is a digit to str.isdigit
+    "/inspector?status=" + "9" * 5000,
+    "/inspector?page=" + "9" * 5000,
+    "/inspector/requests?user=" + "x" * 60_000,
+    "/inspector/users/remove?user=%00&organization=" + "x" * 5000,
+    "/tokens/delete?id=%C2%B2",
+    "/tokens/created?handle=" + "x" * 60_000,
+    "/tokens?note=" + "%ff" * 1000,
+]
+
+
+@pytest.mark.parametrize("address", HOSTILE_ADDRESSES, ids=lambda a: a[:40])
+def test_hostile_values_in_an_address_get_a_page_never_a_500(
+    fake: Fake, browser: Browser, address: str
+) -> None:
+    browser.act_as(fake.default_world.admin_id)
+    answer = browser.get(address)
+    assert answer.status_code < 500
+    assert answer.headers["content-type"].startswith("text/html")
