@@ -229,3 +229,31 @@ def test_hostile_values_in_an_address_get_a_page_never_a_500(
     answer = browser.get(address)
     assert answer.status_code < 500
     assert answer.headers["content-type"].startswith("text/html")
+
+
+def test_a_credential_sent_as_an_operation_name_never_reaches_the_log() -> None:
+    # Credentials of name characters only are taken whole; with a "-" their start was taken.
+    control_token = "Control_token_of_name_characters_0123456789"
+    key = "page-key-with-dashes-0123456789ab"
+    fake = Fake(control_token=control_token, ui_secret=key)
+    world = fake.world
+    pat = world["member_token"]
+    client = httpx.Client(transport=fake.httpx_transport())
+    for secret in (control_token, key, pat, world["client_secret"]):
+        client.post(
+            world["graphql_url"],
+            json={"query": "query Q { __typename }", "operationName": secret},
+        )
+        client.post(
+            world["graphql_url"],
+            content=f"query {secret} {{ __typename }}".encode(),
+            headers={"Content-Type": "application/graphql"},
+        )
+    operations = {entry.operation for entry in fake.request_log}
+    assert operations <= {"Q", None, "[REDACTED]"}, operations
+    logged = json.dumps([entry.to_json() for entry in fake.request_log])
+    for secret in (control_token, key, pat, world["client_secret"]):
+        assert secret not in logged
+    # An ordinary name followed by a newline in JSON is still read.
+    client.post(world["graphql_url"], json={"query": "query ListTokens\n{ __typename }"})
+    assert fake.request_log[-1].operation == "ListTokens"
