@@ -258,3 +258,15 @@ def test_a_credential_sent_as_an_operation_name_never_reaches_the_log() -> None:
     # An ordinary name followed by a newline in JSON is still read.
     client.post(world["graphql_url"], json={"query": "query ListTokens\n{ __typename }"})
     assert fake.request_log[-1].operation == "ListTokens"
+
+
+def test_one_time_handles_stay_bounded_whatever_one_user_does(fake: Fake) -> None:
+    from patgate.ui.once import CAPACITY, Notice, OneTimeStore
+
+    store = OneTimeStore()
+    first = store.put("someone", Notice("kept?"))
+    handles = [store.put("attacker", Notice("x" * 1000)) for _ in range(4 * CAPACITY)]
+    assert store.take_notice("someone", first) is None  # pushed out: the store stays bounded
+    assert store.take_notice("attacker", handles[-1]) is not None
+    assert store.take_notice("attacker", handles[-1]) is None  # once
+    assert store.take_notice("someone", handles[-2]) is None  # another user's is unknown
