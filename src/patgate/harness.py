@@ -194,9 +194,10 @@ class Fake:
         self._app = wrap_app(app) if wrap_app is not None else app
         self.control_token: str = control_token or secrets.token_urlsafe(32)
         """What the HTTP control API requires as ``Authorization: Bearer``."""
-        # By value: the secrets the fake handed out. PATs and client tokens are redacted by
-        # shape (the PAT prefix, a JWT), which covers every one the fake mints.
-        self.request_log.know(self.control_token, self.default_world.client_secret)
+        # By value: the secrets the fake handed out (the page's key too: a Referer or a
+        # pasted address may carry it). PATs and client tokens are redacted by shape (the PAT
+        # prefix, a JWT), which covers every one the fake mints.
+        self.request_log.know(self.control_token, self.default_world.client_secret, self.ui_secret)
         self.deployment.credential_observers.append(self.request_log.know)
         self._control_url = self.urls.control_url
         self._control_api: ControlApi | None = None

@@ -43,12 +43,14 @@ if TYPE_CHECKING:
     from patgate.transports.loopback_server import LoopbackServer
     from patgate.wire.urls import FakeUrls
 
-__all__ = ["configure", "load_faults", "main", "write_world"]
+__all__ = ["MAX_FAULTS_BYTES", "configure", "load_faults", "main", "write_world"]
 
 MAX_EXPIRES_IN = 10 * 365 * 86400
 """The longest client-token lifetime ``--expires-in`` takes: ten years, in seconds."""
 READY_TIMEOUT = 10.0
 """Seconds the server has to answer its own first request before ``patgate serve`` gives up."""
+MAX_FAULTS_BYTES = 16 * 1024 * 1024
+"""A ``--faults`` file above 16 MiB is refused (``/dev/zero`` would never end)."""
 
 
 def configure(parser: argparse.ArgumentParser) -> None:
@@ -160,9 +162,14 @@ def load_faults(path: Path) -> tuple[list[dict[str, Any]], bool | None]:
     ids are ignored). Each rule is checked later, when it is added.
     """
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
+        with path.open("rb") as handle:
+            raw = handle.read(MAX_FAULTS_BYTES + 1)
     except OSError as error:
         raise UsageError(f"cannot read the faults file {path}: {error.strerror}") from None
+    if len(raw) > MAX_FAULTS_BYTES:
+        raise UsageError(f"the faults file {path} is larger than 16 MiB")
+    try:
+        data = json.loads(raw.decode("utf-8"))
     except (ValueError, RecursionError) as error:
         raise UsageError(f"the faults file {path} is not JSON: {error}") from None
     rate_limit: bool | None = None

@@ -31,12 +31,19 @@ LOOPBACK_NAMES = frozenset({"localhost", "127.0.0.1", "::1"})
 
 
 def host_name(host: str) -> str:
-    """The name part of a ``Host`` header (``[::1]:80`` -> ``::1``), lower-cased."""
+    """The name part of a ``Host`` header (``[::1]:80`` -> ``::1``), lower-cased.
+
+    Anything after an IPv6 literal's ``]`` but a port (``[::1].evil.example``) is kept whole,
+    so it names no host of the page.
+    """
     host = host.strip().lower()
     if host.startswith("["):
-        return host[1 : host.find("]")] if "]" in host else host
+        name, bracket, rest = host[1:].partition("]")
+        port = rest[1:] if rest.startswith(":") else None
+        plain = rest == "" or (port is not None and port.isascii() and port.isdigit())
+        return name if bracket and plain else host
     name, _, port = host.rpartition(":")
-    return name if name and port.isdigit() else host
+    return name if name and port.isascii() and port.isdigit() else host
 
 
 class UiAccess:
@@ -54,10 +61,11 @@ class UiAccess:
 
     def host_allowed(self, request: WireRequest) -> bool:
         """Whether the request's ``Host`` names this page's server."""
-        host = request.header("host")
-        if host is None:
-            # Only in-process transports omit it; their URL holds the host they asked for.
-            host = urlsplit(request.url).netloc
+        hosts = request.header_values("host")
+        if len(hosts) > 1:
+            return False  # RFC 9112 §3.2: which one names the server is anyone's guess
+        # Only in-process transports omit it; their URL holds the host they asked for.
+        host = hosts[0] if hosts else urlsplit(request.url).netloc
         return host_name(host) in self.hosts
 
     def key_matches(self, text: str) -> bool:

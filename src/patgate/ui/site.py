@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from importlib import resources
-from urllib.parse import quote, urlencode, urlsplit
+from urllib.parse import parse_qsl, quote, urlencode, urlsplit
 
 from patgate.errors import DomainError, InvalidRequest
 from patgate.fake.model import Role
@@ -186,6 +186,10 @@ class ManagementUi:
             return self._refusal(request, 413, "the form is larger than 64 KiB")
         if not self.access.signed_in(request_cookies(request)):
             return self._sign_in(request, path, parts.query)
+        if request.method == "GET" and _carries_key(parts.query):
+            # Signed in already: take the key out of the address bar before anything is
+            # shown there (an unknown address or a malformed query string too).
+            return self._redirect(_Redirect(_without_key_text(path, parts.query)), "")
         methods = self._routes.get(path)
         if methods is None:
             return self._refusal(request, 404, "the management page has no such address")
@@ -286,6 +290,16 @@ def _utf8(page: str) -> bytes:
     """The page as UTF-8; a lone surrogate (a stored name the domain let through) becomes
     "?" instead of failing the whole answer."""
     return page.encode("utf-8", "replace")
+
+
+def _carries_key(query: str) -> bool:
+    return any(name == KEY_PARAMETER for name, _ in parse_qsl(query, keep_blank_values=True))
+
+
+def _without_key_text(path: str, query: str) -> str:
+    pairs = parse_qsl(query, keep_blank_values=True)
+    rest = [(name, value) for name, value in pairs if name != KEY_PARAMETER]
+    return path + ("?" + urlencode(rest) if rest else "")
 
 
 def _without_key(path: str, query: dict[str, str]) -> str:
@@ -448,7 +462,9 @@ def _requests(call: _Call) -> WireResponse:
 
 def _request_detail(call: _Call) -> Document:
     text = call.query.get("number", "")
-    entry = call.ui.operations.logged_request(int(text) if text.isdigit() else -1)
+    # ASCII digits only ("²" is a digit to isdigit), and few: int() refuses 4,300 of them.
+    whole = text.isascii() and text.isdigit() and len(text) <= 18
+    entry = call.ui.operations.logged_request(int(text) if whole else -1)
     return inspector_page.request_detail(call.view, entry, call.ui.operations.user_name)
 
 

@@ -115,10 +115,17 @@ def _fields(
             raise ControlRefusal(400, "BAD_FIELD", f"{name} must be {_WHAT.get(kind, 'valid')}")
         if name in texts and not value:
             raise ControlRefusal(400, "BAD_FIELD", f"{name} must be a non-empty string")
+        limit = MAX_DESCRIPTION if name == "description" else MAX_TEXT
+        if isinstance(value, str) and len(value) > limit:
+            raise ControlRefusal(400, "BAD_FIELD", f"{name} is longer than {limit} characters")
 
 
 _IDS = frozenset({"user_id", "organization_id", "token_id", "approver_id", "id", "name", "email"})
 """Fields that name something: an empty string names nothing and is refused."""
+MAX_TEXT = 1024
+"""Characters a text field may hold (a hub's ``description``: :data:`MAX_DESCRIPTION`): well
+inside what ``patgate serve --state`` loads again, so nothing accepted stops a restart."""
+MAX_DESCRIPTION = 65536
 
 
 def _whole(query: _Query, name: str, default: int, low: int, high: int) -> int:

@@ -288,6 +288,8 @@ class RequestLog(Sequence[LoggedRequest]):
         ``duration`` is in seconds; ``via`` and ``fault`` as :class:`LoggedRequest` says.
         """
         operation = _operation_name(request.body) if request.body else None
+        if operation is not None and self._suspect.search(operation) is not None:
+            operation = REDACTED  # a credential sent as the operation's name
         scheme = _auth_scheme(request.header("authorization"))
         raw_url = request.url
         url = _cut(
@@ -454,7 +456,11 @@ class RequestLog(Sequence[LoggedRequest]):
 
 
 _OPERATION_NAME = re.compile(rb'"operationName"\s*:\s*"([_A-Za-z][_0-9A-Za-z]{0,99})"')
-_OPERATION = re.compile(rb"\b(?:query|mutation|subscription)\s+([_A-Za-z][_0-9A-Za-z]{0,99})")
+# A name followed by what may follow it in GraphQL (or a JSON string's escape or end), so the
+# start of a longer word (a secret holding a "-") is never taken for a name.
+_OPERATION = re.compile(
+    rb'\b(?:query|mutation|subscription)\s+([_A-Za-z][_0-9A-Za-z]{0,99})(?=[\s,({@\\"]|$)'
+)
 _OPERATION_SCAN = 4096
 """Bytes of a body searched for an operation name: a look, not a parse."""
 
