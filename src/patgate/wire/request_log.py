@@ -288,7 +288,7 @@ class RequestLog(Sequence[LoggedRequest]):
         ``duration`` is in seconds; ``via`` and ``fault`` as :class:`LoggedRequest` says.
         """
         operation = _operation_name(request.body) if request.body else None
-        if operation is not None and self._suspect.search(operation) is not None:
+        if operation is not None and self._suspects_now()[0].search(operation) is not None:
             operation = REDACTED  # a credential sent as the operation's name
         scheme = _auth_scheme(request.header("authorization"))
         raw_url = request.url
