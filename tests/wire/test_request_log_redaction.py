@@ -128,12 +128,14 @@ def test_the_log_is_a_sequence_whose_entries_carry_the_request_and_the_status(
     auth = {"Authorization": "Bearer " + patgate_world["admin_token"]}
     for page in range(3):
         http.get(patgate_world["base_url"] + f"/v2/content/hubs?page={page}", headers=auth)
-    http.post(patgate_world["graphql_url"], json={"query": "{ viewer { id } }"}, headers=auth)
+    sent = b'{"query":"{ viewer { id } }"}'  # bytes as sent (httpx's json= spacing varies)
+    json_auth = {**auth, "Content-Type": "application/json"}
+    http.post(patgate_world["graphql_url"], content=sent, headers=json_auth)
     log = patgate_fake.request_log
     assert len(log) == 4
     assert [e.url[-1] for e in log[:3]] == ["0", "1", "2"]
     assert log[-1].method == "POST"
-    assert log[-1].body == b'{"query":"{ viewer { id } }"}'
+    assert log[-1].body == sent
     assert log[-1].status == 200
     assert dict(log[-1].headers)["authorization"] == f"Bearer {REDACTED}"
     assert log[1:2] == [log[1]]
