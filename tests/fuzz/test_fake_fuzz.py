@@ -174,5 +174,7 @@ def test_a_malformed_refusal_in_the_lifecycle_is_a_failure_not_a_crash() -> None
 
     report = fuzz_fake(SMALL, faulty_fake(errors_not_a_list))
     checks = _checks(report)
-    assert "PAT lifecycle" in checks.get("refusal_code", set()), report.render()
+    # The answer is read at the runner's boundary: the malformed envelope is the failure
+    # (its refusal code cannot be judged), and the note names the field and what came.
     assert "PAT lifecycle" in checks.get("graphql_envelope", set()), report.render()
+    assert "errors: expected a list, got the number 5" in report.render()
