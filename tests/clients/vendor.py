@@ -7,15 +7,13 @@ Packages go into ``.cache/vendor`` inside the clone (git-ignored).
 
 from __future__ import annotations
 
-import contextlib
-import fcntl
-import json
 import os
 import shutil
 import subprocess
 import sys
-from collections.abc import Iterator
 from pathlib import Path
+
+from tests.npm_folder import install_lock, pinned_versions_installed
 
 __all__ = ["CLI_BIN", "NODE_MODULES", "PACKAGES", "VENDOR_DIR", "install", "installed"]
 
@@ -30,33 +28,14 @@ INSTALL_TIMEOUT = 600
 
 def installed() -> bool:
     """Whether every pinned package is in the cache at its pinned version."""
-    for name, version in PACKAGES.items():
-        manifest = NODE_MODULES / name / "package.json"
-        try:
-            if json.loads(manifest.read_text(encoding="utf-8")).get("version") != version:
-                return False
-        except (OSError, ValueError):
-            return False
-    return True
-
-
-@contextlib.contextmanager
-def _install_lock() -> Iterator[None]:
-    # pytest-xdist workers may ask at once; one installs, the other waits and finds it done.
-    VENDOR_DIR.mkdir(parents=True, exist_ok=True)
-    with open(VENDOR_DIR / ".install.lock", "w", encoding="utf-8") as lock:
-        fcntl.flock(lock, fcntl.LOCK_EX)
-        try:
-            yield
-        finally:
-            fcntl.flock(lock, fcntl.LOCK_UN)
+    return pinned_versions_installed(NODE_MODULES, PACKAGES)
 
 
 def install() -> str | None:
     """Install the pinned packages unless present; ``None`` on success, else why not."""
     if shutil.which("node") is None or shutil.which("npm") is None:
         return "needs node 20 and npm on PATH (apt-get install nodejs npm)"
-    with _install_lock():
+    with install_lock(VENDOR_DIR):
         if installed():
             return None
         specs = [f"{name}@{version}" for name, version in PACKAGES.items()]

@@ -10,15 +10,13 @@ that is already there at its pinned version.
 
 from __future__ import annotations
 
-import contextlib
-import fcntl
-import json
 import os
 import shutil
 import subprocess
 import sys
-from collections.abc import Iterator
 from pathlib import Path
+
+from tests.npm_folder import install_lock, pinned_versions_installed
 
 __all__ = [
     "INSTALL_COMMAND",
@@ -60,26 +58,7 @@ def schemathesis_installed() -> bool:
 
 def npm_installed() -> bool:
     """Whether the npm folder holds every pinned package at its pinned version."""
-    for name, version in NPM_PACKAGES.items():
-        manifest = NPM_DIR / "node_modules" / name / "package.json"
-        try:
-            if json.loads(manifest.read_text(encoding="utf-8")).get("version") != version:
-                return False
-        except (OSError, ValueError):
-            return False
-    return True
-
-
-@contextlib.contextmanager
-def _install_lock() -> Iterator[None]:
-    # Two pytest workers, or CI and a test, may ask at once: one installs, the other waits.
-    TOOLS_DIR.mkdir(parents=True, exist_ok=True)
-    with open(TOOLS_DIR / ".install.lock", "w", encoding="utf-8") as lock:
-        fcntl.flock(lock, fcntl.LOCK_EX)
-        try:
-            yield
-        finally:
-            fcntl.flock(lock, fcntl.LOCK_UN)
+    return pinned_versions_installed(NPM_DIR / "node_modules", NPM_PACKAGES)
 
 
 def _run(command: list[str]) -> str | None:
@@ -129,7 +108,7 @@ def _install_npm() -> str | None:
 
 def install() -> str | None:
     """Install every pinned tool unless present; ``None`` on success, else why not."""
-    with _install_lock():
+    with install_lock(TOOLS_DIR):
         problems = [p for p in (_install_schemathesis(), _install_npm()) if p]
     return "; ".join(problems) or None
 
