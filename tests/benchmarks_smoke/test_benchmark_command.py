@@ -52,6 +52,19 @@ def test_a_quick_run_writes_a_result_with_rounds_and_a_verdict(tmp_path: Path) -
 
 
 @pytest.mark.slow
+@pytest.mark.parametrize("name", ["redaction", "cli_start"])
+def test_the_redaction_and_cli_start_benchmarks_run_as_documented(
+    tmp_path: Path, name: str
+) -> None:
+    document = _benchmarks(tmp_path, "--quick", "--rounds", "3", "--only", name)
+    [result] = document["results"]
+    assert result["name"] == name
+    assert result["a"]["samples"] == 3
+    assert result["a"]["low"] <= result["a"]["median"] <= result["a"]["high"]
+    assert result["verdict"] in ("met", "missed", "unsteady")
+
+
+@pytest.mark.slow
 def test_the_loopback_benchmark_loads_both_servers_with_wrk(tmp_path: Path) -> None:
     need_counterpart(shutil.which("wrk") is not None, "needs wrk (apt-get install wrk)")
     document = _benchmarks(tmp_path, "--quick", "--rounds", "1", "--only", "loopback")
