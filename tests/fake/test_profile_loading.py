@@ -199,3 +199,15 @@ def test_a_missing_file_or_a_wrong_argument_is_a_usage_error(tmp_path: Path) -> 
         load_profile(tmp_path / "absent.yaml")
     with pytest.raises(UsageError, match="a path or a mapping"):
         load_profile(42)  # type: ignore[arg-type]
+
+
+def test_a_profile_file_changed_on_disk_is_read_again(tmp_path: Path) -> None:
+    path = tmp_path / "p.yaml"
+    path.write_text("profile_version: 1\nlisting_order: name_ascending\n", encoding="utf-8")
+    assert load_profile(path).listing_order == "name_ascending"
+    assert load_profile(path) is load_profile(path)  # read once while unchanged
+    path.write_text("profile_version: 1\nlisting_order: created_descending\n", encoding="utf-8")
+    assert load_profile(path).listing_order == "created_descending"
+    path.write_text("profile_version: 1\nlisting_ordr: created_descending\n", encoding="utf-8")
+    with pytest.raises(UsageError, match="did you mean"):
+        load_profile(path)

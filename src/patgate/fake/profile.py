@@ -20,6 +20,7 @@ import copy
 import difflib
 import functools
 import json
+import os
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from os import PathLike
@@ -278,19 +279,38 @@ def load_profile(
     if isinstance(source, Mapping):
         return _load_mapping(source)
     if isinstance(source, (str, PathLike)):
-        return _load_file(Path(source))
+        return _load_file(os.fspath(source))
     raise UsageError(f"a profile is a path or a mapping, got {type(source).__name__}")
 
 
-def _load_file(path: Path) -> Profile:
+_MAX_KEPT = 64
+_kept: dict[object, Profile] = {}
+"""Profiles already loaded: a file by its identity and version (device, inode, mtime, size),
+a mapping by its canonical JSON; so a fake per test with the same profile reads it once."""
+
+
+def _remember(key: object, profile: Profile) -> Profile:
+    if len(_kept) >= _MAX_KEPT:
+        _kept.clear()
+    _kept[key] = profile
+    return profile
+
+
+def _load_file(path: str) -> Profile:
     from patgate.yaml_source import read_documents
 
     try:
-        text = path.read_text(encoding="utf-8")
+        # A stat, not an open, when the file is known: a fake per test costs nothing more.
+        status = os.stat(path)
+        key = ("file", status.st_dev, status.st_ino, status.st_mtime_ns, status.st_size)
+        kept = _kept.get(key)
+        if kept is not None:
+            return kept
+        text = Path(path).read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError) as error:
         raise UsageError(f"profile: cannot read {path}: {error}") from None
     try:
-        documents = read_documents(text, str(path))
+        documents = read_documents(text, path)
     except UsageError as error:
         raise UsageError(f"profile: {error}") from None
     if len(documents) != 1 or not isinstance(documents[0].data, dict):
@@ -300,21 +320,25 @@ def _load_file(path: Path) -> Profile:
     def where(at: Sequence[str | int]) -> str:
         return f"profile: {path}:{document.line_of(at)}: "
 
-    return _checked(document.data, where, str(path))
+    return _remember(key, _checked(document.data, where, path))
 
 
 def _load_mapping(mapping: Mapping[str, Any]) -> Profile:
     try:
-        data = json.loads(json.dumps(mapping))
+        text = json.dumps(mapping)  # in order: the order of fields and lists is meant
     except (TypeError, ValueError) as error:
         raise UsageError(f"profile: not a plain mapping of JSON values: {error}") from None
+    kept = _kept.get(("mapping", text))
+    if kept is not None:
+        return kept
+    data = json.loads(text)
     if not isinstance(data, dict):  # pragma: no cover - a Mapping dumps as an object
         raise UsageError("profile: a profile is a mapping")
 
     def where(_at: Sequence[str | int]) -> str:
         return "profile: "
 
-    return _checked(data, where, "<mapping>")
+    return _remember(("mapping", text), _checked(data, where, "<mapping>"))
 
 
 def _dotted(at: Sequence[str | int]) -> str:
