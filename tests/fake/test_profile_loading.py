@@ -211,3 +211,25 @@ def test_a_profile_file_changed_on_disk_is_read_again(tmp_path: Path) -> None:
     path.write_text("profile_version: 1\nlisting_ordr: created_descending\n", encoding="utf-8")
     with pytest.raises(UsageError, match="did you mean"):
         load_profile(path)
+
+
+def test_a_huge_file_or_an_alias_bomb_is_refused_quickly(tmp_path: Path) -> None:
+    big = tmp_path / "big.yaml"
+    big.write_text("profile_version: 1\n" + "#" * (1024 * 1024) + "\n", encoding="utf-8")
+    with pytest.raises(UsageError, match="larger than 1048576 bytes"):
+        load_profile(big)
+    levels = ["a0: &a0 [x, x, x, x, x, x, x, x, x, x]"]
+    levels += [f"a{n}: &a{n} [{', '.join([f'*a{n - 1}'] * 10)}]" for n in range(1, 9)]
+    bomb = tmp_path / "bomb.yaml"
+    bomb.write_text(
+        "\n".join(levels) + "\nprofile_version: 1\nhubs:\n  fields: *a8\n", encoding="utf-8"
+    )
+    with pytest.raises(UsageError, match=r"bomb\.yaml:2: a profile has no YAML aliases"):
+        load_profile(bomb)
+    deep = tmp_path / "deep.yaml"
+    deep.write_text("profile_version: 1\nhubs: " + "[" * 100 + "]" * 100 + "\n", encoding="utf-8")
+    with pytest.raises(UsageError, match=r"deep\.yaml:2: nested deeper than 16 levels"):
+        load_profile(deep)
+    wide = {"profile_version": 1, "hubs": {"fields": [[0] * 100] * 200}}
+    with pytest.raises(UsageError, match="more than 10000 values"):
+        load_profile(wide)

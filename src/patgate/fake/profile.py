@@ -56,6 +56,13 @@ REFUSAL_KINDS = (
 )
 """Every kind of refusal a profile shapes, in the document's order."""
 
+MAX_PROFILE_BYTES = 1024 * 1024
+"""A profile file above 1 MiB is refused (a real one is about 1 KiB)."""
+MAX_PROFILE_DEPTH = 16
+"""A profile nested deeper than this is refused (a real one has 4 levels)."""
+MAX_PROFILE_VALUES = 10_000
+"""A profile with more values than this is refused (a real one has about 80)."""
+
 ID_SEGMENT_LENGTH = 22
 """Characters of a PAT's id segment (16 bytes in base64url)."""
 
@@ -306,9 +313,14 @@ def _load_file(path: str) -> Profile:
         kept = _kept.get(key)
         if kept is not None:
             return kept
-        text = Path(path).read_text(encoding="utf-8")
+        with Path(path).open("rb") as file:  # bounded: /dev/zero must not hang a start
+            raw = file.read(MAX_PROFILE_BYTES + 1)
+        if len(raw) > MAX_PROFILE_BYTES:
+            raise UsageError(f"profile: {path} is larger than {MAX_PROFILE_BYTES} bytes")
+        text = raw.decode("utf-8")
     except (OSError, UnicodeDecodeError) as error:
         raise UsageError(f"profile: cannot read {path}: {error}") from None
+    _plain_yaml(text, path)
     try:
         documents = read_documents(text, path)
     except UsageError as error:
@@ -319,6 +331,8 @@ def _load_file(path: str) -> Profile:
 
     def where(at: Sequence[str | int]) -> str:
         return f"profile: {path}:{document.line_of(at)}: "
+
+    _bounded(document.data, f"profile: {path}: ")
 
     return _remember(key, _checked(document.data, where, path))
 
@@ -332,6 +346,7 @@ def _load_mapping(mapping: Mapping[str, Any]) -> Profile:
     if kept is not None:
         return kept
     data = json.loads(text)
+    _bounded(data, "profile: ")
     if not isinstance(data, dict):  # pragma: no cover - a Mapping dumps as an object
         raise UsageError("profile: a profile is a mapping")
 
@@ -339,6 +354,53 @@ def _load_mapping(mapping: Mapping[str, Any]) -> Profile:
         return "profile: "
 
     return _remember(("mapping", text), _checked(data, where, "<mapping>"))
+
+
+def _plain_yaml(text: str, path: str) -> None:
+    """Refuse YAML aliases and nesting deeper than :data:`MAX_PROFILE_DEPTH` before the
+    document is built: an alias can make a small file a huge tree. Syntax errors are left
+    to the loader, which names their line."""
+    import yaml
+
+    parser = getattr(yaml, "CSafeLoader", yaml.SafeLoader)(text)
+    depth = 0
+    try:
+        while True:
+            try:
+                event = parser.get_event()
+            except yaml.YAMLError:
+                return
+            if event is None or isinstance(event, yaml.StreamEndEvent):
+                return
+            line = event.start_mark.line + 1 if event.start_mark is not None else 1
+            if isinstance(event, yaml.AliasEvent):
+                raise UsageError(f"profile: {path}:{line}: a profile has no YAML aliases")
+            if isinstance(event, yaml.CollectionStartEvent):
+                depth += 1
+                if depth > MAX_PROFILE_DEPTH:
+                    raise UsageError(
+                        f"profile: {path}:{line}: nested deeper than {MAX_PROFILE_DEPTH} levels"
+                    )
+            elif isinstance(event, yaml.CollectionEndEvent):
+                depth -= 1
+    finally:
+        parser.dispose()
+
+
+def _bounded(data: Any, where: str) -> None:
+    """Refuse a document of more than :data:`MAX_PROFILE_VALUES` values (YAML aliases can
+    make a small file a huge tree), counting without walking past the budget."""
+    budget = MAX_PROFILE_VALUES
+    stack = [data]
+    while stack:
+        value = stack.pop()
+        budget -= 1
+        if budget < 0:
+            raise UsageError(f"{where}more than {MAX_PROFILE_VALUES} values: not a profile")
+        if isinstance(value, dict):
+            stack.extend(value.values())
+        elif isinstance(value, list):
+            stack.extend(value)
 
 
 def _dotted(at: Sequence[str | int]) -> str:
