@@ -233,3 +233,19 @@ def test_a_huge_file_or_an_alias_bomb_is_refused_quickly(tmp_path: Path) -> None
     wide = {"profile_version": 1, "hubs": {"fields": [[0] * 100] * 200}}
     with pytest.raises(UsageError, match="more than 10000 values"):
         load_profile(wide)
+
+
+@pytest.mark.parametrize(
+    ("delete_result", "expected"),
+    [
+        ({"shape": "object", "object_type": "Viewer"}, "'Viewer' is already a type"),
+        ({"shape": "object", "object_type": "Boolean"}, "'Boolean' is already a type"),
+        ({"fields": {"__typename": "token_id"}}, "delete_result.fields"),
+        ({"fields": {"id": "everything"}}, "delete_result.fields.id must be one of"),
+    ],
+)
+def test_a_delete_result_the_schema_cannot_take_is_refused(
+    delete_result: dict[str, Any], expected: str
+) -> None:
+    with pytest.raises(UsageError, match=expected):
+        load_profile({"profile_version": 1, "delete_result": delete_result})

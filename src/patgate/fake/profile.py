@@ -487,12 +487,29 @@ def _refuse_contradictions(merged: dict[str, Any], where: Any) -> None:
             _MASKED,
             where,
         )
+    taken = _schema_type_names()
+    if merged["delete_result"]["object_type"] in taken:
+        raise UsageError(
+            f"{where(('delete_result', 'object_type'))}delete_result.object_type: "
+            f"{merged['delete_result']['object_type']!r} is already a type of the GraphQL "
+            "schema; name the result's own type"
+        )
     pages = merged["pages"]
     if pages["default_size"] > pages["maximum_size"]:
         raise UsageError(
             f"{where(('pages', 'default_size'))}pages.default_size "
             f"({pages['default_size']}) is larger than pages.maximum_size ({pages['maximum_size']})"
         )
+
+
+@functools.cache
+def _schema_type_names() -> frozenset[str]:
+    """The type names ``specs/schema.graphql`` defines, and GraphQL's own scalars."""
+    import re
+
+    sdl = (specs_dir() / "schema.graphql").read_text(encoding="utf-8")
+    defined = re.findall(r"^(?:type|input|scalar|enum|interface|union)\s+(\w+)", sdl, re.M)
+    return frozenset({*defined, "String", "Boolean", "ID", "Int", "Float"})
 
 
 def _schema_problem(problem: Any, where: Any) -> str:
