@@ -190,14 +190,22 @@ def test_the_client_token_answer_follows_the_profile_and_an_explicit_setting_win
 
 
 def test_hub_fields_and_links_follow_the_profile(default: Client) -> None:
-    client = _with(hubs={"fields": ["label", "status"], "links": ["self", "content-types"]})
+    client = _with(
+        hubs={
+            "fields": ["label", "createdDate"],
+            "links": ["self", "content-types"],
+            "date_precision": "seconds",
+        }
+    )
     hub = client.hubs().json()["_embedded"]["hubs"][0]
-    assert list(hub) == ["id", "name", "label", "status", "_links"]
+    assert list(hub) == ["id", "name", "label", "createdDate", "_links"]
+    assert len(hub["createdDate"]) == len("2026-01-01T00:00:00Z")
     assert list(hub["_links"]) == ["self", "content-types"]
     single = client.get(hub["_links"]["self"]["href"]).json()
     assert list(single) == list(hub)
     hub = default.hubs().json()["_embedded"]["hubs"][0]
     assert "settings" in hub
+    assert len(hub["createdDate"]) == len("2026-01-01T00:00:00.000Z")
     assert "webhooks" in hub["_links"]
 
 

@@ -31,7 +31,7 @@ refusals:
   invalid_input: {status: 422, code: VALIDATION_ERROR, message: Invalid input}
   rate_limited: {status: 429, code: THROTTLED, message: Slow down}
 client_token: {expires_in: 600, token_type: bearer}
-hubs: {fields: [id, name, label], links: [self]}
+hubs: {fields: [id, name, label, createdDate], links: [self], date_precision: seconds}
 pages: {default_size: 10, maximum_size: 50}
 rate_limit: {requests_per_minute: 120}
 pat_name: {max_length: 64}

@@ -181,6 +181,7 @@ class Profile:
     token_type: str
     hub_fields: tuple[str, ...]
     hub_links: tuple[str, ...]
+    hub_date_precision: str
     default_page_size: int
     maximum_page_size: int
     requests_per_minute: int | None
@@ -223,7 +224,11 @@ class Profile:
                 for kind, r in self.refusals.items()
             },
             "client_token": {"expires_in": self.expires_in, "token_type": self.token_type},
-            "hubs": {"fields": list(self.hub_fields), "links": list(self.hub_links)},
+            "hubs": {
+                "fields": list(self.hub_fields),
+                "links": list(self.hub_links),
+                "date_precision": self.hub_date_precision,
+            },
             "pages": {
                 "default_size": self.default_page_size,
                 "maximum_size": self.maximum_page_size,
@@ -589,6 +594,7 @@ def _build(document: dict[str, Any], source: str) -> Profile:
         token_type=document["client_token"]["token_type"],
         hub_fields=tuple(fields),
         hub_links=tuple(hubs["links"]),
+        hub_date_precision=hubs["date_precision"],
         default_page_size=document["pages"]["default_size"],
         maximum_page_size=document["pages"]["maximum_size"],
         requests_per_minute=document["rate_limit"]["requests_per_minute"],
