@@ -504,7 +504,8 @@ class Fake:
         self.control.clear_faults()
 
     def set_rate_limit(self, on: bool) -> None:
-        """Switch the GraphQL rate limit (60 requests per minute per key) on or off."""
+        """Switch the GraphQL rate limit (the profile's ``rate_limit``: 60 requests per minute
+        per key by default) on or off."""
         self.control.set_rate_limit(on)
 
     def issue_token(
