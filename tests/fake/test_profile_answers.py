@@ -287,3 +287,18 @@ def test_the_fake_tells_its_profile_and_refuses_one_beside_its_own_deployment() 
         patgate.Fake(deployment=Deployment(), profile={"profile_version": 1})
     with pytest.raises(UsageError, match="did you mean 'listing_order'"):
         patgate.Fake(profile={"profile_version": 1, "listing_ordr": "name_ascending"})
+
+
+def test_the_default_hub_view_is_every_field_in_the_schemas_order() -> None:
+    from patgate.wire import content_resources
+
+    fake = patgate.Fake()
+    hub = fake.deployment.hubs[0]
+    written_out = content_resources.hub_view(hub, "https://h.test")
+    assert fake.profile.hub_fields == tuple(written_out)[:-1]  # the fast path is the default
+    picked = content_resources.hub_view(hub, "https://h.test", fields=("id", "name"))
+    assert picked == {key: written_out[key] for key in ("id", "name", "_links")}
+    generic = {
+        name: read(hub) for name, read in content_resources._HUB_FIELDS.items()
+    }  # the table the profile picks from
+    assert {key: value for key, value in written_out.items() if key != "_links"} == generic

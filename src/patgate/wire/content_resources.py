@@ -154,6 +154,21 @@ def hub_view(
     """A hub as the content API shows it: the profile's ``fields``, ``links`` and dates'
     precision (by default every field, a link to every listing the fake serves, and
     milliseconds)."""
+    if fields == _DEFAULT_FIELDS and not dates_in_seconds:
+        # The default profile's view, written out: it is on every hubs page.
+        return {
+            "id": hub.id,
+            "name": hub.name,
+            "label": hub.label,
+            "description": hub.description,
+            "status": hub.status,
+            "settings": hub.settings,
+            "createdBy": hub.created_by,
+            "createdDate": _timestamp(hub.created_date),
+            "lastModifiedBy": hub.last_modified_by,
+            "lastModifiedDate": _timestamp(hub.last_modified_date),
+            "_links": _hub_links(hub.id, base_url, links),
+        }
     readers = _IN_SECONDS if dates_in_seconds else _HUB_FIELDS
     view = {name: readers[name](hub) for name in fields}
     view["_links"] = _hub_links(hub.id, base_url, links)
