@@ -426,7 +426,11 @@ def _checked(data: dict[str, Any], where: Any, source: str) -> Profile:
         for name, carried in fields.items():
             if carried is True:
                 fields[name] = "true"
-    errors = sorted(_validator().iter_errors(data), key=lambda e: (-len(e.absolute_path), e.path))
+    # The deepest problem first (the most precise message), then in document order.
+    errors = sorted(
+        _validator().iter_errors(data),
+        key=lambda e: (-len(e.absolute_path), [str(part) for part in e.absolute_path]),
+    )
     if errors:
         raise UsageError(_schema_problem(errors[0], where))
     merged = _merged(data)
@@ -534,7 +538,8 @@ def _schema_problem(problem: Any, where: Any) -> str:
     field = _dotted(at)
     if problem.validator == "type":
         expected = problem.validator_value
-        shown = " or ".join(expected) if isinstance(expected, list) else expected
+        names: list[str] = expected if isinstance(expected, list) else [expected]
+        shown = " or ".join(_YAML_TYPES.get(name, name) for name in names)
         return (
             f"{where(at)}{field} must be {_article(shown)}, "
             f"got {type(problem.instance).__name__} {problem.instance!r}"
@@ -545,6 +550,10 @@ def _schema_problem(problem: Any, where: Any) -> str:
     if problem.validator == "const":
         return f"{where(at)}{field} must be {problem.validator_value!r}, got {problem.instance!r}"
     return f"{where(at)}{field}: {problem.message}"
+
+
+_YAML_TYPES: dict[str, str] = {"array": "list", "object": "mapping", "null": "null (~)"}
+"""JSON Schema's type names in the words of a YAML file."""
 
 
 def _article(shown: str) -> str:
