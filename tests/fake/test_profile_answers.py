@@ -302,3 +302,30 @@ def test_the_default_hub_view_is_every_field_in_the_schemas_order() -> None:
         name: read(hub) for name, read in content_resources._HUB_FIELDS.items()
     }  # the table the profile picks from
     assert {key: value for key, value in written_out.items() if key != "_links"} == generic
+
+
+def test_an_object_result_changes_only_the_delete_field_of_the_served_schema() -> None:
+    from graphql import print_schema
+
+    from patgate.fake.graph_schema import graph_schema, schema_key
+    from patgate.fake.profile import load_profile
+
+    shape = load_profile({"profile_version": 1, "delete_result": OBJECT_RESULT}).delete_result
+    assert schema_key(default_profile().delete_result) is None  # specs/schema.graphql itself
+    default = graph_schema(None)
+    reshaped = graph_schema(schema_key(shape))
+    assert set(reshaped.type_map) - set(default.type_map) == {"PatDeleted"}
+    for name in default.type_map:
+        if name not in ("Mutation", "Boolean", "ID", "String") and not name.startswith("__"):
+            assert print_schema_of(reshaped, name) == print_schema_of(default, name), name
+    mutation = reshaped.mutation_type
+    assert mutation is not None
+    assert str(mutation.fields["deletePersonalAccessToken"].type) == "PatDeleted"
+    assert str(mutation.fields["createPersonalAccessToken"].type) == "PersonalAccessToken"
+    assert "type PatDeleted" in print_schema(reshaped)
+
+
+def print_schema_of(schema: Any, name: str) -> str:
+    from graphql import print_type
+
+    return str(print_type(schema.type_map[name]))
