@@ -47,9 +47,11 @@ from graphql import (
     GraphQLError,
     GraphQLObjectType,
     GraphQLSchema,
+    NoSchemaIntrospectionCustomRule,
     build_schema,
     execute_sync,
     parse,
+    specified_rules,
     validate,
 )
 
@@ -275,6 +277,9 @@ class State:
 
     clock: Callable[[], float] = time.time
     break_rule: str | None = None
+    introspection: bool = True
+    """Whether the GraphQL schema answers ``__schema`` and ``__type`` (many production
+    servers switch it off; the documentation says nothing of it)."""
     lock: threading.RLock = field(default_factory=threading.RLock)
     users: dict[str, User] = field(default_factory=dict)
     organizations: dict[str, str] = field(default_factory=dict)
@@ -659,7 +664,8 @@ class _Handler(BaseHTTPRequestHandler):
         except RecursionError:
             self._answer(400, {"errors": [{"message": "The document is nested too deeply."}]})
             return
-        problems = validate(SCHEMA, document)
+        rules = None if state.introspection else [*specified_rules, NoSchemaIntrospectionCustomRule]
+        problems = validate(SCHEMA, document, rules)
         if problems:
             self._answer(400, {"errors": [p.formatted for p in problems]})
             return
@@ -831,15 +837,19 @@ def _populate(state: State) -> tuple[dict[str, str], dict[str, str]]:
 
 @contextlib.contextmanager
 def running_independent_deployment(
-    break_rule: str | None = None, *, clock: Callable[[], float] = time.time
+    break_rule: str | None = None,
+    *,
+    clock: Callable[[], float] = time.time,
+    introspection: bool = True,
 ) -> Iterator[IndependentDeployment]:
     """The deployment on 127.0.0.1 (an ephemeral port, a thread), stopped on exit.
 
     ``break_rule``: one of :data:`BROKEN_RULES` to break that documented rule, or ``None``.
-    ``clock``: seconds since the epoch (a test moves it to see expiry or lastUsedDate)."""
+    ``clock``: seconds since the epoch (a test moves it to see expiry or lastUsedDate).
+    ``introspection``: ``False`` refuses ``__schema`` and ``__type`` queries."""
     if break_rule is not None and break_rule not in BROKEN_RULES:
         raise ValueError(f"break_rule must be one of {sorted(BROKEN_RULES)}, not {break_rule!r}")
-    state = State(clock=clock, break_rule=break_rule)
+    state = State(clock=clock, break_rule=break_rule, introspection=introspection)
     keys, users = _populate(state)
     server = _Server(("127.0.0.1", 0), _Handler)
     server.state = state
