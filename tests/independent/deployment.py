@@ -30,11 +30,12 @@ import copy
 import hashlib
 import hmac
 import json
+import math
 import secrets
 import threading
 import time
 import uuid
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -139,49 +140,45 @@ SESSION_EXPIRES_IN = 7200
 CLIENT_SCOPE = "content"
 
 SCHEMA_SDL = """
-type Query {
+type Query {{
   viewer: Viewer
-}
+}}
 
-type Mutation {
+type Mutation {{
   createPersonalAccessToken(input: NewPersonalAccessToken!): PersonalAccessToken
-  deletePersonalAccessToken(input: PersonalAccessTokenReference!): PersonalAccessTokenDeletion
-}
+  deletePersonalAccessToken(input: PersonalAccessTokenReference!): {delete_type}
+}}
 
-type Viewer {
+type Viewer {{
   id: ID!
   name: String
   email: String
   personalAccessTokens: [PersonalAccessToken!]!
   organizations: [Organization!]!
-}
+}}
 
-type Organization {
+type Organization {{
   id: ID!
   name: String!
-}
+}}
 
-type PersonalAccessToken {
+type PersonalAccessToken {{
   id: ID!
   name: String!
   token: String!
   createdDate: String!
   lastUsedDate: String
-}
+}}
 
-type PersonalAccessTokenDeletion {
-  id: ID!
-  deleted: Boolean!
-}
-
-input NewPersonalAccessToken {
+{delete_definition}
+input NewPersonalAccessToken {{
   name: String!
   organizationId: ID!
-}
+}}
 
-input PersonalAccessTokenReference {
+input PersonalAccessTokenReference {{
   id: ID!
-}
+}}
 """
 
 
@@ -189,24 +186,14 @@ input PersonalAccessTokenReference {
 
 
 class Refusal(Exception):
-    """A refusal of one kind (a key of ``INDEPENDENT_CHOICES["refusals"]``)."""
+    """A refusal of one kind (a key of the choices' ``refusals``); how it looks on the wire
+    is the deployment's choice (:meth:`State.refusal`)."""
 
-    def __init__(self, kind: str) -> None:
+    def __init__(self, kind: str, retry_after: int = 1) -> None:
         self.kind = kind
-        self.detail = INDEPENDENT_CHOICES["refusals"][kind]
-        super().__init__(self.detail["message"])
-
-    @property
-    def status(self) -> int:
-        status: int = self.detail["status"]
-        return status
-
-    def graphql_error(self) -> GraphQLError:
-        extensions = {"code": self.detail["code"]} if "code" in self.detail else None
-        return GraphQLError(self.detail["message"], extensions=extensions)
-
-    def content_body(self) -> dict[str, Any]:
-        return {"error": {"code": self.detail.get("code", "RATE_LIMITED"), "message": str(self)}}
+        self.retry_after = retry_after
+        """Seconds until a request would be admitted again (``rate_limited`` only)."""
+        super().__init__(kind)
 
 
 # -- the state ------------------------------------------------------------------------------
@@ -277,6 +264,7 @@ class State:
 
     clock: Callable[[], float] = time.time
     break_rule: str | None = None
+    choices: dict[str, Any] = field(default_factory=lambda: copy.deepcopy(INDEPENDENT_CHOICES))
     introspection: bool = True
     """Whether the GraphQL schema answers ``__schema`` and ``__type`` (many production
     servers switch it off; the documentation says nothing of it)."""
@@ -290,6 +278,32 @@ class State:
     signing_key: bytes = field(default_factory=lambda: secrets.token_bytes(32))
     _sequence: int = 0
     _requests: dict[bytes, list[float]] = field(default_factory=dict)
+
+    # -- refusals ------------------------------------------------------------------------
+
+    def refusal(self, refusal: Refusal) -> dict[str, Any]:
+        """``status``, ``message`` and (but for ``rate_limited``) ``code`` of a refusal."""
+        detail: dict[str, Any] = self.choices["refusals"][refusal.kind]
+        return detail
+
+    def graphql_error(self, refusal: Refusal) -> GraphQLError:
+        detail = self.refusal(refusal)
+        extensions = {"code": detail["code"]} if "code" in detail else None
+        return GraphQLError(detail["message"], extensions=extensions)
+
+    def content_body(self, refusal: Refusal) -> dict[str, Any]:
+        detail = self.refusal(refusal)
+        return {"error": {"code": detail.get("code", "RATE_LIMITED"), "message": detail["message"]}}
+
+    def status_of(self, errors: list[GraphQLError]) -> int:
+        """The HTTP status of a GraphQL answer: the first refusal's, else 200."""
+        for error in errors:
+            code = (error.extensions or {}).get("code")
+            for detail in self.choices["refusals"].values():
+                if code is not None and detail.get("code") == code:
+                    status: int = detail["status"]
+                    return status
+        return 200
 
     # -- tokens --------------------------------------------------------------------------
 
@@ -318,10 +332,15 @@ class State:
     def own_tokens(self, user_id: str) -> list[Token]:
         with self.lock:
             mine = [t for t in self.tokens.values() if t.user_id == user_id]
-        return sorted(mine, key=lambda t: (t.created, t.sequence), reverse=True)
+        order = self.choices["listing_order"]
+        if order == "name_ascending":
+            return sorted(mine, key=lambda t: (t.name, t.sequence))
+        return sorted(
+            mine, key=lambda t: (t.created, t.sequence), reverse=order == "created_descending"
+        )
 
     def create(self, caller: Caller, name: str, organization_id: str) -> tuple[Token, str]:
-        if not name.strip() or len(name) > INDEPENDENT_CHOICES["pat_name"]["max_length"]:
+        if not name.strip() or len(name) > self.choices["pat_name"]["max_length"]:
             raise Refusal("invalid_input")
         with self.lock:
             user = caller.user
@@ -360,7 +379,7 @@ class State:
             self.users[user_id].organizations.pop(organization_id, None)
 
     def masked(self, token: Token) -> str:
-        mask = INDEPENDENT_CHOICES["masked_token"]
+        mask = self.choices["masked_token"]
         visible = token.segment[: int(mask["visible_characters"])]
         return PAT_PREFIX + visible + str(mask["mask_character"]) * int(mask["mask_width"])
 
@@ -372,8 +391,14 @@ class State:
             "name": token.name,
             "token": value,
             "createdDate": _created_text(token.created),
-            "lastUsedDate": None if token.last_used is None else _last_used_text(token.last_used),
+            "lastUsedDate": None if token.last_used is None else self._last_used_text(token),
         }
+
+    def _last_used_text(self, token: Token) -> str:
+        assert token.last_used is not None
+        if self.choices["date_precision"]["lastUsedDate"] == "milliseconds":
+            return _created_text(token.last_used)
+        return _last_used_text(token.last_used)
 
     # -- authentication --------------------------------------------------------------------
 
@@ -382,7 +407,7 @@ class State:
         if known is None or not hmac.compare_digest(known[0], client_secret):
             return None
         now = int(self.clock())
-        lifetime: int = INDEPENDENT_CHOICES["client_token"]["expires_in"]
+        lifetime: int = self.choices["client_token"]["expires_in"]
         claims = {
             "sub": client_id,
             "org": known[1],
@@ -393,7 +418,7 @@ class State:
         }
         return {
             "access_token": jwt.encode(claims, self.signing_key, algorithm="HS256"),
-            "token_type": INDEPENDENT_CHOICES["client_token"]["token_type"],
+            "token_type": self.choices["client_token"]["token_type"],
             "expires_in": lifetime,
             "session_expires_in": SESSION_EXPIRES_IN,
             "scope": CLIENT_SCOPE,
@@ -445,13 +470,14 @@ class State:
     def _touch(self, token: Token) -> None:
         # Null until the first use; after that it moves at most once a minute.
         now = self.clock()
-        interval = INDEPENDENT_CHOICES["last_used_date"]["update_interval_seconds"]
+        interval = self.choices["last_used_date"]["update_interval_seconds"]
         if token.last_used is None or now - token.last_used >= interval:
             token.last_used = now
 
     def admit(self, authorization: str | None) -> None:
         """The rate limit: so many requests a minute per credential."""
-        limit = INDEPENDENT_CHOICES["rate_limit"]["requests_per_minute"]
+        rate_limit = self.choices["rate_limit"]
+        limit = rate_limit["requests_per_minute"] if rate_limit else None
         if not authorization or limit is None:
             return
         key = _digest(authorization)
@@ -460,7 +486,7 @@ class State:
             recent = [t for t in self._requests.get(key, []) if now - t < 60]
             if len(recent) >= limit:
                 self._requests[key] = recent
-                raise Refusal("rate_limited")
+                raise Refusal("rate_limited", max(1, math.ceil(recent[0] + 60 - now)))
             recent.append(now)
             self._requests[key] = recent
 
@@ -468,13 +494,23 @@ class State:
 # -- GraphQL --------------------------------------------------------------------------------
 
 
-def _build_schema() -> GraphQLSchema:
-    schema = build_schema(SCHEMA_SDL)
+def _schema_text(delete_result: dict[str, Any]) -> str:
+    """The SDL, with the delete's result as the choices say (a Boolean, or an object)."""
+    if delete_result["shape"] == "boolean":
+        return SCHEMA_SDL.format(delete_type="Boolean", delete_definition="")
+    kinds = {"token_id": "ID!", "true": "Boolean!", "name": "String!"}
+    name = delete_result["object_type"]
+    fields = "".join(f"  {key}: {kinds[what]}\n" for key, what in delete_result["fields"].items())
+    return SCHEMA_SDL.format(delete_type=name, delete_definition=f"type {name} {{\n{fields}}}\n")
+
+
+def _build_schema(choices: dict[str, Any]) -> GraphQLSchema:
+    schema = build_schema(_schema_text(choices["delete_result"]))
 
     def viewer(_root: Any, info: Any) -> Caller:
         caller: Caller = info.context["caller"]
         if caller.user is not None and caller.organization_id not in caller.user.organizations:
-            raise Refusal("forbidden").graphql_error()
+            raise info.context["state"].graphql_error(Refusal("forbidden"))
         return caller
 
     def viewer_field(name: str) -> Callable[..., Any]:
@@ -508,18 +544,23 @@ def _build_schema() -> GraphQLSchema:
                 info.context["caller"], input["name"], input["organizationId"]
             )
         except Refusal as refusal:
-            raise refusal.graphql_error() from None
+            raise state.graphql_error(refusal) from None
         if state.break_rule == "unmasked_listing":
             info.context["values"][token.id] = value
         return state.token_view(token, value)
 
-    def delete(_root: Any, info: Any, input: dict[str, Any]) -> dict[str, Any]:
+    def delete(_root: Any, info: Any, input: dict[str, Any]) -> dict[str, Any] | bool:
         state: State = info.context["state"]
         try:
             token = state.delete(info.context["caller"], input["id"])
         except Refusal as refusal:
-            raise refusal.graphql_error() from None
-        return {"id": token.id, "deleted": True}
+            raise state.graphql_error(refusal) from None
+        if state.choices["delete_result"]["shape"] == "boolean":
+            return True
+        carried = {"token_id": token.id, "true": True, "name": token.name}
+        return {
+            key: carried[what] for key, what in state.choices["delete_result"]["fields"].items()
+        }
 
     query = schema.query_type
     mutation = schema.mutation_type
@@ -535,20 +576,6 @@ def _build_schema() -> GraphQLSchema:
     fields["personalAccessTokens"].resolve = viewer_tokens
     fields["organizations"].resolve = viewer_organizations
     return schema
-
-
-SCHEMA = _build_schema()
-
-
-def _status_of(errors: list[GraphQLError]) -> int:
-    refusals = INDEPENDENT_CHOICES["refusals"]
-    for error in errors:
-        code = (error.extensions or {}).get("code")
-        for detail in refusals.values():
-            if detail.get("code") == code:
-                status: int = detail["status"]
-                return status
-    return 200
 
 
 # -- HTTP -----------------------------------------------------------------------------------
@@ -585,8 +612,9 @@ class _Handler(BaseHTTPRequestHandler):
         if refusal.kind == "unauthenticated":
             headers["WWW-Authenticate"] = 'Bearer realm="content"'
         if refusal.kind == "rate_limited":
-            headers["Retry-After"] = "1"
-        self._answer(refusal.status, refusal.content_body(), headers)
+            headers["Retry-After"] = str(refusal.retry_after)
+        state = self.server.state
+        self._answer(state.refusal(refusal)["status"], state.content_body(refusal), headers)
 
     def _body(self) -> bytes:
         length = int(self.headers.get("Content-Length") or 0)
@@ -645,8 +673,11 @@ class _Handler(BaseHTTPRequestHandler):
             state.admit(authorization)
             caller = state.authenticate(authorization)
         except Refusal as refusal:
-            headers = {"Retry-After": "1"} if refusal.kind == "rate_limited" else {}
-            self._answer(refusal.status, {"errors": [refusal.graphql_error().formatted]}, headers)
+            headers = {}
+            if refusal.kind == "rate_limited":
+                headers["Retry-After"] = str(refusal.retry_after)
+            error = state.graphql_error(refusal).formatted
+            self._answer(state.refusal(refusal)["status"], {"errors": [error]}, headers)
             return
         try:
             request = json.loads(body or b"null")
@@ -665,13 +696,13 @@ class _Handler(BaseHTTPRequestHandler):
             self._answer(400, {"errors": [{"message": "The document is nested too deeply."}]})
             return
         rules = None if state.introspection else [*specified_rules, NoSchemaIntrospectionCustomRule]
-        problems = validate(SCHEMA, document, rules)
+        problems = validate(self.server.schema, document, rules)
         if problems:
             self._answer(400, {"errors": [p.formatted for p in problems]})
             return
         context = {"state": state, "caller": caller, "values": self.server.values}
         result = execute_sync(
-            SCHEMA,
+            self.server.schema,
             document,
             context_value=context,
             variable_values=variables if isinstance(variables, dict) else None,
@@ -681,7 +712,7 @@ class _Handler(BaseHTTPRequestHandler):
         errors = list(result.errors or [])
         if errors:
             answer["errors"] = [error.formatted for error in errors]
-        self._answer(_status_of(errors), answer)
+        self._answer(state.status_of(errors), answer)
 
     def _content(self) -> None:
         state = self.server.state
@@ -710,15 +741,15 @@ class _Handler(BaseHTTPRequestHandler):
         self._hubs_page(hubs, parse_qs(parts.query))
 
     def _hubs_page(self, hubs: list[Hub], query: dict[str, list[str]]) -> None:
-        pages = INDEPENDENT_CHOICES["pages"]
+        pages = self.server.state.choices["pages"]
         try:
             number = int(query.get("page", ["0"])[0])
             size = int(query.get("size", [str(pages["default_size"])])[0])
         except ValueError:
             number, size = -1, 0
         if number < 0 or size < 1:
-            refusal = Refusal("invalid_input")
-            self._answer(refusal.status, refusal.content_body())
+            refusal, state = Refusal("invalid_input"), self.server.state
+            self._answer(state.refusal(refusal)["status"], state.content_body(refusal))
             return
         size = min(size, pages["maximum_size"])
         total = len(hubs)
@@ -738,23 +769,86 @@ class _Handler(BaseHTTPRequestHandler):
 
     def _hub_view(self, hub: Hub) -> dict[str, Any]:
         href = f"{self.server.urls['base_url']}/v2/content/hubs/{hub.id}"
-        return {
-            "id": hub.id,
-            "name": hub.name,
-            "label": hub.label,
-            "status": "ACTIVE",
-            "region": hub.region,
-            "createdBy": "setup",
-            "createdDate": _created_text(hub.created),
-            "lastModifiedBy": "setup",
-            "lastModifiedDate": _created_text(hub.created),
-            "_links": {"self": {"href": href}},
-        }
+        chosen = self.server.state.choices["hubs"]
+        known = _hub_fields(hub)
+        view = {name: known[name] for name in chosen["fields"]}
+        view["_links"] = {relation: {"href": href} for relation in chosen["links"]}
+        return view
+
+
+def _hub_fields(hub: Hub) -> dict[str, Any]:
+    """Every field this deployment knows for a hub; the choices name those it serves."""
+    return {
+        "id": hub.id,
+        "name": hub.name,
+        "label": hub.label,
+        "description": None,
+        "status": "ACTIVE",
+        "region": hub.region,
+        "settings": {},
+        "createdBy": "setup",
+        "createdDate": _created_text(hub.created),
+        "lastModifiedBy": "setup",
+        "lastModifiedDate": _created_text(hub.created),
+    }
+
+
+HUB_LINKS = ("self", "hub")
+LISTING_ORDERS = ("created_ascending", "created_descending", "name_ascending")
+"""The HAL relations this deployment can serve for a hub (both name the hub itself)."""
+
+
+def _merged(base: dict[str, Any], changes: Mapping[str, Any], where: str = "") -> dict[str, Any]:
+    """``base`` with ``changes`` laid over it, one mapping level at a time; a key ``base``
+    lacks is refused (``ValueError`` naming it)."""
+    merged = copy.deepcopy(base)
+    for key, value in changes.items():
+        if key not in merged:
+            raise ValueError(f"choices: unknown field {where}{key} (known: {sorted(merged)})")
+        if isinstance(merged[key], dict) and isinstance(value, Mapping) and key != "fields":
+            merged[key] = _merged(merged[key], value, f"{where}{key}.")
+        else:
+            merged[key] = copy.deepcopy(value)
+    return merged
+
+
+def _checked(choices: dict[str, Any]) -> dict[str, Any]:
+    """``choices``, refused (``ValueError``) where this deployment cannot serve them."""
+    hubs = choices["hubs"]
+    unknown = [name for name in hubs["fields"] if name not in _hub_fields(_SAMPLE_HUB)]
+    unknown += [relation for relation in hubs["links"] if relation not in HUB_LINKS]
+    if unknown or not {"id", "name"} <= set(hubs["fields"]):
+        raise ValueError(f"choices: hubs cannot serve {unknown} (id and name are always served)")
+    delete = choices["delete_result"]
+    if delete["shape"] not in ("boolean", "object"):
+        raise ValueError(f"choices: delete_result.shape {delete['shape']!r}")
+    if delete["shape"] == "object" and not set(delete["fields"].values()) <= {
+        "token_id",
+        "true",
+        "name",
+    }:
+        raise ValueError(f"choices: delete_result.fields {delete['fields']!r}")
+    if choices["listing_order"] not in (
+        "created_ascending",
+        "created_descending",
+        "name_ascending",
+    ):
+        raise ValueError(f"choices: listing_order {choices['listing_order']!r}")
+    if choices["date_precision"]["lastUsedDate"] not in ("milliseconds", "seconds"):
+        raise ValueError(f"choices: date_precision.lastUsedDate {choices['date_precision']!r}")
+    if choices["masked_token"]["mask_character"] != "*":
+        # Documented: "the rest is replaced by asterisks".
+        raise ValueError("choices: masked_token.mask_character must be '*' (documented)")
+    return choices
+
+
+_SAMPLE_HUB = Hub("0" * 24, "", "", "", "", 0.0)
 
 
 class _Server(ThreadingHTTPServer):
     daemon_threads = True
     state: State
+    schema: GraphQLSchema
     paths: dict[str, str]
     urls: dict[str, str]
     values: dict[str, str]
@@ -841,18 +935,25 @@ def running_independent_deployment(
     *,
     clock: Callable[[], float] = time.time,
     introspection: bool = True,
+    choices: Mapping[str, Any] | None = None,
 ) -> Iterator[IndependentDeployment]:
     """The deployment on 127.0.0.1 (an ephemeral port, a thread), stopped on exit.
 
     ``break_rule``: one of :data:`BROKEN_RULES` to break that documented rule, or ``None``.
     ``clock``: seconds since the epoch (a test moves it to see expiry or lastUsedDate).
-    ``introspection``: ``False`` refuses ``__schema`` and ``__type`` queries."""
+    ``introspection``: ``False`` refuses ``__schema`` and ``__type`` queries.
+    ``choices``: fields of :data:`INDEPENDENT_CHOICES` to choose otherwise (the same shape,
+    only what changes: ``{"rate_limit": {"requests_per_minute": 60}}``); ``.choices`` then
+    says what the deployment does. A field it does not know, or cannot serve, raises
+    ``ValueError``."""
     if break_rule is not None and break_rule not in BROKEN_RULES:
         raise ValueError(f"break_rule must be one of {sorted(BROKEN_RULES)}, not {break_rule!r}")
-    state = State(clock=clock, break_rule=break_rule, introspection=introspection)
+    chosen = _checked(_merged(INDEPENDENT_CHOICES, choices or {}))
+    state = State(clock=clock, break_rule=break_rule, introspection=introspection, choices=chosen)
     keys, users = _populate(state)
     server = _Server(("127.0.0.1", 0), _Handler)
     server.state = state
+    server.schema = _build_schema(chosen)
     server.values = {}
     server.paths = {
         "token": "/identity/oauth/token",
@@ -874,7 +975,7 @@ def running_independent_deployment(
     try:
         yield IndependentDeployment(
             world=world,
-            choices=copy.deepcopy(INDEPENDENT_CHOICES),
+            choices=copy.deepcopy(chosen),
             state=state,
             users=users,
             break_rule=break_rule,

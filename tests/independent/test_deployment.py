@@ -273,8 +273,10 @@ def test_the_rate_limit_answers_429_past_600_a_minute(
     assert graphql(deployment, LIST, bearer).status_code == 200
     refused = graphql(deployment, LIST, bearer)
     assert refused.status_code == 429
-    assert refused.headers["Retry-After"] == "1"
-    clock.now += 60
+    assert refused.headers["Retry-After"] == "60"
+    clock.now += 30
+    assert graphql(deployment, LIST, bearer).headers["Retry-After"] == "30"
+    clock.now += 30
     assert graphql(deployment, LIST, bearer).status_code == 200
 
 
@@ -325,3 +327,46 @@ def test_the_server_stops_on_exit() -> None:
         url = running.world["graphql_url"]
     with pytest.raises(httpx.TransportError):
         httpx.post(url, json={"query": LIST}, timeout=2)
+
+
+def test_choices_can_be_changed_and_say_what_is_served(clock: Clock) -> None:
+    changes = {
+        "delete_result": {"shape": "boolean"},
+        "masked_token": {"visible_characters": 6},
+        "hubs": {"fields": ["id", "name", "settings"], "links": ["self", "hub"]},
+        "listing_order": "name_ascending",
+    }
+    with running_independent_deployment(clock=clock, choices=changes) as changed:
+        assert changed.choices["masked_token"] == {
+            "visible_characters": 6,
+            "mask_character": "*",
+            "mask_width": 16,
+        }
+        made = create(changed, "a first").json()["data"]["createPersonalAccessToken"]
+        tokens = listing(changed)
+        assert [token["name"] for token in tokens] == ["a first", "admin key"]
+        assert tokens[0]["token"] == made["token"][: len(module.PAT_PREFIX) + 6] + "*" * 16
+        delete = graphql(
+            changed,
+            f'mutation {{ deletePersonalAccessToken(input: {{id: "{made["id"]}"}}) }}',
+            changed.world["admin_token"],
+        )
+        assert delete.json() == {"data": {"deletePersonalAccessToken": True}}
+        (hub,) = hubs(changed, size=1).json()["_embedded"]["hubs"]
+        assert list(hub) == ["id", "name", "settings", "_links"]
+        assert list(hub["_links"]) == ["self", "hub"]
+
+
+@pytest.mark.parametrize(
+    ("changes", "named"),
+    [
+        ({"page": {"default_size": 5}}, "unknown field page"),
+        ({"pages": {"default": 5}}, "unknown field pages.default"),
+        ({"hubs": {"fields": ["id", "colour"]}}, "colour"),
+        ({"masked_token": {"mask_character": "#"}}, "asterisks|'\\*'"),
+        ({"listing_order": "random"}, "listing_order"),
+    ],
+)
+def test_choices_it_cannot_serve_are_refused(changes: dict[str, Any], named: str) -> None:
+    with pytest.raises(ValueError, match=named), running_independent_deployment(choices=changes):
+        pass

@@ -143,3 +143,42 @@ def test_without_introspection_an_organization_the_viewer_lacks_still_warns(
         _, end = run_events(chosen, LiveTarget(TargetConfig(world)), every_rule=False)
     (rule,) = (rule for rule in end.rules if rule.rule_id == "ORG-DISCOVERY")
     assert rule.outcome is Outcome.WARNING
+
+
+def test_a_rate_limit_leaves_rules_not_checked_never_failed(tmp_path: Path) -> None:
+    # 60 requests a minute per credential, more than a run's admin token gets: the
+    # documentation shows no rate limit, so a 429 that stands is no finding.
+    with running_independent_deployment(
+        choices={"rate_limit": {"requests_per_minute": 60}}
+    ) as deployment:
+        _, end = run_events(
+            builtin(),
+            LiveTarget(TargetConfig(deployment.world)),
+            allow_writes=True,
+            ledger_path=tmp_path / "ledger.jsonl",
+            max_retry_wait=2.0,
+        )
+    gates = [rule for rule in end.rules if rule.level is Level.GATE]
+    assert not [rule.rule_id for rule in gates if rule.outcome is Outcome.FAILED]
+    limited = [rule for rule in gates if "answered 429" in rule.reason]
+    assert limited, "the run never met the rate limit: the test proves nothing"
+    for rule in gates:
+        if rule.outcome is not Outcome.PASSED:
+            assert rule.rule_id in NOT_CHECKABLE_HERE or "answered 429" in rule.reason
+
+
+def test_the_fakes_choices_pass_too(tmp_path: Path) -> None:
+    # The other side of the same coin: a deployment choosing as the fake does (a Boolean
+    # delete, oldest first, milliseconds everywhere) passes the same way.
+    fake_like = {
+        "delete_result": {"shape": "boolean"},
+        "listing_order": "created_ascending",
+        "date_precision": {"lastUsedDate": "milliseconds"},
+        "last_used_date": {"update_interval_seconds": 0},
+        "masked_token": {"visible_characters": 8, "mask_width": 32},
+        "client_token": {"expires_in": 300, "token_type": "Bearer"},
+    }
+    with running_independent_deployment(choices=fake_like) as deployment:
+        assert deployment.choices["delete_result"]["shape"] == "boolean"
+        end = gate_run(deployment, tmp_path)
+    assert_conforms(end)
