@@ -14,11 +14,13 @@ ephemeral port, in a thread:
 
 The management UI's approval path is a method pair (:meth:`State.request_token`,
 :meth:`State.approve`): a member's requested token is listed but refused until approved.
+With ``control=True`` it also serves the control API patgate's runner uses to set the
+stage on a deployment it may control (users, roles, the UI's token requests, the clock).
 
 Where the documentation is silent it chooses otherwise than patgate's fake, on every field of
-the profile contract; :data:`INDEPENDENT_CHOICES` writes those choices down in that shape.
-``break_rule`` breaks one documented rule on purpose (:data:`BROKEN_RULES`), for the proofs
-that the gate fails it.
+the profile contract; :data:`INDEPENDENT_CHOICES` writes those choices down in that shape,
+and ``choices=`` changes any of them for one deployment. ``break_rule`` breaks one
+documented rule on purpose (:data:`BROKEN_RULES`), for the proofs that the gate fails it.
 """
 
 from __future__ import annotations
@@ -134,6 +136,9 @@ BROKEN_RULES: dict[str, str] = {
     "unmasked_listing": "PAT-LIST-MASKED",
     "member_creates": "PAT-ADMIN-ONLY",
     "never_last_used": "PAT-LAST-USED",
+    "removal_ignored": "PAT-REMOVAL-IMMEDIATE",
+    "pat_expires": "PAT-NO-EXPIRY",
+    "approval_skipped": "PAT-APPROVAL",
 }
 """``break_rule`` switches: each breaks the documented clause behind one gate rule."""
 
@@ -264,6 +269,8 @@ class State:
     """Users, organizations, tokens and hubs; every method takes the lock."""
 
     clock: Callable[[], float] = time.time
+    offset: float = 0.0
+    """Seconds the control API moved this deployment's time forward."""
     break_rule: str | None = None
     choices: dict[str, Any] = field(default_factory=lambda: copy.deepcopy(INDEPENDENT_CHOICES))
     introspection: bool = True
@@ -279,6 +286,10 @@ class State:
     signing_key: bytes = field(default_factory=lambda: secrets.token_bytes(32))
     _sequence: int = 0
     _requests: dict[bytes, list[float]] = field(default_factory=dict)
+
+    def now(self) -> float:
+        """This deployment's time: its clock, plus what the control API added."""
+        return self.clock() + self.offset
 
     # -- refusals ------------------------------------------------------------------------
 
@@ -323,7 +334,7 @@ class State:
                 name=name,
                 segment=segment,
                 digest=_digest(value),
-                created=self.clock(),
+                created=self.now(),
                 sequence=self._sequence,
                 pending=pending,
             )
@@ -407,7 +418,7 @@ class State:
         known = self.clients.get(client_id)
         if known is None or not hmac.compare_digest(known[0], client_secret):
             return None
-        now = int(self.clock())
+        now = int(self.now())
         lifetime: int = self.choices["client_token"]["expires_in"]
         claims = {
             "sub": client_id,
@@ -440,11 +451,17 @@ class State:
                 credential,
                 self.signing_key,
                 algorithms=["HS256"],
-                options={"require": ["exp", "sub", "org"], "verify_exp": False},
+                options={
+                    "require": ["exp", "sub", "org"],
+                    # This deployment judges time by its own clock, below.
+                    "verify_exp": False,
+                    "verify_iat": False,
+                    "verify_nbf": False,
+                },
             )
         except jwt.PyJWTError:
             raise Refusal("unauthenticated") from None
-        if claims["exp"] <= self.clock() or claims["sub"] not in self.clients:
+        if claims["exp"] <= self.now() or claims["sub"] not in self.clients:
             raise Refusal("unauthenticated")
         return Caller(user=None, organization_id=str(claims["org"]))
 
@@ -460,17 +477,22 @@ class State:
                 ),
                 None,
             )
-            if token is None or token.pending:
+            if token is None or token.pending or self._expired(token):
                 raise Refusal("unauthenticated")
             user = self.users[token.user_id]
-            if token.organization_id not in user.organizations:
+            removed = token.organization_id not in user.organizations
+            if removed and self.break_rule != "removal_ignored":
                 raise Refusal("forbidden")
             self._touch(token)
             return Caller(user=user, organization_id=token.organization_id, token=token)
 
+    def _expired(self, token: Token) -> bool:
+        # Documented: "A PAT has no expiry state"; only the switch gives it a day.
+        return self.break_rule == "pat_expires" and self.now() - token.created > 86400
+
     def _touch(self, token: Token) -> None:
         # Null until the first use; after that it moves at most once a minute.
-        now = self.clock()
+        now = self.now()
         interval = self.choices["last_used_date"]["update_interval_seconds"]
         if self.break_rule == "never_last_used":
             return
@@ -484,7 +506,7 @@ class State:
         if not authorization or limit is None:
             return
         key = _digest(authorization)
-        now = self.clock()
+        now = self.now()
         with self.lock:
             recent = [t for t in self._requests.get(key, []) if now - t < 60]
             if len(recent) >= limit:
@@ -512,8 +534,12 @@ def _build_schema(choices: dict[str, Any]) -> GraphQLSchema:
 
     def viewer(_root: Any, info: Any) -> Caller:
         caller: Caller = info.context["caller"]
-        if caller.user is not None and caller.organization_id not in caller.user.organizations:
-            raise info.context["state"].graphql_error(Refusal("forbidden"))
+        state: State = info.context["state"]
+        removed = (
+            caller.user is not None and caller.organization_id not in caller.user.organizations
+        )
+        if removed and state.break_rule != "removal_ignored":
+            raise state.graphql_error(Refusal("forbidden"))
         return caller
 
     def viewer_field(name: str) -> Callable[..., Any]:
@@ -627,7 +653,9 @@ class _Handler(BaseHTTPRequestHandler):
 
     def do_GET(self) -> None:
         path = urlsplit(self.path).path
-        if path.startswith(self.server.paths["content"]):
+        if self.server.control and path.startswith(self.server.paths["control"]):
+            self._control(path, b"")
+        elif path.startswith(self.server.paths["content"]):
             self._content()
         else:
             self._answer(404, {"error": {"code": "NO_ROUTE", "message": "No such path."}})
@@ -635,7 +663,9 @@ class _Handler(BaseHTTPRequestHandler):
     def do_POST(self) -> None:
         path = urlsplit(self.path).path
         body = self._body()
-        if path == self.server.paths["token"]:
+        if self.server.control and path.startswith(self.server.paths["control"]):
+            self._control(path, body)
+        elif path == self.server.paths["token"]:
             self._token(body)
         elif path == self.server.paths["graphql"]:
             self._graphql(body)
@@ -643,6 +673,24 @@ class _Handler(BaseHTTPRequestHandler):
             self._content()
         else:
             self._answer(404, {"error": {"code": "NO_ROUTE", "message": "No such path."}})
+
+    def _control(self, path: str, body: bytes) -> None:
+        """The control API patgate's runner speaks to a deployment it may set the stage on
+        (``control_url``): users, roles, the UI's token requests and the clock. Tests only."""
+        presented = self.headers.get("Authorization", "")
+        if not hmac.compare_digest(presented, f"Bearer {self.server.control}"):
+            self._answer(401, {"error": {"code": "UNAUTHENTICATED", "message": "control key"}})
+            return
+        try:
+            request = json.loads(body) if body else {}
+            answer = self.server.controls.perform(self.command, path, request)
+        except (KeyError, TypeError, ValueError) as error:
+            self._answer(400, {"error": {"code": "BAD_REQUEST", "message": repr(error)}})
+            return
+        if answer is None:
+            self._answer(404, {"error": {"code": "NOT_FOUND", "message": path}})
+        else:
+            self._answer(200, answer)
 
     def _token(self, body: bytes) -> None:
         state = self.server.state
@@ -848,8 +896,72 @@ def _checked(choices: dict[str, Any]) -> dict[str, Any]:
 _SAMPLE_HUB = Hub("0" * 24, "", "", "", "", 0.0)
 
 
+@dataclass
+class _Controls:
+    """What the control API does to one deployment's state."""
+
+    state: State
+    organization_id: str
+    users: dict[str, str]
+    prefix: str
+
+    def perform(self, method: str, path: str, body: dict[str, Any]) -> dict[str, Any] | None:
+        state = self.state
+        route = (method, path[len(self.prefix) :])
+        organization = body.get("organization_id") or self.organization_id
+        if route == ("GET", "/world"):
+            return {"organization_id": self.organization_id, **self.users}
+        if route == ("GET", "/users"):
+            with state.lock:
+                users = [
+                    {"id": user.id, "roles": dict(user.organizations)}
+                    for user in state.users.values()
+                ]
+            return {"users": users}
+        if route == ("POST", "/users/remove"):
+            state.remove_user(str(body["user_id"]), organization)
+            return {"removed": body["user_id"]}
+        if route == ("POST", "/users/role"):
+            with state.lock:
+                role = str(body["role"])
+                if role not in ("admin", "member"):
+                    raise ValueError(f"role {role!r}")
+                state.users[str(body["user_id"])].organizations[organization] = role
+            return {"user_id": body["user_id"], "role": role}
+        if route == ("POST", "/token-requests"):
+            user_id = str(body["user_id"])
+            with state.lock:
+                admin = state.users[user_id].organizations.get(organization) == "admin"
+                token, value = state.mint(
+                    state.users[user_id],
+                    organization,
+                    str(body["name"]),
+                    pending=not admin and state.break_rule != "approval_skipped",
+                )
+            status = "pending" if token.pending else "active"
+            return {"id": token.id, "name": token.name, "value": value, "status": status}
+        if route == ("POST", "/token-requests/approve"):
+            state.approve(str(body["token_id"]))
+            return {"id": body["token_id"], "status": "active"}
+        if route == ("POST", "/token-requests/reject"):
+            with state.lock:
+                state.tokens.pop(str(body["token_id"]))
+            return {"id": body["token_id"], "status": "rejected"}
+        if route == ("POST", "/clock/advance"):
+            seconds = float(body["seconds"])
+            if not 0 <= seconds <= 10 * 365 * 86400:
+                raise ValueError(f"seconds {seconds}")
+            with state.lock:
+                state.offset += seconds
+            return {"now": _created_text(state.now())}
+        return None
+
+
 class _Server(ThreadingHTTPServer):
     daemon_threads = True
+    control: str | None
+    """The control API's key, or ``None`` when the deployment offers no control."""
+    controls: _Controls
     state: State
     schema: GraphQLSchema
     paths: dict[str, str]
@@ -939,6 +1051,7 @@ def running_independent_deployment(
     clock: Callable[[], float] = time.time,
     introspection: bool = True,
     choices: Mapping[str, Any] | None = None,
+    control: bool = False,
 ) -> Iterator[IndependentDeployment]:
     """The deployment on 127.0.0.1 (an ephemeral port, a thread), stopped on exit.
 
@@ -948,7 +1061,10 @@ def running_independent_deployment(
     ``choices``: fields of :data:`INDEPENDENT_CHOICES` to choose otherwise (the same shape,
     only what changes: ``{"rate_limit": {"requests_per_minute": 60}}``); ``.choices`` then
     says what the deployment does. A field it does not know, or cannot serve, raises
-    ``ValueError``."""
+    ``ValueError``.
+    ``control``: also serve the control API patgate's runner uses to set the stage (remove
+    a user, change a role, the UI's token requests, move the clock), named by
+    ``control_url`` and ``control_token`` in :attr:`~IndependentDeployment.world`."""
     if break_rule is not None and break_rule not in BROKEN_RULES:
         raise ValueError(f"break_rule must be one of {sorted(BROKEN_RULES)}, not {break_rule!r}")
     chosen = _checked(_merged(INDEPENDENT_CHOICES, choices or {}))
@@ -962,6 +1078,7 @@ def running_independent_deployment(
         "token": "/identity/oauth/token",
         "graphql": "/asset-management/graphql",
         "content": "/cms/v2/content",
+        "control": "/stage",
     }
     origin = f"http://127.0.0.1:{server.server_address[1]}"
     server.urls = {"base_url": origin + "/cms"}
@@ -971,6 +1088,11 @@ def running_independent_deployment(
         "graphql_url": origin + "/asset-management/graphql",
         **keys,
     }
+    server.control = secrets.token_urlsafe(24) if control else None
+    server.controls = _Controls(state, keys["organization_id"], users, server.paths["control"])
+    if server.control is not None:
+        world["control_url"] = origin + server.paths["control"]
+        world["control_token"] = server.control
     thread = threading.Thread(
         target=server.serve_forever, kwargs={"poll_interval": 0.05}, name="independent-deployment"
     )

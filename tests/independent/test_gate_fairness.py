@@ -80,9 +80,22 @@ def test_the_conforming_deployment_passes_every_gate_rule_it_can_check(tmp_path:
     assert warned == {"TOKEN-LIFETIME"}
 
 
+def test_with_a_control_plane_every_gate_rule_is_checked_and_passes(tmp_path: Path) -> None:
+    # Given the stage controls patgate's own served fake offers (remove a user, demote an
+    # admin, the UI's token requests, move the clock), the rules that need them are checked
+    # against this deployment too: expiry after 3600 s, no expiry after 400 days, approval.
+    with running_independent_deployment(control=True) as deployment:
+        end = gate_run(deployment, tmp_path)
+    count = gate_count(end.rules)
+    assert count.all_checked
+    assert count.failed == 0
+    assert count.passed == len([rule for rule in end.rules if rule.level is Level.GATE])
+    assert end.exit_code == 0
+
+
 @pytest.mark.parametrize("switch", sorted(BROKEN_RULES))
 def test_a_broken_documented_rule_fails_its_gate_rule(tmp_path: Path, switch: str) -> None:
-    with running_independent_deployment(switch) as deployment:
+    with running_independent_deployment(switch, control=True) as deployment:
         end = gate_run(deployment, tmp_path, BROKEN_RULES[switch])
     failed = {rule.rule_id for rule in end.rules if rule.outcome is Outcome.FAILED}
     assert BROKEN_RULES[switch] in failed
