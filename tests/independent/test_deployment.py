@@ -429,3 +429,112 @@ def test_each_control_switch_breaks_its_rule(switch: str, clock: Clock) -> None:
             member = broken.users["member"]
             made = control(broken, "/token-requests", {"user_id": member, "name": "ui"})
             assert made["status"] == "active"
+
+
+# -- different from the fake ------------------------------------------------------------------
+
+
+def probe(client: httpx.Client, world: dict[str, str]) -> dict[str, Any]:
+    """What one client sees of the open points, asking only documented operations (and
+    introspection): the same code for the fake and for this deployment."""
+
+    def ask(query: str, key: str = "admin_token") -> httpx.Response:
+        auth = {"Authorization": "Bearer " + world[key]}
+        return client.post(world["graphql_url"], json={"query": query}, headers=auth)
+
+    def refusal(answer: httpx.Response) -> tuple[int, str, str]:
+        error = answer.json()["errors"][0]
+        return answer.status_code, error["extensions"]["code"], error["message"]
+
+    def create(name: str, key: str = "admin_token") -> httpx.Response:
+        organization = json.dumps(world["organization_id"])
+        return ask(
+            f"mutation {{ createPersonalAccessToken(input: {{name: {json.dumps(name)}, "
+            f"organizationId: {organization}}}) {{ id name token }} }}",
+            key,
+        )
+
+    seen: dict[str, Any] = {}
+    roots = ask("{ __schema { mutationType { fields { name type { kind name } } } } }").json()
+    (delete,) = [
+        field["type"]
+        for field in roots["data"]["__schema"]["mutationType"]["fields"]
+        if field["name"] == "deletePersonalAccessToken"
+    ]
+    seen["delete_result"] = delete["kind"]
+    selection = " { __typename }" if delete["kind"] == "OBJECT" else ""
+    masked = next(t["token"] for t in listing_of(ask))
+    start = masked.rstrip("*")
+    seen["masked_token"] = (len(start) - len(world["pat_prefix"]), len(masked) - len(start))
+    seen["refusals.forbidden"] = refusal(create("by a member", "member_token"))
+    seen["refusals.not_found"] = refusal(
+        ask(f'mutation {{ deletePersonalAccessToken(input: {{id: "nope"}}){selection} }}')
+    )
+    issued = client.post(
+        world["auth_url"] + "/oauth/token",
+        data={
+            "client_id": world["client_id"],
+            "client_secret": world["client_secret"],
+            "grant_type": "client_credentials",
+        },
+    ).json()
+    seen["client_token"] = (issued["expires_in"], issued["token_type"])
+    hubs_url = world["base_url"] + "/v2/content/hubs"
+    auth = {"Authorization": "Bearer " + world["admin_token"]}
+    page = client.get(hubs_url, headers=auth).json()
+    largest = client.get(hubs_url, params={"size": 1000}, headers=auth)
+    # A size over the maximum: refused (the status), or cut down to it (the size served).
+    served = largest.json()["page"]["size"] if largest.status_code == 200 else None
+    seen["pages"] = (page["page"]["size"], largest.status_code, served)
+    hub = page["_embedded"]["hubs"][0]
+    seen["hubs"] = (sorted(hub), sorted(hub["_links"]))
+    long_name = create("n" * 101)
+    made = [create("first").json(), create("second").json()]
+    names = [t["name"] for t in listing_of(ask) if t["name"] in ("first", "second")]
+    seen["listing_order"] = names
+    seen["pat_name"] = "refused" if long_name.json().get("errors") else "accepted"
+    value = made[0]["data"]["createPersonalAccessToken"]["token"]
+    ask("{ viewer { id } }", "admin_token")
+    client.post(
+        world["graphql_url"],
+        json={"query": "{ viewer { id } }"},
+        headers={"Authorization": "Bearer " + value},
+    )
+    (used,) = [t["lastUsedDate"] for t in listing_of(ask) if t["name"] == "first"]
+    seen["date_precision"] = "milliseconds" if "." in used else "seconds"
+    return seen
+
+
+def listing_of(ask: Any) -> list[dict[str, Any]]:
+    answer = ask("{ viewer { personalAccessTokens { name token lastUsedDate } } }")
+    tokens: list[dict[str, Any]] = answer.json()["data"]["viewer"]["personalAccessTokens"]
+    return tokens
+
+
+def test_it_differs_from_the_fake_on_at_least_8_open_points() -> None:
+    from patgate import Fake
+
+    fake = Fake()
+    with httpx.Client(transport=fake.httpx_transport()) as client:
+        fakes = probe(client, fake.world)
+    with running_independent_deployment() as deployment, httpx.Client() as client:
+        ours = probe(client, deployment.world)
+    differing = sorted(point for point in ours if ours[point] != fakes[point])
+    assert len(differing) >= 8, (differing, ours, fakes)
+    # And what it shows is what it declares.
+    choices = INDEPENDENT_CHOICES
+    assert ours["delete_result"] == "OBJECT"
+    mask = choices["masked_token"]
+    assert ours["masked_token"] == (mask["visible_characters"], mask["mask_width"])
+    forbidden = choices["refusals"]["forbidden"]
+    assert ours["refusals.forbidden"] == (
+        forbidden["status"],
+        forbidden["code"],
+        forbidden["message"],
+    )
+    assert ours["client_token"] == (3600, "bearer")
+    assert ours["pages"] == (10, 200, 50)
+    assert ours["hubs"] == (sorted([*choices["hubs"]["fields"], "_links"]), ["self"])
+    assert ours["listing_order"] == ["second", "first"]
+    assert ours["pat_name"] == "refused"
+    assert ours["date_precision"] == "seconds"
