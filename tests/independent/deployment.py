@@ -91,8 +91,8 @@ INDEPENDENT_CHOICES: dict[str, Any] = {
         },
         "not_found": {
             "status": 404,
-            "code": "TOKEN_NOT_FOUND",
-            "message": "No such personal access token.",
+            "code": "RESOURCE_NOT_FOUND",
+            "message": "Nothing of that id is yours to see.",
         },
         "token_limit": {
             "status": 422,
@@ -104,7 +104,11 @@ INDEPENDENT_CHOICES: dict[str, Any] = {
             "code": "INVALID_ARGUMENT",
             "message": "The input is not valid.",
         },
-        "rate_limited": {"status": 429, "message": "Request quota exceeded; retry later."},
+        "rate_limited": {
+            "status": 429,
+            "code": None,
+            "message": "Request quota exceeded; retry later.",
+        },
     },
     "client_token": {"expires_in": 3600, "token_type": "bearer"},
     "hubs": {
@@ -113,7 +117,6 @@ INDEPENDENT_CHOICES: dict[str, Any] = {
             "name",
             "label",
             "status",
-            "region",
             "createdBy",
             "createdDate",
             "lastModifiedBy",
@@ -251,7 +254,6 @@ class Hub:
     organization_id: str
     name: str
     label: str
-    region: str
     created: float
 
 
@@ -300,22 +302,13 @@ class State:
 
     def graphql_error(self, refusal: Refusal) -> GraphQLError:
         detail = self.refusal(refusal)
-        extensions = {"code": detail["code"]} if "code" in detail else None
+        code = detail.get("code")
+        extensions = {"code": code} if code is not None else None
         return GraphQLError(detail["message"], extensions=extensions)
 
     def content_body(self, refusal: Refusal) -> dict[str, Any]:
         detail = self.refusal(refusal)
-        return {"error": {"code": detail.get("code", "RATE_LIMITED"), "message": detail["message"]}}
-
-    def status_of(self, errors: list[GraphQLError]) -> int:
-        """The HTTP status of a GraphQL answer: the first refusal's, else 200."""
-        for error in errors:
-            code = (error.extensions or {}).get("code")
-            for detail in self.choices["refusals"].values():
-                if code is not None and detail.get("code") == code:
-                    status: int = detail["status"]
-                    return status
-        return 200
+        return {"errors": [{"code": detail.get("code"), "message": detail["message"]}]}
 
     # -- tokens --------------------------------------------------------------------------
 
@@ -500,7 +493,7 @@ class State:
             token.last_used = now
 
     def admit(self, authorization: str | None) -> None:
-        """The rate limit: so many requests a minute per credential."""
+        """The GraphQL rate limit: so many requests a minute per credential."""
         rate_limit = self.choices["rate_limit"]
         limit = rate_limit["requests_per_minute"] if rate_limit else None
         if not authorization or limit is None:
@@ -610,6 +603,9 @@ def _build_schema(choices: dict[str, Any]) -> GraphQLSchema:
 # -- HTTP -----------------------------------------------------------------------------------
 
 
+_NO_ROUTE = {"errors": [{"code": "NO_ROUTE", "message": "No such path."}]}
+
+
 class _Handler(BaseHTTPRequestHandler):
     protocol_version = "HTTP/1.1"
     server: _Server
@@ -658,7 +654,7 @@ class _Handler(BaseHTTPRequestHandler):
         elif path.startswith(self.server.paths["content"]):
             self._content()
         else:
-            self._answer(404, {"error": {"code": "NO_ROUTE", "message": "No such path."}})
+            self._answer(404, _NO_ROUTE)
 
     def do_POST(self) -> None:
         path = urlsplit(self.path).path
@@ -672,7 +668,7 @@ class _Handler(BaseHTTPRequestHandler):
         elif path.startswith(self.server.paths["content"]):
             self._content()
         else:
-            self._answer(404, {"error": {"code": "NO_ROUTE", "message": "No such path."}})
+            self._answer(404, _NO_ROUTE)
 
     def _control(self, path: str, body: bytes) -> None:
         """The control API patgate's runner speaks to a deployment it may set the stage on
@@ -763,13 +759,14 @@ class _Handler(BaseHTTPRequestHandler):
         errors = list(result.errors or [])
         if errors:
             answer["errors"] = [error.formatted for error in errors]
-        self._answer(state.status_of(errors), answer)
+        # A refusal inside an executed document answers 200 with errors (and the field
+        # null); only what is refused before it executes carries the refusal's status.
+        self._answer(200, answer)
 
     def _content(self) -> None:
         state = self.server.state
         authorization = self.headers.get("Authorization")
         try:
-            state.admit(authorization)
             caller = state.authenticate(authorization)
             if caller.user is not None and not caller.user.content:
                 raise Refusal("forbidden")
@@ -779,13 +776,14 @@ class _Handler(BaseHTTPRequestHandler):
         parts = urlsplit(self.path)
         rest = parts.path[len(self.server.paths["content"]) :].strip("/").split("/")
         if self.command != "GET" or rest[0] != "hubs" or len(rest) > 2:
-            self._answer(404, {"error": {"code": "NO_ROUTE", "message": "No such path."}})
+            self._answer(404, _NO_ROUTE)
             return
         hubs = [hub for hub in state.hubs if hub.organization_id == caller.organization_id]
         if len(rest) == 2:
             hub = next((h for h in hubs if h.id == rest[1]), None)
             if hub is None:
-                self._answer(404, {"error": {"code": "HUB_NOT_FOUND", "message": "No such hub."}})
+                missing = Refusal("not_found")
+                self._answer(state.refusal(missing)["status"], state.content_body(missing))
             else:
                 self._answer(200, self._hub_view(hub), content_type="application/hal+json")
             return
@@ -798,11 +796,10 @@ class _Handler(BaseHTTPRequestHandler):
             size = int(query.get("size", [str(pages["default_size"])])[0])
         except ValueError:
             number, size = -1, 0
-        if number < 0 or size < 1:
+        if number < 0 or not 1 <= size <= pages["maximum_size"]:
             refusal, state = Refusal("invalid_input"), self.server.state
             self._answer(state.refusal(refusal)["status"], state.content_body(refusal))
             return
-        size = min(size, pages["maximum_size"])
         total = len(hubs)
         shown = hubs[number * size : (number + 1) * size]
         listing = self.server.urls["base_url"] + "/v2/content/hubs"
@@ -835,7 +832,6 @@ def _hub_fields(hub: Hub) -> dict[str, Any]:
         "label": hub.label,
         "description": None,
         "status": "ACTIVE",
-        "region": hub.region,
         "settings": {},
         "createdBy": "setup",
         "createdDate": _created_text(hub.created),
@@ -893,7 +889,7 @@ def _checked(choices: dict[str, Any]) -> dict[str, Any]:
     return choices
 
 
-_SAMPLE_HUB = Hub("0" * 24, "", "", "", "", 0.0)
+_SAMPLE_HUB = Hub("0" * 24, "", "", "", 0.0)
 
 
 @dataclass
@@ -1023,11 +1019,9 @@ def _populate(state: State) -> tuple[dict[str, str], dict[str, str]]:
         values[key] = state.mint(user, organization, f"{key} key")[1]
     state.remove_user(users["removed"], organization)
     now = state.clock()
-    for index, (name, region) in enumerate((("news", "eu"), ("shop", "us"), ("blog", "ap"))):
-        state.hubs.append(
-            Hub(secrets.token_hex(12), organization, name, name.title(), region, now - index)
-        )
-    state.hubs.append(Hub(secrets.token_hex(12), other, "secret", "Secret", "eu", now))
+    for index, name in enumerate(("news", "shop", "blog")):
+        state.hubs.append(Hub(secrets.token_hex(12), organization, name, name.title(), now - index))
+    state.hubs.append(Hub(secrets.token_hex(12), other, "secret", "Secret", now))
     client_id = f"client-{secrets.token_hex(6)}"
     client_secret = secrets.token_urlsafe(24)
     state.clients[client_id] = (client_secret, organization)

@@ -201,8 +201,8 @@ def test_open_points_at_their_edges_pass(tmp_path: Path) -> None:
     # Each choice the documentation leaves open, pushed to a far value at once, on a
     # deployment that answers no introspection.
     edges = {
-        "pat_name": {"max_length": 30},
-        "masked_token": {"visible_characters": 0, "mask_width": 1},
+        "pat_name": {"max_length": 32},
+        "masked_token": {"visible_characters": 1, "mask_width": 1},
         "pages": {"default_size": 1, "maximum_size": 1},
         "delete_result": {"object_type": "Gone", "fields": {"name": "name"}},
         "listing_order": "name_ascending",
