@@ -976,7 +976,8 @@ class IndependentDeployment:
     world: dict[str, str]
     """The target file's keys (URLs, client credentials, organization id, four PATs)."""
     choices: dict[str, Any]
-    """:data:`INDEPENDENT_CHOICES`, a copy."""
+    """What this deployment chose: :data:`INDEPENDENT_CHOICES` with the ``choices=`` given
+    laid over it, in the profile contract's shape (a copy)."""
     state: State
     users: dict[str, str]
     """``admin``, ``member``, ``removed``, ``unpermitted`` -> user id."""
@@ -1064,9 +1065,10 @@ def running_independent_deployment(
     chosen = _checked(_merged(INDEPENDENT_CHOICES, choices or {}))
     state = State(clock=clock, break_rule=break_rule, introspection=introspection, choices=chosen)
     keys, users = _populate(state)
+    schema = _build_schema(chosen)
     server = _Server(("127.0.0.1", 0), _Handler)
     server.state = state
-    server.schema = _build_schema(chosen)
+    server.schema = schema
     server.values = {}
     server.paths = {
         "token": "/identity/oauth/token",
