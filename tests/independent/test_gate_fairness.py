@@ -8,10 +8,12 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
 
+from patgate.cli import main
 from patgate.levels import Level
 from patgate.runner import LiveTarget, TargetConfig
 from patgate.runner.events import Outcome, RunFinished
@@ -215,3 +217,33 @@ def test_open_points_at_their_edges_pass(tmp_path: Path) -> None:
     with running_independent_deployment(choices=edges, introspection=False) as deployment:
         end = gate_run(deployment, tmp_path)
     assert_conforms(end)
+
+
+def test_what_a_rate_limit_left_behind_is_deleted_by_patgate_cleanup(tmp_path: Path) -> None:
+    # A delete refused with 429 leaves its token on the target: the run says so and names
+    # the command; once the limit's minute has passed, that command deletes it.
+    shift = {"seconds": 0.0}
+
+    def clock() -> float:
+        return time.time() + shift["seconds"]
+
+    ledger = tmp_path / "ledger.jsonl"
+    limited = {"rate_limit": {"requests_per_minute": 40}}
+    with running_independent_deployment(clock=clock, choices=limited) as deployment:
+        _, end = run_events(
+            builtin(),
+            LiveTarget(TargetConfig(deployment.world)),
+            allow_writes=True,
+            ledger_path=ledger,
+            retry_budget=0.0,
+        )
+        assert end.tallies is not None
+        assert end.tallies.tokens_leaked > 0, "no delete met the limit: nothing to clean up"
+        assert end.exit_code == 1
+        world = deployment.write_world(tmp_path / "world.json")
+        cleanup = ["cleanup", "--world", str(world), "--ledger", str(ledger)]
+        assert main(cleanup) == 1  # still within the limit's minute: refused again
+        shift["seconds"] += 61
+        assert main(cleanup) == 0
+        left = sorted(token.name for token in deployment.state.tokens.values())
+    assert left == ["admin key", "member key", "removed key", "unpermitted key"]
