@@ -29,12 +29,14 @@ from typing import Any
 from graphql import (
     DocumentNode,
     FieldNode,
+    GraphQLID,
     GraphQLList,
     GraphQLNonNull,
     GraphQLObjectType,
     GraphQLOutputType,
     GraphQLScalarType,
     GraphQLSchema,
+    GraphQLString,
     OperationDefinitionNode,
     OperationType,
     Undefined,
@@ -59,6 +61,10 @@ class _Field:
     leaf: GraphQLScalarType | None
     """The scalar type of a leaf; ``None`` for an object (see :attr:`fields`)."""
     fields: tuple[_Field, ...]
+    reads_dict: bool
+    """Resolved by the default resolver, which reads a dict source's key directly."""
+    text_leaf: bool
+    """A single ``String`` or ``ID``: a ``str`` value serializes to itself."""
 
 
 @dataclass(frozen=True)
@@ -162,13 +168,18 @@ def _field(
     if isinstance(inner, GraphQLScalarType):
         if node.selection_set is not None:
             raise _NoPlan
-        return _Field(key, name, resolve, non_null, is_list, item_non_null, inner, ())
+        text = not is_list and inner in (GraphQLString, GraphQLID)
+        reads = resolve is default_resolver
+        return _Field(key, name, resolve, non_null, is_list, item_non_null, inner, (), reads, text)
     if not isinstance(inner, GraphQLObjectType) or inner.is_type_of is not None:
         raise _NoPlan  # enums, interfaces, unions, lists of lists
     if node.selection_set is None:
         raise _NoPlan
     children = _fields(inner, node.selection_set.selections, default_resolver)
-    return _Field(key, name, resolve, non_null, is_list, item_non_null, None, children)
+    reads = resolve is default_resolver
+    return _Field(
+        key, name, resolve, non_null, is_list, item_non_null, None, children, reads, False
+    )
 
 
 def run_plan(plan: Plan, context: object) -> dict[str, Any] | None:
@@ -181,9 +192,16 @@ def run_plan(plan: Plan, context: object) -> dict[str, Any] | None:
 
 def _object(fields: tuple[_Field, ...], source: Any, context: object) -> dict[str, Any]:
     data: dict[str, Any] = {}
+    plain = type(source) is dict
     for field in fields:
-        value = field.resolve(source, _Info(field.name, context))
-        data[field.key] = _complete(field, value, context)
+        if plain and field.reads_dict:
+            value = source.get(field.name)  # what the default resolver does with a dict
+        else:
+            value = field.resolve(source, _Info(field.name, context))
+        if field.text_leaf and type(value) is str:
+            data[field.key] = value  # what String and ID serialize a str to: itself
+        else:
+            data[field.key] = _complete(field, value, context)
     return data
 
 
