@@ -1,4 +1,4 @@
-"""The reference server of ``benchmarks/loopback.py``: a bare stdlib ``ThreadingHTTPServer``.
+"""The reference server of the loopback benchmarks: a bare stdlib ``ThreadingHTTPServer``.
 
 ``python -m benchmarks._bare_server GET_BODY POST_BODY`` answers every GET with the bytes of
 the file GET_BODY and every POST with those of POST_BODY (JSON, HTTP/1.1 keep-alive, Nagle's

@@ -14,7 +14,7 @@ urls=FakeUrls.same_origin(base))``) through ``fake.handle``, in a process of its
 The reference is ``benchmarks/_bare_server.py`` answering the pages ``patgate serve`` gave,
 canned. wrk (one thread, keep-alive) loads one server at a time at 1 and 4 connections, for
 the hubs GET with the admin's PAT (goal: at least 0.7x the bare server) and the GraphQL token
-listing (at least 0.5x), the goals of ``benchmarks/loopback.py``. Each round runs every server
+listing (at least 0.7x), the goals of ``benchmarks/loopback.py``. Each round runs every server
 once per request and connection count, in an order that reverses every round. Each front's
 result is its requests/s and its per-round ratio to the bare server's.
 

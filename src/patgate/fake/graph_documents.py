@@ -26,8 +26,8 @@ invalid text is always validated itself, so its errors name its own aliases and 
 from __future__ import annotations
 
 from collections.abc import Hashable
-from dataclasses import dataclass
-from typing import Any
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
 
 from graphql import DocumentNode, GraphQLError, parse, validate
 from graphql.language import FieldNode, Node
@@ -35,6 +35,9 @@ from graphql.language import FieldNode, Node
 from patgate.fake.bounded_cache import BoundedCache
 from patgate.fake.graph_schema import graph_schema
 from patgate.fake.profile import DeleteResult
+
+if TYPE_CHECKING:
+    from patgate.fake.graph_plans import Plan
 
 __all__ = [
     "DOCUMENT_CACHE_BYTES",
@@ -72,6 +75,9 @@ class Prepared:
 
     document: DocumentNode | None
     errors: tuple[GraphQLError, ...]
+    plans: dict[str | None, Plan | None] = field(default_factory=dict, compare=False, repr=False)
+    """Per operation name, the document's plan (:mod:`patgate.fake.graph_plans`) or
+    ``None`` (graphql-core executes it); filled by the executor on first use."""
 
 
 def _names(node: Any, fields: set[str], aliases: list[str]) -> None:

@@ -301,7 +301,12 @@ class RequestLog(Sequence[LoggedRequest]):
         logged: list[tuple[str, str]] = []
         size = _ENTRY_COST + len(url)
         for name, value in request.headers[:MAX_LOGGED_HEADERS]:
-            if (
+            if name == "authorization" and not suspect(name):
+                # On every authenticated request: its scheme stays, nothing else (as
+                # _redact_header would log it, without searching the value it drops).
+                found = _auth_scheme(value)
+                value = REDACTED if found in (None, REDACTED) else f"{found} {REDACTED}"
+            elif (
                 name in _AUTHORIZATION
                 or name in _SECRET_HEADERS
                 or len(name) > MAX_HEADER_NAME
