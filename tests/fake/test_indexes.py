@@ -108,3 +108,37 @@ def test_a_user_sees_only_their_own_tokens_among_many() -> None:
         listed = deployment.list_tokens(person)
         assert [t.name for t in listed] == [f"{person.user_id}-{n}" for n in range(3)]
         assert {t.user_id for t in listed} == {person.user_id}
+
+
+def test_a_hub_is_read_by_its_id_among_a_hundred_thousand_without_a_walk() -> None:
+    deployment = Deployment()
+    mine, other = deployment.add_organization("Mine"), deployment.add_organization("Other")
+    admin = _admin(deployment, mine.id)
+    stranger = _admin(deployment, other.id, "Bo")
+    hubs = [
+        deployment.add_hub(mine.id, f"hub-{n}", created_by=admin.user_id) for n in range(100_000)
+    ]
+    theirs = deployment.add_hub(other.id, "their-hub", created_by=stranger.user_id)
+    deployment.hubs = _NoWalkList(deployment.hubs)
+    # Neither the hub list nor the organization's own list of hubs is walked.
+    deployment._hubs_by_organization[mine.id] = _NoWalkList(hubs)
+    for hub in (hubs[0], hubs[50_000], hubs[-1]):
+        assert deployment.read_hub(admin, hub.id) is hub
+    assert deployment.read_hub(stranger, theirs.id) is theirs
+    for principal, hub_id in ((admin, theirs.id), (stranger, hubs[7].id), (admin, "nope")):
+        with pytest.raises(NotFound):
+            deployment.read_hub(principal, hub_id)
+
+
+def test_a_restored_state_reads_its_hubs_by_id() -> None:
+    deployment = Deployment()
+    org = deployment.add_organization("Acme")
+    admin = _admin(deployment, org.id)
+    hub = deployment.add_hub(org.id, "kept", created_by=admin.user_id)
+    gone = deployment.add_hub(org.id, "gone", created_by=admin.user_id)
+    deployment.replace_state(
+        deployment.organizations.values(), deployment.users.values(), [], [hub], []
+    )
+    assert deployment.read_hub(admin, hub.id) is hub
+    with pytest.raises(NotFound):
+        deployment.read_hub(admin, gone.id)
