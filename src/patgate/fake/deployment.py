@@ -583,6 +583,13 @@ class Deployment:
             raise NotFound("no such pending token request", rule_id="PAT-APPROVAL")
         return record
 
+    def find_hub(self, hub_id: str) -> Hub | None:
+        """The hub with ``hub_id`` in any organization, or ``None`` (no permission check:
+        for control code and the state journal)."""
+        with self._lock:
+            filed = self._hubs_by_id.get(hub_id)
+            return filed[1] if filed is not None else None
+
     def user(self, user_id: str) -> User:
         """The user with ``user_id``; :class:`NotFound` for an unknown id."""
         try:

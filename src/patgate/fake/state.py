@@ -139,7 +139,7 @@ def changed_records(deployment: Deployment, taken: Taken) -> dict[str, Any]:
         "organizations": lambda key: _maybe(_organization_json, d.organizations.get(key)),
         "users": lambda key: _maybe(_user_json, d.users.get(key)),
         "clients": lambda key: _maybe(_client_json, d.clients.get(key)),
-        "hubs": lambda key: _maybe(_hub_json, _hub_by_id(d, key)),
+        "hubs": lambda key: _maybe(_hub_json, d.find_hub(key)),
         "tokens": lambda key: _maybe(_token_json, d.tokens.get(key)),
     }
     for store, keys in taken.keys.items():
@@ -154,13 +154,6 @@ def changed_records(deployment: Deployment, taken: Taken) -> dict[str, Any]:
 
 def _maybe(write: Callable[[Any], dict[str, Any]], record: Any) -> dict[str, Any] | None:
     return None if record is None else write(record)
-
-
-def _hub_by_id(deployment: Deployment, hub_id: str) -> Hub | None:
-    for hub in reversed(deployment.hubs):  # a hub just added is the last one
-        if hub.id == hub_id:
-            return hub
-    return None
 
 
 def apply_changes(state: dict[str, Any], entry: dict[str, Any]) -> dict[str, Any]:
