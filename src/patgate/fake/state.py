@@ -69,6 +69,11 @@ def _client_json(c: ApiClient) -> dict[str, Any]:
     }
 
 
+def _settings_copy(settings: Any) -> Any:
+    # Most hubs have no settings: an empty dict is copied without deepcopy's bookkeeping.
+    return {} if type(settings) is dict and not settings else copy.deepcopy(settings)
+
+
 def _hub_json(h: Hub) -> dict[str, Any]:
     return {
         "id": h.id,
@@ -77,7 +82,7 @@ def _hub_json(h: Hub) -> dict[str, Any]:
         "label": h.label,
         "description": h.description,
         "status": h.status,
-        "settings": copy.deepcopy(h.settings),
+        "settings": _settings_copy(h.settings),
         "created_by": h.created_by,
         "created_date": _when(h.created_date),
         "last_modified_by": h.last_modified_by,
@@ -242,7 +247,7 @@ def _hub(h: dict[str, Any]) -> Hub:
         label=h["label"],
         description=h["description"],
         status=h["status"],
-        settings=copy.deepcopy(h["settings"]),
+        settings=_settings_copy(h["settings"]),
         created_by=h["created_by"],
         created_date=datetime.fromisoformat(h["created_date"]),
         last_modified_by=h["last_modified_by"],
