@@ -1,17 +1,27 @@
-"""Per test: ``patgate_fake`` plus one hubs GET, against pytest-httpx's ``httpx_mock`` plus one
-GET, in the same pytest session; and what the first test using the fake pays once.
+"""Per test, whole session: what a test using ``patgate_fake`` and sending one GET adds to a
+pytest session, beside the same test written with pytest-httpx, respx and responses; and
+what the first test using the fake pays once.
 
-A generated test file alternates the two kinds of test (mock, fake, mock, fake, ...). A small
-plugin sums each test's set-up, call and teardown durations as pytest reports them. Every
-session is a fresh interpreter with a warm bytecode cache, as on a developer's machine. A
-mock test comes first, so what the session's first test pays whatever it uses (the test
-file's shared httpx client, about 45 ms for its SSL context, and the session fixtures of
-other installed plugins) is not counted as the fake's.
+Each contender runs in a pytest session of its own, in a fresh interpreter with a warm
+bytecode cache, as on a developer's machine: ``N`` tests, each taking its fixture (or
+opening its mock), adding a canned answer where the library needs one, and sending one GET.
+The same file with no tests is the empty session. A contender's per-test cost is its
+session's time minus the empty session's, divided by ``N``: pytest's own work per test, the
+fixture's set-up and teardown, the request, garbage collection and every one-time cost (the
+fake's first test among them) all count. A session's time is the CPU time (user and system)
+of its test loop (``pytest_runtestloop``, from the first test's set-up to the last one's
+teardown), which other work on a shared machine disturbs far less than wall time, and
+which leaves out the interpreter's start and the collection, the same for every session
+and noisier than what is measured; every contender is CPU-bound (nothing sleeps or waits
+on a socket). Every session imports the same libraries and makes its clients at import,
+and opens with one plain test, so none of that is counted as a contender's. Each round
+runs every session once, in a rotating order; the ratios are taken per round.
 
-- per-test cost: the median over the tests of each kind (the first of each kind excluded),
-  median across sessions. Goal: the fake within 1.5x of pytest-httpx.
-- one-time cost: the first fake test's duration minus the session's median fake test.
-  Goal: under 150 ms.
+- the fake through httpx against pytest-httpx's ``httpx_mock`` (goal: at most 1.2x) and
+  respx (goal: at most 1.0x);
+- the fake through requests against responses (goal: at most 1.0x);
+- one-time cost: the first fake test's duration minus the session's median fake test, as
+  pytest reports them. Goal: under 150 ms.
 """
 
 from __future__ import annotations
@@ -27,43 +37,77 @@ from pathlib import Path
 from benchmarks.registry import Benchmark, Plan
 from benchmarks.timing import Goal, Result, compare
 
-__all__ = ["run"]
+__all__ = ["BENCHMARKS", "KINDS", "run"]
 
-RATIO_GOAL = 1.5
+HTTPX_RATIO_GOAL = 1.2
+RESPONSES_RATIO_GOAL = 1.0
 ONE_TIME_GOAL_MS = 150.0
-TESTS_PER_KIND = 60
+TESTS = 200
+
+KINDS = ("empty", "fake_httpx", "pytest_httpx", "respx", "fake_requests", "responses")
+"""The sessions of a round: the empty one, then one per contender."""
 
 _TESTS = """
+import os
+
 import httpx
 import pytest
+import requests
+import respx
+import responses
 
 HUBS = "https://api.amplience.net/v2/content/hubs"
+KIND = os.environ["PATGATE_BENCH_KIND"]
+COUNT = 0 if KIND == "empty" else int(os.environ["PATGATE_BENCH_TESTS"])
+HTTP = httpx.Client()
+SESSION = requests.Session()
+PAGE = {"page": {"totalElements": 3}}
 
 
-@pytest.fixture(scope="session")
-def http():
-    with httpx.Client() as client:
-        yield client
+def test_a_plain_first_test():
+    pass
 
 
 @pytest.mark.parametrize("n", range(COUNT))
-@pytest.mark.parametrize("kind", ["mock", "fake"])
-def test_one_get(request, http, kind, n):
-    if kind == "fake":
+def test_one_get(request, n):
+    if KIND in ("fake_httpx", "fake_requests"):
         world = request.getfixturevalue("patgate_world")
-        answer = http.get(HUBS, headers={"Authorization": "Bearer " + world["admin_token"]})
-        assert answer.json()["page"]["totalElements"] == 3
-    else:
+        auth = {"Authorization": "Bearer " + world["admin_token"]}
+        if KIND == "fake_httpx":
+            answer = HTTP.get(HUBS, headers=auth).json()
+        else:
+            answer = SESSION.get(HUBS, headers=auth).json()
+    elif KIND == "pytest_httpx":
         httpx_mock = request.getfixturevalue("httpx_mock")
-        httpx_mock.add_response(url=HUBS, json={"page": {"totalElements": 3}})
-        answer = http.get(HUBS, headers={"Authorization": "Bearer x"})
-        assert answer.json()["page"]["totalElements"] == 3
+        httpx_mock.add_response(url=HUBS, json=PAGE)
+        answer = HTTP.get(HUBS, headers={"Authorization": "Bearer x"}).json()
+    elif KIND == "respx":
+        with respx.mock() as router:
+            router.get(HUBS).respond(json=PAGE)
+            answer = HTTP.get(HUBS, headers={"Authorization": "Bearer x"}).json()
+    else:
+        with responses.RequestsMock() as mock:
+            mock.add(responses.GET, HUBS, json=PAGE)
+            answer = SESSION.get(HUBS, headers={"Authorization": "Bearer x"}).json()
+    assert answer["page"]["totalElements"] == 3
 """
 
 _PLUGIN = """
-import json, os
+import json, os, time
+
+import pytest
 
 durations = {}
+loop = {}
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtestloop(session):
+    started = time.process_time()
+    try:
+        return (yield)
+    finally:
+        loop["cpu"] = time.process_time() - started
 
 
 def pytest_runtest_logreport(report):
@@ -71,70 +115,102 @@ def pytest_runtest_logreport(report):
     durations[report.nodeid] += report.duration
 
 
-def pytest_sessionfinish(session):
+def pytest_unconfigure(config):
     with open(os.environ["PATGATE_BENCH_OUT"], "w") as out:
-        json.dump(durations, out)
+        json.dump({"loop": loop["cpu"], "durations": durations}, out)
 """
 
 
-def _session(folder: Path) -> tuple[list[float], list[float]]:
-    """Seconds per test of each kind, in run order, from one fresh pytest session."""
+def _session(folder: Path, kind: str, tests: int) -> tuple[float, list[float]]:
+    """CPU seconds of one fresh pytest session's test loop, and its tests' durations."""
     out = folder / "durations.json"
     environment = dict(os.environ)
     environment.pop("PYTHONDONTWRITEBYTECODE", None)
-    environment["PYTHONPYCACHEPREFIX"] = str(folder / "pycache")
-    environment["PATGATE_BENCH_OUT"] = str(out)
+    environment.update(
+        PYTHONPYCACHEPREFIX=str(folder / "pycache"),
+        PATGATE_BENCH_OUT=str(out),
+        PATGATE_BENCH_KIND=kind,
+        PATGATE_BENCH_TESTS=str(tests),
+        PYTHONPATH=os.pathsep.join([str(folder), *filter(None, [os.environ.get("PYTHONPATH")])]),
+    )
     command = [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-p", "timer"]
     done = subprocess.run(
         [*command, "test_per_test.py"],
         cwd=folder,
-        env={**environment, "PYTHONPATH": str(folder)},
+        env=environment,
         capture_output=True,
         text=True,
         timeout=600,
         check=False,
     )
     if done.returncode != 0:
-        raise RuntimeError(f"the per-test session failed:\n{done.stdout}{done.stderr}")
-    durations: dict[str, float] = json.loads(out.read_text(encoding="utf-8"))
-    fake = [seconds for node, seconds in durations.items() if "[fake-" in node]
-    mock = [seconds for node, seconds in durations.items() if "[mock-" in node]
-    return fake, mock
+        raise RuntimeError(f"the {kind} session failed:\n{done.stdout}{done.stderr}")
+    measured = json.loads(out.read_text(encoding="utf-8"))
+    durations: dict[str, float] = measured["durations"]
+    return measured["loop"], [s for node, s in durations.items() if "test_one_get[" in node]
 
 
 def run(plan: Plan) -> list[Result]:
-    """Fresh sessions of ``TESTS_PER_KIND`` tests of each kind (fewer in a quick run)."""
+    """``rounds`` rounds of one session per kind, in a rotating order."""
     rounds = plan.rounds_for(5, 2)
-    tests = plan.pick(TESTS_PER_KIND, 30)
-    per_fake: list[float] = []
-    per_mock: list[float] = []
+    tests = plan.pick(TESTS, 60)
+    per_test: dict[str, list[float]] = {kind: [] for kind in KINDS if kind != "empty"}
     one_time: list[float] = []
     with tempfile.TemporaryDirectory(prefix="patgate-bench-") as name:
         folder = Path(name)
         (folder / "pytest.ini").write_text("[pytest]\n", encoding="utf-8")
         (folder / "timer.py").write_text(_PLUGIN, encoding="utf-8")
-        (folder / "test_per_test.py").write_text(
-            _TESTS.replace("COUNT", str(tests)), encoding="utf-8"
-        )
-        _session(folder)  # fills the bytecode cache
-        for _ in range(rounds):
-            fake, mock = _session(folder)
-            fake_median = statistics.median(fake[1:])
-            per_fake.append(fake_median * 1000)
-            per_mock.append(statistics.median(mock[1:]) * 1000)
-            one_time.append((fake[0] - fake_median) * 1000)
+        (folder / "test_per_test.py").write_text(_TESTS, encoding="utf-8")
+        for kind in KINDS:
+            _session(folder, kind, 2)  # fills the bytecode cache
+        for number in range(rounds):
+            shift = number % len(KINDS)
+            cpu: dict[str, float] = {}
+            for kind in KINDS[shift:] + KINDS[:shift]:
+                cpu[kind], durations = _session(folder, kind, tests)
+                if kind == "fake_httpx":
+                    median = statistics.median(durations[1:])
+                    one_time.append((durations[0] - median) * 1000)
+            for kind, samples in per_test.items():
+                samples.append((cpu[kind] - cpu["empty"]) / tests * 1000)
+    details = {"tests_per_session": tests}
+    title = f"Per test, whole session of {tests} one-GET tests minus an empty session"
     return [
         compare(
             name="per_test",
-            title="Per test: fixture + one hubs GET, set-up to teardown, same session",
+            title=f"{title}: httpx",
             unit="ms",
-            a_label="patgate_fake + GET",
-            a=per_fake,
-            b_label="pytest-httpx httpx_mock + GET",
-            b=per_mock,
+            a_label="patgate_fake",
+            a=per_test["fake_httpx"],
+            b_label="pytest-httpx httpx_mock",
+            b=per_test["pytest_httpx"],
             ratio_label="fake / httpx_mock",
-            goal=Goal("ratio", "<=", RATIO_GOAL, "fake / httpx_mock"),
-            details={"tests_per_kind": tests},
+            goal=Goal("ratio", "<=", HTTPX_RATIO_GOAL, "fake / httpx_mock"),
+            details=details,
+        ),
+        compare(
+            name="per_test_respx",
+            title=f"{title}: httpx, respx",
+            unit="ms",
+            a_label="patgate_fake",
+            a=per_test["fake_httpx"],
+            b_label="respx.mock",
+            b=per_test["respx"],
+            ratio_label="fake / respx",
+            goal=Goal("ratio", "<=", 1.0, "fake / respx"),
+            details=details,
+        ),
+        compare(
+            name="per_test_requests",
+            title=f"{title}: requests",
+            unit="ms",
+            a_label="patgate_fake",
+            a=per_test["fake_requests"],
+            b_label="responses.RequestsMock",
+            b=per_test["responses"],
+            ratio_label="fake / responses",
+            goal=Goal("ratio", "<=", RESPONSES_RATIO_GOAL, "fake / responses"),
+            details=details,
         ),
         compare(
             name="first_test",
@@ -155,6 +231,7 @@ BENCHMARKS = [
         "per_test",
         run,
         order=55,
-        description="patgate_fake + GET against httpx_mock + GET; the first test's cost",
+        description="patgate_fake + GET against pytest-httpx, respx and responses, whole "
+        "session; the first test's cost",
     )
 ]

@@ -6,10 +6,14 @@ large world built through the public API in under 30 s.
 Both worlds are built the same way: organizations of 100 users (the small one: one of 10),
 three hubs each, every user an admin holding 5 PATs made with ``create_token``. The user
 measured holds 4, so that a create fits under the cap of 5.
+
+Reading one hub by its id is measured in an organization of 100,000 hubs against one of 3
+(same goal): the hub is found through the index by id, never among its organization's.
 """
 
 from __future__ import annotations
 
+import functools
 import gc
 import time
 from collections.abc import Callable
@@ -24,6 +28,8 @@ LARGE_USERS = 100_000
 SMALL_USERS = 10
 PATS_PER_USER = 5
 USERS_PER_ORGANIZATION = 100
+LARGE_HUBS = 100_000
+SMALL_HUBS = 3
 RATIO_GOAL = 1.3
 BUILD_GOAL_S = 30.0
 
@@ -147,7 +153,54 @@ def run(plan: Plan) -> list[Result]:
                 goal=Goal("ratio", "<=", RATIO_GOAL, "large / small"),
             )
         )
+    results.append(_read_hub(plan, rounds))
     return results
+
+
+def _hub_world(hubs: int) -> tuple[object, object, str]:
+    """A deployment whose one organization holds ``hubs`` hubs; its admin; the middle hub."""
+    from patgate.fake.deployment import Deployment
+    from patgate.fake.model import Principal, Role
+
+    deployment = Deployment()
+    organization = deployment.add_organization("hubs")
+    user = deployment.add_user("admin", "admin@example.test", organization.id, Role.ADMIN)
+    made = [
+        deployment.add_hub(organization.id, f"hub-{n}", created_by=user.id) for n in range(hubs)
+    ]
+    return deployment, Principal(user.id, organization.id, via="client"), made[hubs // 2].id
+
+
+def _read_hub(plan: Plan, rounds: int) -> Result:
+    """Read one hub by its id in an organization of 100,000 hubs and in one of 3."""
+    from patgate.fake.deployment import Deployment
+    from patgate.fake.model import Principal
+
+    sides = []
+    for hubs in (LARGE_HUBS, SMALL_HUBS):
+        deployment, principal, hub_id = _hub_world(hubs)
+        assert isinstance(deployment, Deployment)
+        assert isinstance(principal, Principal)
+        sides.append(
+            Side(
+                f"{hubs:,} hubs",
+                functools.partial(deployment.read_hub, principal, hub_id),
+            )
+        )
+    samples_large, samples_small = interleave(
+        sides[0], sides[1], rounds=rounds, batch=plan.pick(4000, 1000)
+    )
+    return compare(
+        name="world_read_hub",
+        title=f"Domain operation in an organization of {LARGE_HUBS:,} hubs: read one hub",
+        unit="us",
+        a_label=f"{LARGE_HUBS:,} hubs",
+        a=[sample * 1e6 for sample in samples_large],
+        b_label=f"{SMALL_HUBS} hubs",
+        b=[sample * 1e6 for sample in samples_small],
+        ratio_label="large / small",
+        goal=Goal("ratio", "<=", RATIO_GOAL, "large / small"),
+    )
 
 
 BENCHMARKS = [

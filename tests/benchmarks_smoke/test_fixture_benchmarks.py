@@ -9,12 +9,15 @@ from benchmarks.registry import Plan
 
 
 @pytest.mark.slow
-def test_the_per_test_benchmark_reports_the_ratio_and_the_first_tests_cost() -> None:
+def test_the_per_test_benchmark_reports_each_library_and_the_first_tests_cost() -> None:
     results = {r.name: r for r in per_test.run(Plan(quick=True, rounds=1))}
-    assert set(results) == {"per_test", "first_test"}
-    assert results["per_test"].ratio is not None
-    assert results["per_test"].a.median > 0
-    assert results["per_test"].b is not None
+    assert set(results) == {"per_test", "per_test_respx", "per_test_requests", "first_test"}
+    for name in ("per_test", "per_test_respx", "per_test_requests"):
+        assert results[name].ratio is not None
+        assert results[name].a.median > 0
+        assert results[name].b is not None
+    assert results["per_test"].b_label.startswith("pytest-httpx")
+    assert results["per_test_requests"].b_label.startswith("responses")
     assert results["first_test"].a.samples == 1
 
 

@@ -7,11 +7,15 @@ the figures are in ``benchmarks/``). The rest checks that the indexes agree with
 
 from __future__ import annotations
 
+import sys
+from collections.abc import Callable
+from types import FrameType
 from typing import Any, NoReturn
 
 import pytest
 
 from patgate.errors import NotFound, TokenLimitReached
+from patgate.fake import deployment as deployment_module
 from patgate.fake.deployment import Deployment
 from patgate.fake.model import Hub, PatRecord, Principal, Role
 
@@ -108,3 +112,65 @@ def test_a_user_sees_only_their_own_tokens_among_many() -> None:
         listed = deployment.list_tokens(person)
         assert [t.name for t in listed] == [f"{person.user_id}-{n}" for n in range(3)]
         assert {t.user_id for t in listed} == {person.user_id}
+
+
+def _lines_run(call: Callable[[], object]) -> int:
+    """How many lines of the deployment's module ``call`` runs: a walk of the world's records
+    runs lines in proportion to them, an index lookup a handful (no clock involved)."""
+    counted = 0
+    module = deployment_module.__file__
+
+    def trace(frame: FrameType, event: str, arg: object) -> Any:
+        nonlocal counted
+        if frame.f_code.co_filename != module:
+            return None
+        if event == "line":
+            counted += 1
+        return trace
+
+    sys.settrace(trace)
+    try:
+        call()
+    finally:
+        sys.settrace(None)
+    return counted
+
+
+def test_a_hub_is_read_by_its_id_among_a_hundred_thousand_without_a_walk() -> None:
+    deployment = Deployment()
+    mine, other = deployment.add_organization("Mine"), deployment.add_organization("Other")
+    admin = _admin(deployment, mine.id)
+    stranger = _admin(deployment, other.id, "Bo")
+    hubs = [
+        deployment.add_hub(mine.id, f"hub-{n}", created_by=admin.user_id) for n in range(100_000)
+    ]
+    theirs = deployment.add_hub(other.id, "their-hub", created_by=stranger.user_id)
+    deployment.hubs = _NoWalkList(deployment.hubs)
+    for hub in (hubs[0], hubs[50_000], hubs[-1]):
+        assert deployment.read_hub(admin, hub.id) is hub
+        assert _lines_run(lambda hub=hub: deployment.read_hub(admin, hub.id)) < 30
+    assert deployment.read_hub(stranger, theirs.id) is theirs
+    assert deployment.find_hub(hubs[9].id) is hubs[9]
+    for principal, hub_id in ((admin, theirs.id), (stranger, hubs[7].id), (admin, "nope")):
+        with pytest.raises(NotFound):
+            deployment.read_hub(principal, hub_id)
+        assert _lines_run(lambda p=principal, h=hub_id: _refused(deployment, p, h)) < 30
+
+
+def _refused(deployment: Deployment, principal: Principal, hub_id: str) -> None:
+    with pytest.raises(NotFound):
+        deployment.read_hub(principal, hub_id)
+
+
+def test_a_restored_state_reads_its_hubs_by_id() -> None:
+    deployment = Deployment()
+    org = deployment.add_organization("Acme")
+    admin = _admin(deployment, org.id)
+    hub = deployment.add_hub(org.id, "kept", created_by=admin.user_id)
+    gone = deployment.add_hub(org.id, "gone", created_by=admin.user_id)
+    deployment.replace_state(
+        deployment.organizations.values(), deployment.users.values(), [], [hub], []
+    )
+    assert deployment.read_hub(admin, hub.id) is hub
+    with pytest.raises(NotFound):
+        deployment.read_hub(admin, gone.id)

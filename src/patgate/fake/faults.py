@@ -214,7 +214,14 @@ class Faults:
     _lock: threading.Lock = field(default_factory=threading.Lock, init=False, repr=False)
 
     def __post_init__(self) -> None:
-        self._random = random.Random(self.seed)
+        # Seeded when a rule with a probability first needs it: seeding costs more than the
+        # rest of a fake's faults, and most fakes never roll.
+        self._random: random.Random | None = None
+
+    def _roll(self) -> float:
+        if self._random is None:
+            self._random = random.Random(self.seed)
+        return self._random.random()
 
     def add(self, endpoint: str = "any", **spec: Any) -> FaultRule:
         """Add a rule (the fields of :class:`FaultRule`); it applies from the next request."""
@@ -270,7 +277,7 @@ class Faults:
             for rule in self._rules:
                 if not rule.matches(call):
                     continue
-                if rule.probability < 1.0 and self._random.random() >= rule.probability:
+                if rule.probability < 1.0 and self._roll() >= rule.probability:
                     continue
                 rule.hits += 1
                 if rule.count is not None:

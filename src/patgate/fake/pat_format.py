@@ -60,8 +60,9 @@ class PatFormat:
 
     def mint(self) -> MintedPat:
         """A new random value with its hash and masked form."""
-        id_segment = _b64url(secrets.token_bytes(16))
-        value = f"{self.prefix}{id_segment}.{_b64url(secrets.token_bytes(32))}"
+        raw = secrets.token_bytes(48)  # one read of the system's randomness for both parts
+        id_segment = _b64url(raw[:16])
+        value = f"{self.prefix}{id_segment}.{_b64url(raw[16:])}"
         return MintedPat(value, id_segment, self.hash(value), self.mask(id_segment))
 
     def mask(self, id_segment: str) -> str:

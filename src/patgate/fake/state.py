@@ -69,6 +69,11 @@ def _client_json(c: ApiClient) -> dict[str, Any]:
     }
 
 
+def _settings_copy(settings: Any) -> Any:
+    # Most hubs have no settings: an empty dict is copied without deepcopy's bookkeeping.
+    return {} if type(settings) is dict and not settings else copy.deepcopy(settings)
+
+
 def _hub_json(h: Hub) -> dict[str, Any]:
     return {
         "id": h.id,
@@ -77,7 +82,7 @@ def _hub_json(h: Hub) -> dict[str, Any]:
         "label": h.label,
         "description": h.description,
         "status": h.status,
-        "settings": copy.deepcopy(h.settings),
+        "settings": _settings_copy(h.settings),
         "created_by": h.created_by,
         "created_date": _when(h.created_date),
         "last_modified_by": h.last_modified_by,
@@ -139,7 +144,7 @@ def changed_records(deployment: Deployment, taken: Taken) -> dict[str, Any]:
         "organizations": lambda key: _maybe(_organization_json, d.organizations.get(key)),
         "users": lambda key: _maybe(_user_json, d.users.get(key)),
         "clients": lambda key: _maybe(_client_json, d.clients.get(key)),
-        "hubs": lambda key: _maybe(_hub_json, _hub_by_id(d, key)),
+        "hubs": lambda key: _maybe(_hub_json, d.find_hub(key)),
         "tokens": lambda key: _maybe(_token_json, d.tokens.get(key)),
     }
     for store, keys in taken.keys.items():
@@ -154,13 +159,6 @@ def changed_records(deployment: Deployment, taken: Taken) -> dict[str, Any]:
 
 def _maybe(write: Callable[[Any], dict[str, Any]], record: Any) -> dict[str, Any] | None:
     return None if record is None else write(record)
-
-
-def _hub_by_id(deployment: Deployment, hub_id: str) -> Hub | None:
-    for hub in reversed(deployment.hubs):  # a hub just added is the last one
-        if hub.id == hub_id:
-            return hub
-    return None
 
 
 def apply_changes(state: dict[str, Any], entry: dict[str, Any]) -> dict[str, Any]:
@@ -249,7 +247,7 @@ def _hub(h: dict[str, Any]) -> Hub:
         label=h["label"],
         description=h["description"],
         status=h["status"],
-        settings=copy.deepcopy(h["settings"]),
+        settings=_settings_copy(h["settings"]),
         created_by=h["created_by"],
         created_date=datetime.fromisoformat(h["created_date"]),
         last_modified_by=h["last_modified_by"],

@@ -27,7 +27,7 @@ import time
 from collections import deque
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
-from typing import overload
+from typing import Generic, TypeVar, overload
 from urllib.parse import unquote_plus, urlsplit, urlunsplit
 
 from patgate.redaction import REDACTED
@@ -99,6 +99,27 @@ _JWT_START = "eyJ"
 # (measured with tracemalloc, rounded up; tests/wire/test_request_log.py checks the bound).
 _ENTRY_COST = 900
 _FIELD_COST = 120
+
+
+_FEW_LITERALS = 12
+"""Up to this many values to look for, a substring search each; beyond, one compiled
+alternation (see :meth:`RequestLog._suspects`)."""
+
+AnyStr = TypeVar("AnyStr", str, bytes)
+_Suspect = Callable[[AnyStr], object]
+"""Truthy when a text holds something to redact."""
+
+
+class _Substrings(Generic[AnyStr]):
+    """Whether a text holds any of a few literals: one substring search each, in C."""
+
+    __slots__ = ("_literals",)
+
+    def __init__(self, literals: tuple[AnyStr, ...]) -> None:
+        self._literals: tuple[AnyStr, ...] = literals
+
+    def __call__(self, text: AnyStr) -> bool:
+        return any(map(text.__contains__, self._literals))
 
 
 def _auth_scheme(authorization: str | None) -> str | None:
@@ -207,10 +228,10 @@ class RequestLog(Sequence[LoggedRequest]):
         # snapshot while another thread adds a client.
         self._known: tuple[str, ...] = ()
         self._known_bytes: tuple[bytes, ...] = ()
-        # The search for anything to redact, built for one tuple of known values: rebuilt
-        # when first needed after a change, so adding many clients costs one build, not one
-        # per client.
-        self._searches: tuple[tuple[str, ...], re.Pattern[str], re.Pattern[bytes]] | None = None
+        # The test for anything to redact, made for one tuple of known values: remade when
+        # first needed after a change, so adding many clients costs one build, not one per
+        # client.
+        self._searches: tuple[tuple[str, ...], _Suspect[str], _Suspect[bytes]] | None = None
 
     # -- what the log redacts --------------------------------------------------------------
 
@@ -225,7 +246,7 @@ class RequestLog(Sequence[LoggedRequest]):
             self._known_bytes = tuple(v.encode("utf-8", "surrogatepass") for v in known)
             self._known = known
 
-    def _suspects_now(self) -> tuple[re.Pattern[str], re.Pattern[bytes]]:
+    def _suspects_now(self) -> tuple[_Suspect[str], _Suspect[bytes]]:
         searches = self._searches
         known = self._known
         if searches is None or searches[0] is not known:
@@ -233,20 +254,25 @@ class RequestLog(Sequence[LoggedRequest]):
             self._searches = searches  # one assignment: readers see the old or the new
         return searches[1], searches[2]
 
-    def _suspects(self, known: tuple[str, ...]) -> tuple[re.Pattern[str], re.Pattern[bytes]]:
-        # One search finds whether a text holds anything to redact: the common answer is
-        # no, and one pass in C is cheaper than a test per value. Literals only, no
-        # quantifier: linear in the text.
+    def _suspects(self, known: tuple[str, ...]) -> tuple[_Suspect[str], _Suspect[bytes]]:
+        # Whether a text holds anything to redact: the common answer is no. A fake's own
+        # few values (its client secret, control token and page key) are looked for one
+        # substring search each, which costs what one regular-expression search costs and
+        # nothing to build (compiling one takes longer than a test's request); many known
+        # values (many clients) are looked for in one pass of a compiled alternation.
+        # Literals only, no quantifier: linear in the text either way.
         literals = (*known, self._prefix, _JWT_START)
-        text = "|".join(re.escape(literal) for literal in literals)
-        data = b"|".join(
-            re.escape(literal.encode("utf-8", "surrogatepass")) for literal in literals
+        data = tuple(literal.encode("utf-8", "surrogatepass") for literal in literals)
+        if len(literals) <= _FEW_LITERALS:
+            return _Substrings(literals), _Substrings(data)
+        return (
+            re.compile("|".join(re.escape(literal) for literal in literals)).search,
+            re.compile(b"|".join(re.escape(literal) for literal in data)).search,
         )
-        return re.compile(text), re.compile(data)
 
     def redact_text(self, text: str) -> str:
         """``text`` with every known credential, PAT and client token replaced."""
-        if self._suspects_now()[0].search(text) is None:
+        if not self._suspects_now()[0](text):
             return text
         for value in self._known:
             if value in text:
@@ -260,7 +286,7 @@ class RequestLog(Sequence[LoggedRequest]):
 
     def redact_body(self, body: bytes) -> bytes:
         """The body as sent, with every known credential, PAT and client token replaced."""
-        if self._suspects_now()[1].search(body) is None:
+        if not self._suspects_now()[1](body):
             return body
         for value in self._known_bytes:
             if value in body:
@@ -288,7 +314,7 @@ class RequestLog(Sequence[LoggedRequest]):
         ``duration`` is in seconds; ``via`` and ``fault`` as :class:`LoggedRequest` says.
         """
         operation = _operation_name(request.body) if request.body else None
-        if operation is not None and self._suspects_now()[0].search(operation) is not None:
+        if operation is not None and self._suspects_now()[0](operation):
             operation = REDACTED  # a credential sent as the operation's name
         scheme = _auth_scheme(request.header("authorization"))
         raw_url = request.url
@@ -297,7 +323,7 @@ class RequestLog(Sequence[LoggedRequest]):
             MAX_URL_TEXT,
             dropped=len(raw_url) > MAX_URL_TEXT + _MARGIN,
         )
-        suspect = self._suspects_now()[0].search
+        suspect = self._suspects_now()[0]
         logged: list[tuple[str, str]] = []
         size = _ENTRY_COST + len(url)
         for name, value in request.headers[:MAX_LOGGED_HEADERS]:
