@@ -13,7 +13,8 @@ excluded, the same for both).
 **The critical path** is the shortest any scheduler honouring the run's constraints could
 take: a counting pass (in this process, one scenario at a time, through the same proxy)
 gives each scenario's request count *r*. The scheduler's claims
-(:func:`patgate.runner.scheduler.claim_of`) split the scenarios into exclusive ones (control
+(:func:`patgate.runner.planning.scheduler.claim_of`)
+split the scenarios into exclusive ones (control
 steps, bulk writers, waits on a controlled target), which overlap nothing, and writers
 chained by principal (one user's creates and deletes share the cap), beside readers that
 overlap anything. So::
@@ -122,7 +123,7 @@ def delaying_proxy(origin: str) -> Iterator[_Proxy]:
 
 def critical_path(scenarios: Sequence[Any], requests: dict[str, int]) -> float:
     """Seconds of the longest chain the scheduler must serialize (the module's formula)."""
-    from patgate.runner.scheduler import claim_of
+    from patgate.runner.planning.scheduler import claim_of
 
     exclusive = 0
     chains: dict[str, int] = {}
@@ -144,9 +145,9 @@ def _count_requests(target_file: Path, proxy: _Proxy) -> tuple[dict[str, int], l
     """Requests per scenario: the built-in run, one at a time, through ``proxy``."""
     from patgate.resources import scenarios_dir
     from patgate.runner import RunOptions, run
-    from patgate.runner.events import RunFinished, ScenarioFinished, ScenarioStarted
+    from patgate.runner.results.events import RunFinished, ScenarioFinished, ScenarioStarted
     from patgate.runner.session import target_for
-    from patgate.runner.target import resolve_target_config
+    from patgate.runner.target.config import resolve_target_config
     from patgate.scenario import load_scenarios
 
     scenarios = load_scenarios([scenarios_dir()])

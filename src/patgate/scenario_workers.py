@@ -2,7 +2,7 @@
 
 Under ``pytest -n N`` every worker process opens its own runner session on the target (its
 own client, run id and ledger entries), so what ``patgate run``'s scheduler keeps apart
-within one process (:func:`patgate.runner.scheduler.claim_of`) is kept apart across
+within one process (:func:`patgate.runner.planning.scheduler.claim_of`) is kept apart across
 processes with file locks in a folder the controller makes for the session:
 
 - an *exclusive* scenario (control steps, a bulk writer, a wait on a target patgate
@@ -38,8 +38,8 @@ import pytest
 if TYPE_CHECKING:
     from filelock import FileLock, ReadWriteLock
 
-    from patgate.runner.events import Tallies
-    from patgate.runner.scheduler import Claim
+    from patgate.runner.planning.scheduler import Claim
+    from patgate.runner.results.events import Tallies
 
 __all__ = [
     "ClaimLocks",
@@ -176,7 +176,7 @@ class WorkerController:
     def _merge(self) -> Tallies | None:
         """The workers' tallies summed; the token counts come from the shared ledger, after
         whatever a worker left open there has been finished."""
-        from patgate.runner.events import Tallies
+        from patgate.runner.results.events import Tallies
 
         summed = Tallies()
         for reported in self.reports:
@@ -213,7 +213,7 @@ class WorkerController:
         before reporting); ``None`` when the session has no live target."""
         from patgate.errors import PatgateError
         from patgate.runner.session import ledger_path
-        from patgate.runner.target import resolve_target_config
+        from patgate.runner.target.config import resolve_target_config
 
         world = self.config.getoption("patgate_world", default=None)
         here = self.config.invocation_params.dir
@@ -230,7 +230,7 @@ class WorkerController:
         """The counts of this session's runs in the ledger at ``path``, after finishing the
         entries a worker left open; ``None`` when the ledger holds none of them."""
         from patgate.errors import PatgateError
-        from patgate.runner.ledger import Ledger
+        from patgate.runner.custody.ledger import Ledger
 
         if not path.is_file():
             return None
@@ -256,7 +256,7 @@ class WorkerController:
         from patgate.errors import PatgateError
         from patgate.runner import RunOptions
         from patgate.runner.session import open_session, target_for
-        from patgate.runner.target import resolve_target_config
+        from patgate.runner.target.config import resolve_target_config
 
         world = self.config.getoption("patgate_world", default=None)
         here = self.config.invocation_params.dir

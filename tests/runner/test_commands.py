@@ -120,7 +120,7 @@ def test_an_error_is_printed_with_the_secrets_redacted(
     error: type[Exception],
     code: int,
 ) -> None:
-    from patgate.runner.execution import ScenarioExecution
+    from patgate.runner.execution.scenario_execution import ScenarioExecution
 
     seen: list[str] = []
 

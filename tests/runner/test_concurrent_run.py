@@ -20,7 +20,8 @@ from patgate.harness import Fake
 from patgate.reporting.json_document import report_document
 from patgate.runner import FakeTarget, LiveTarget, RunOptions, TargetConfig
 from patgate.runner.engine import consume, run
-from patgate.runner.events import (
+from patgate.runner.interruption import SignalGuard
+from patgate.runner.results.events import (
     Event,
     Outcome,
     RunFinished,
@@ -28,8 +29,7 @@ from patgate.runner.events import (
     ScenarioFinished,
     ScenarioStarted,
 )
-from patgate.runner.exchange import Exchange
-from patgate.runner.interruption import SignalGuard
+from patgate.runner.target.exchange import Exchange
 from patgate.scenario import Scenario
 
 from .support import builtin, scenarios, writer

@@ -12,9 +12,9 @@ import time
 import pytest
 
 from patgate.errors import TargetUnreachable
-from patgate.runner.events import Outcome, ScenarioFinished
 from patgate.runner.interruption import RunInterrupted, SignalGuard
-from patgate.runner.scheduler import Claim, Scheduler, claim_of, dispatch_order
+from patgate.runner.planning.scheduler import Claim, Scheduler, claim_of, dispatch_order
+from patgate.runner.results.events import Outcome, ScenarioFinished
 from patgate.scenario import Scenario
 
 from .support import builtin, scenarios

@@ -13,7 +13,7 @@ rule passed" only when every gate rule in scope was checked. A run narrowed by `
 ``--scenario`` or ``--scenarios`` reports only the rules its scenarios cover.
 
 Scenarios run ``--concurrency`` at a time (default 4); those that share a constraint never
-overlap (see :mod:`patgate.runner.scheduler`), and the reports list them in catalogue order
+overlap (see :mod:`patgate.runner.planning.scheduler`), and the reports list them in catalogue order
 whichever finished first.
 
 Exit codes: 0 no gate rule failed and nothing was left behind; 1 a gate rule failed (or a
@@ -44,8 +44,8 @@ from patgate.runner.session import DEFAULT_CONCURRENCY, DEFAULT_LEDGER, MAX_CONC
 if TYPE_CHECKING:
     from patgate.redaction import Redactor
     from patgate.reporting.artifact import TargetRun
-    from patgate.runner.events import RunFinished
-    from patgate.runner.target import TargetConfig
+    from patgate.runner.results.events import RunFinished
+    from patgate.runner.target.config import TargetConfig
     from patgate.scenario import Catalogue, Scenario
 
 __all__ = ["configure", "main"]
@@ -155,7 +155,7 @@ def configure(parser: argparse.ArgumentParser) -> None:
 def main(args: argparse.Namespace) -> int:
     """Run the scenarios against each target and report; the exit code of the run (the
     worst of the targets')."""
-    from patgate.runner.results import EXIT_INTERNAL
+    from patgate.runner.results.outcomes import EXIT_INTERNAL
     from patgate.runner.session import target_redactor
 
     worlds: list[Path] = list(args.world or [])
@@ -163,8 +163,7 @@ def main(args: argparse.Namespace) -> int:
     redactor = target_redactor(configs[0])
     for config in configs[1:]:
         if config is not None:
-            redactor.register_all(config.secrets())
-            redactor.register_basic(config.text("client_id"), config.text("client_secret"))
+            config.register_secrets(redactor)
     labels = [str(world) for world in worlds] or [""]
     return guarded(
         "run",
@@ -184,10 +183,10 @@ def _run(
     from patgate.resources import scenarios_dir
     from patgate.runner import RunOptions
     from patgate.runner.engine import consume, run_session
-    from patgate.runner.events import Event, RunStarted, Targets
     from patgate.runner.interruption import SignalGuard, interrupt_exit_code, interrupt_name
+    from patgate.runner.results.events import Event, RunStarted, Targets
+    from patgate.runner.results.waivers import load_waivers
     from patgate.runner.session import ledger_path, open_session, target_for
-    from patgate.runner.waivers import load_waivers
     from patgate.scenario import load_catalogue, load_scenarios
 
     catalogue = load_catalogue()
@@ -370,7 +369,7 @@ def _print_internal_errors(tracebacks: list[str]) -> None:
 
 def _required(given: list[str] | None, catalogue: Catalogue) -> tuple[str, ...]:
     """The ``--require`` values, each ``all`` or a gate rule's id."""
-    from patgate.runner.results import REQUIRE_WORDS
+    from patgate.runner.results.outcomes import REQUIRE_WORDS
 
     names = [part.strip() for value in given or () for part in value.split(",") if part.strip()]
     for name in names:

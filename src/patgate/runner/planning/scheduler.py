@@ -25,7 +25,7 @@ import threading
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 
-from patgate.runner.events import ScenarioFinished
+from patgate.runner.results.events import ScenarioFinished
 from patgate.scenario.expressions import template_names
 from patgate.scenario.model import Scenario
 from patgate.target_contract import TARGET_KEYS

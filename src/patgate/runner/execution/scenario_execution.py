@@ -3,7 +3,7 @@
 A failed gate expectation stops the steps (later steps rely on earlier ones); advisory
 failures are recorded and the steps go on. Cleanup steps always run; one that refers to a
 value never captured is left out. Every create and delete of a token goes through the run's
-:class:`~patgate.runner.custodian.Custodian` (the ledger): a delete of an id the run did not
+:class:`~patgate.runner.custody.custodian.Custodian` (the ledger): a delete of an id the run did not
 create is refused and reported, never sent. Whatever this scenario created and its cleanup
 did not delete is deleted at the end as a safety net.
 """
@@ -23,11 +23,11 @@ from patgate.errors import (
 )
 from patgate.levels import Level
 from patgate.redaction import REDACTED
-from patgate.runner.answers import describe
 from patgate.runner.context import RunContext
-from patgate.runner.events import Exchange, Failure
+from patgate.runner.execution.step_senders import Sending, WaitTooLong, send_step
 from patgate.runner.model import ControlResult, Observed, StepResult, WaitResult
-from patgate.runner.steps import Sending, WaitTooLong, send_step
+from patgate.runner.results.events import Exchange, Failure
+from patgate.runner.target.answers import describe
 from patgate.scenario.catalogue import Catalogue
 from patgate.scenario.expressions import ExpressionError, evaluate, substitute
 from patgate.scenario.model import Scenario, Step

@@ -30,7 +30,7 @@ _UNEXPECTED = (KeyError, IndexError, TypeError, AttributeError, ValueError)
 
 class TargetKeys(Protocol):
     """The target file's keys, as control needs them (a
-    :class:`~patgate.runner.target.TargetConfig` is one)."""
+    :class:`~patgate.runner.target.config.TargetConfig` is one)."""
 
     def get(self, key: str) -> str | Secret | None: ...
 
@@ -58,7 +58,7 @@ def http_control_for(config: TargetKeys) -> HttpControl | None:
 
 
 class HttpControl:
-    """The runner's :class:`~patgate.runner.target.Control`, done by the control API.
+    """The runner's :class:`~patgate.runner.target.config.Control`, done by the control API.
 
     Answers are shaped as the embedded fake's control answers are, so a scenario reads
     them the same way on both targets.

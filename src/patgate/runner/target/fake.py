@@ -6,7 +6,7 @@ from typing import TYPE_CHECKING, Any
 
 from patgate.errors import DomainError
 from patgate.runner.model import ControlResult
-from patgate.runner.target import TargetConfig
+from patgate.runner.target.config import TargetConfig
 
 if TYPE_CHECKING:
     import httpx
