@@ -140,7 +140,7 @@ def test_a_url_with_user_information_is_refused_without_echoing_it() -> None:
 
 
 def test_a_pat_prefix_no_token_can_start_with_is_refused_when_the_target_is_read() -> None:
-    with pytest.raises(UsageError, match="pat_prefix must be letters.*'a b'"):
+    with pytest.raises(UsageError, match=r"pat_prefix must be letters.*'a b'"):
         resolve_target_config(
             None, {"PATGATE_PAT_PREFIX": "a b"}, {"base_url": "https://x.example"}
         )
