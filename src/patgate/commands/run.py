@@ -12,9 +12,10 @@ The last line counts the gate rules passed, failed and not checked, and says "ev
 rule passed" only when every gate rule in scope was checked. A run narrowed by ``--rule``,
 ``--scenario`` or ``--scenarios`` reports only the rules its scenarios cover.
 
-Scenarios run ``--concurrency`` at a time (default 4); those that share a constraint never
-overlap (see :mod:`patgate.runner.planning.scheduler`), and the reports list them in catalogue order
-whichever finished first.
+Scenarios run ``--concurrency`` at a time (default 4); writers share each principal's token
+slots, and those that would disturb each other never overlap (see
+:mod:`patgate.runner.planning.scheduler`); the reports list them in catalogue order whichever
+finished first.
 
 Exit codes: 0 no gate rule failed and nothing was left behind; 1 a gate rule failed (or a
 warning, with ``--strict``), or a token was left behind or a delete refused; 2 a usage or

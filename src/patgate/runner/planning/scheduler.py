@@ -1,44 +1,64 @@
-"""Running scenarios concurrently, serializing those that share a constraint.
+"""Running scenarios concurrently, keeping apart those that would disturb each other.
 
 Each scenario gets a :class:`Claim`, derived from its loaded model (never from its id):
 
-- a scenario with control steps (they change users, roles, faults or the clock for every
-  scenario), a bulk writer (it fills a user's cap of tokens) and, on a target patgate
-  controls, a scenario that waits (the wait moves the deployment's clock) is *exclusive*:
-  nothing overlaps it;
-- a scenario that writes claims the principals it writes as (the target keys its steps send
-  as bearer or basic credentials): creates and deletes by one principal share that user's
-  cap of tokens, so two scenarios writing as the same principal never overlap;
-- a read-only scenario claims nothing and runs beside anything but an exclusive one.
+- a writer claims *slots* of the principals it writes as (the target keys its writing
+  steps send as credentials): as many as it may create tokens as that principal at most
+  (each create step counts one). A principal holds at most 5 PATs, one of them its own
+  token, so writers run side by side while the :data:`SLOTS` of each principal suffice:
+  every scenario's "fewer than N held" assumption then holds whatever runs beside it;
+- a scenario that needs a principal *alone* (a cap probe: a bulk writer, or a create step
+  repeated; a scenario that compares the length of a principal's listing) runs beside no
+  other writer as that principal (readers and other principals' writers go on);
+- control scenarios say what they change: a principal (removed, given another role) or
+  the clock (moved, or, on a target patgate controls, waited on). One that changes a
+  principal runs beside any scenario that neither uses nor changes that principal. Those
+  that move the clock disturb everything: they form the *control phase*, offered first
+  and run one after another while nothing else runs, so they stall the rest once, not
+  once per control scenario;
+- a writer whose writing steps name no principal is *exclusive*: nothing overlaps it;
+- a read-only scenario claims nothing and runs beside any other of its phase.
 
 The :class:`Scheduler` hands scenarios to a pool of worker threads; a scenario starts when
-its claim conflicts with no running scenario and with no scenario ahead of it in the
-dispatch order that is still waiting (so the scenarios of one serialized group run in
-their catalogue order, and an exclusive one is never starved). Results come back in the
-catalogue's order, whichever finished first.
+it fits beside the running scenarios and the ones ahead of it in the dispatch order that
+still wait (their slots are reserved, so a large claim is never starved). Results come back
+in the catalogue's order, whichever finished first.
 """
 
 from __future__ import annotations
 
 import queue
 import threading
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 
 from patgate.runner.results.events import ScenarioFinished
 from patgate.scenario.expressions import template_names
-from patgate.scenario.model import Scenario
+from patgate.scenario.model import ControlCall, GraphqlCall, HttpCall, Scenario, Step, WaitCall
+from patgate.scenario.step_kinds import TOKEN_ENDPOINT
+from patgate.scenario.writes import graphql_writes, method_writes
 from patgate.target_contract import TARGET_KEYS
 
 __all__ = [
+    "CLOCK",
+    "SLOTS",
     "Claim",
     "Scheduler",
     "claim_of",
     "dispatch_order",
+    "fits",
 ]
 
 _POLL = 0.2
 """Seconds the main thread waits for a worker at a time (a signal is handled in between)."""
+
+SLOTS = 4
+"""Tokens the scenarios of a run may hold at once as one principal: the cap of 5 PATs per
+user, less the principal's own token (every principal of a world holds one)."""
+CLOCK = "clock"
+"""What a control scenario changes when it moves the deployment's clock: everything."""
+_USER_ACTIONS = ("remove_user", "restore_user", "set_role")
+"""Control actions that change a principal (named by the argument, or its ``user``)."""
 
 
 @dataclass(frozen=True)
@@ -47,49 +67,207 @@ class Claim:
 
     exclusive: bool = False
     """Nothing else may run beside it."""
-    principals: frozenset[str] = frozenset()
-    """Target keys it writes as: no other scenario writing as one of them may overlap."""
+    slots: tuple[tuple[str, int], ...] = ()
+    """``(target key, tokens)`` for each principal it writes as: the most tokens it may hold
+    as that principal at once (0: it writes, deletes say, and creates nothing)."""
+    alone_as: frozenset[str] = frozenset()
+    """Principals it needs alone: no other writer as one of them may overlap."""
+    control: bool = False
+    """It has control steps, or a wait that moves the clock."""
+    touches: frozenset[str] = frozenset()
+    """What its control steps change: principals (target keys) and :data:`CLOCK`."""
+    uses: frozenset[str] = frozenset()
+    """The target keys its steps send as credentials."""
     why: str = "reads only"
 
+    @property
+    def principals(self) -> frozenset[str]:
+        """The principals it writes as."""
+        return frozenset(key for key, _ in self.slots) | self.alone_as
+
+    def need(self, principal: str) -> int:
+        """Slots of ``principal`` it holds while it runs."""
+        if principal in self.alone_as:
+            return SLOTS
+        return min(SLOTS, dict(self.slots).get(principal, 0))
+
     def conflicts(self, other: Claim) -> bool:
-        """Whether the two scenarios may not overlap."""
-        return self.exclusive or other.exclusive or bool(self.principals & other.principals)
+        """Whether the two may never overlap, whatever else runs (the slots they need
+        together are :func:`fits`'s to count)."""
+        if self.exclusive or other.exclusive or CLOCK in self.touches | other.touches:
+            return True
+        if self.alone_as & other.principals or other.alone_as & self.principals:
+            return True
+        return bool(self.touches & other._footprint or other.touches & self._footprint)
+
+    @property
+    def _footprint(self) -> frozenset[str]:
+        return self.uses | self.principals | self.touches
+
+
+def fits(claim: Claim, beside: Iterable[Claim]) -> bool:
+    """Whether ``claim`` may run beside ``beside`` (running, or reserved ahead of it): no
+    conflict, and every principal's :data:`SLOTS` enough for them all."""
+    others = list(beside)
+    if any(claim.conflicts(other) for other in others):
+        return False
+    return all(
+        claim.need(key) + sum(other.need(key) for other in others) <= SLOTS
+        for key in claim.principals
+    )
 
 
 def claim_of(scenario: Scenario, *, controlled: bool) -> Claim:
     """The claim of ``scenario``; ``controlled``: the target is one patgate controls (a
     wait step then moves its clock)."""
-    if scenario.control:
-        return Claim(exclusive=True, why="control steps change the deployment for everyone")
+    steps = (*scenario.steps, *scenario.cleanup)
+    uses = frozenset(key for step in steps for key in (*_credentials(step), *_acts_as(step)))
+    touches = frozenset(key for step in steps for key in _touched(step, controlled=controlled))
+    control = bool(scenario.control or touches)
+    slots: dict[str, int] = {}
+    alone: set[str] = {
+        key for step in steps if _counts_a_listing(step) for key in _credentials(step)
+    }
+    writer = scenario.writes or scenario.untracked_writes
+    for step in steps if writer else ():
+        writes, creates = _writes(step)
+        if not writes:
+            continue
+        principals = _writer_keys(step)
+        if not principals:
+            return Claim(exclusive=True, why="writes as a principal its steps do not name")
+        for key in principals:
+            slots[key] = slots.get(key, 0) + (1 if creates else 0)
+        if creates and (step.repeat is not None or step.for_each is not None):
+            alone |= principals
     if scenario.bulk:
-        return Claim(exclusive=True, why="writes in bulk")
-    if scenario.waits and controlled:
-        return Claim(exclusive=True, why="a wait moves the deployment's clock")
-    if not (scenario.writes or scenario.untracked_writes):
-        return Claim()
-    principals = frozenset(_credentials(scenario))
-    if not principals:
-        return Claim(exclusive=True, why="writes as a principal its steps do not name")
-    return Claim(principals=principals, why=f"writes as {', '.join(sorted(principals))}")
+        alone |= set(slots)
+    if scenario.bulk and not alone:
+        return Claim(exclusive=True, why="writes in bulk as a principal its steps do not name")
+    why = _why(slots, alone, control, touches)
+    return Claim(
+        slots=tuple(sorted((key, count) for key, count in slots.items() if key not in alone)),
+        alone_as=frozenset(alone),
+        control=control,
+        touches=touches,
+        uses=uses,
+        why=why,
+    )
 
 
-def _credentials(scenario: Scenario) -> Iterator[str]:
-    """The target keys the scenario's steps send as credentials."""
-    for step in (*scenario.steps, *scenario.cleanup):
-        for value in (step.bearer, step.basic, dict(step.headers)):
-            for name in template_names(value):
-                if name in TARGET_KEYS:
-                    yield name
+def _why(slots: dict[str, int], alone: set[str], control: bool, touches: frozenset[str]) -> str:
+    parts = []
+    if control:
+        changed = ", ".join(sorted(touches)) or "no principal"
+        parts.append(f"control{' phase' if CLOCK in touches else ''}, changes {changed}")
+    if alone:
+        parts.append(f"alone as {', '.join(sorted(alone))}")
+    shared = {key: count for key, count in slots.items() if key not in alone}
+    if shared:
+        parts.append(
+            "writes as "
+            + ", ".join(f"{key} ({count} slots)" for key, count in sorted(shared.items()))
+        )
+    return "; ".join(parts) or "reads only"
+
+
+def _credentials(step: Step) -> Iterator[str]:
+    """The target keys a step sends as credentials."""
+    for value in (step.bearer, step.basic, dict(step.headers)):
+        for name in template_names(value):
+            if name in TARGET_KEYS:
+                yield name
+
+
+def _acts_as(step: Step) -> Iterator[str]:
+    """The principal a control action acts as: an admin approves or rejects a request."""
+    if isinstance(step.request, ControlCall) and step.request.action in ("approve", "reject"):
+        yield "admin_token"
+
+
+def _user_key(user: object) -> str | None:
+    """The target key of a principal a control action names (``member`` -> ``member_token``),
+    ``None`` when the name is computed."""
+    if isinstance(user, str) and "${" not in user and f"{user}_token" in TARGET_KEYS:
+        return f"{user}_token"
+    return None
+
+
+def _writes(step: Step) -> tuple[bool, bool]:
+    """``(writes, creates)`` of one step, judged as the loader judges a scenario."""
+    request = step.request
+    if isinstance(request, GraphqlCall):
+        if request.query is not None:
+            mutation = graphql_writes(request.query)
+            return mutation, mutation
+        return request.operation in ("create_token", "delete_token"), (
+            request.operation == "create_token"
+        )
+    if isinstance(request, HttpCall) and method_writes(request.method):
+        return True, not TOKEN_ENDPOINT.fullmatch(request.url)
+    if isinstance(request, ControlCall) and request.action == "request_token":
+        return True, True
+    return False, False
+
+
+def _writer_keys(step: Step) -> set[str]:
+    """The principals a writing step writes as (empty: it cannot be told)."""
+    request = step.request
+    if isinstance(request, ControlCall):
+        argument = request.argument
+        key = _user_key(argument.get("user") if isinstance(argument, dict) else None)
+        return {key} if key else set()
+    return set(_credentials(step))
+
+
+def _touched(step: Step, *, controlled: bool) -> Iterator[str]:
+    """What a step changes for every other scenario: a principal, or the clock."""
+    request = step.request
+    if isinstance(request, WaitCall):
+        if controlled:
+            yield CLOCK
+        return
+    if not isinstance(request, ControlCall):
+        return
+    if request.action in ("request_token", "approve", "reject"):
+        return  # a token of its own, pending or decided: the slots count the request
+    if request.action in _USER_ACTIONS:
+        argument = request.argument
+        user = argument.get("user") if isinstance(argument, dict) else argument
+        key = _user_key(user)
+        yield key if key else CLOCK  # a principal it cannot name: as wide as the clock
+        return
+    yield CLOCK  # the clock, or an action whose reach is not known
+
+
+def _counts_a_listing(step: Step) -> bool:
+    """Whether a step compares the length of a listing (another writer as the same
+    principal would change it)."""
+    return any(
+        expectation.check == "length" or "length" in expectation.options
+        for expectation in step.expect
+    )
 
 
 def dispatch_order(scenarios: Sequence[Scenario], claims: Sequence[Claim]) -> list[int]:
     """Indexes of ``scenarios`` in the order the scheduler offers them a worker: exclusive
-    ones first, then writers (the serialized chains start early), then readers; each group
-    in catalogue order."""
+    ones first, then the control phase (those moving the clock), the other control
+    scenarios, writers that need a principal alone (the longest chains), the other writers,
+    then readers; each group in catalogue order."""
 
     def rank(index: int) -> tuple[int, int]:
         claim = claims[index]
-        return (0 if claim.exclusive else 1 if claim.principals else 2), index
+        if claim.exclusive:
+            group = 0
+        elif claim.control:
+            group = 1 if CLOCK in claim.touches else 2
+        elif claim.alone_as:
+            group = 3
+        elif claim.slots:
+            group = 4
+        else:
+            group = 5
+        return group, index
 
     return sorted(range(len(scenarios)), key=rank)
 
@@ -212,7 +390,7 @@ class Scheduler:
             if len(self._running) >= self._workers:
                 return
             claim = self.claims[index]
-            if any(claim.conflicts(other) for other in (*running, *passed)):
+            if not fits(claim, (*running, *passed)):
                 passed.append(claim)
                 continue
             self._waiting.remove(index)
