@@ -124,9 +124,15 @@ def configure(parser: argparse.ArgumentParser) -> None:
         default=DEFAULT_CONCURRENCY,
         metavar="N",
         help=f"scenarios run at once (default {DEFAULT_CONCURRENCY}; 1: one after the other); "
-        "scenarios writing as the same principal, control steps and bulk writers never overlap",
+        "writers share each user's token slots; the cap probe and clock movers run alone",
     )
     behaviour.add_argument("--strict", action="store_true", help="advisory warnings fail the run")
+    behaviour.add_argument(
+        "--durations",
+        type=whole_number(0, what="a number of scenarios"),
+        metavar="N",
+        help="after the run, print the N slowest scenarios and the N slowest steps (0: every one)",
+    )
     behaviour.add_argument(
         "--require",
         action="append",
@@ -261,6 +267,11 @@ def _run(
         if session is not None:
             _print_internal_errors(session.context.internal_errors)
     _github(runs)
+    if args.durations is not None:
+        from patgate.reporting.durations import slowest
+
+        for line in slowest([(label, finished) for label, _, finished in runs], args.durations):
+            print(line)
     code = worst_exit_code([finished.exit_code for _, _, finished in runs])
     if several:
         each = ", ".join(f"{label}: exit {finished.exit_code}" for label, _, finished in runs)

@@ -135,6 +135,7 @@ class ScenarioRunner:
             failures=failures,
             source=scenario.location,
             checked=checked,
+            steps=tuple(execution.step_times),
         )
         if self.options.waivers:
             # Said as the scenario ends, so the progress line agrees with the final report.

@@ -10,6 +10,7 @@ did not delete is deleted at the end as a safety net.
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from typing import Any
 
@@ -26,7 +27,7 @@ from patgate.redaction import REDACTED
 from patgate.runner.context import RunContext
 from patgate.runner.execution.step_senders import Sending, WaitTooLong, send_step
 from patgate.runner.model import ControlResult, Observed, StepResult, WaitResult
-from patgate.runner.results.events import Exchange, Failure
+from patgate.runner.results.events import Exchange, Failure, StepTime
 from patgate.runner.target.answers import describe
 from patgate.scenario.catalogue import Catalogue
 from patgate.scenario.expressions import ExpressionError, evaluate, substitute
@@ -98,6 +99,8 @@ class ScenarioExecution:
         self.held: set[str] = set()
         """Rules with an expectation that was checked and held (credited even when a later
         step fails)."""
+        self.step_times: list[StepTime] = []
+        """Each step that ran, in order, with its time."""
         self._line = 0
         self._answer: Observed | None = None
         """The step being run and its answer, for the failures it leads to."""
@@ -155,6 +158,14 @@ class ScenarioExecution:
             yield {}
 
     def _step(self, step: Step, *, cleanup: bool) -> None:
+        started = time.perf_counter()
+        try:
+            self._run_step(step, cleanup=cleanup)
+        finally:
+            spent = time.perf_counter() - started
+            self.step_times.append(StepTime(step.name, step.line, spent, cleanup))
+
+    def _run_step(self, step: Step, *, cleanup: bool) -> None:
         self._line, self._answer = step.line, None
         base = self._lookup({})
         try:
