@@ -20,10 +20,12 @@ count *r*, and the floor is 50 ms x the sum of *r*. Goal: the concurrent run in 
 :func:`patgate.runner.planning.scheduler.claim_of` could take::
 
     critical = 50 ms x (sum of r over exclusive scenarios
-                        + sum of r over the control phase's clock movers
-                        + max of r over the rest of the control phase
-                        + max(max over principals p of the sum of r of those needing p
-                              alone, max of r over the other scenarios))
+                        + sum of r over the clock movers (the control phase)
+                        + max(max over principals p of the sum of r of the scenarios
+                              changing p or needing p alone,
+                              max of r over the other scenarios))
+
+(a lower bound: the waves in which writers share a principal's slots are not counted).
 """
 
 from __future__ import annotations
@@ -129,25 +131,21 @@ def critical_path(scenarios: Sequence[Any], requests: dict[str, int]) -> float:
     from patgate.runner.planning.scheduler import CLOCK, claim_of
 
     exclusive = clock = 0
-    control = [0]
-    alone: dict[str, int] = {}
+    chains: dict[str, int] = {}
     others = [0]
     for scenario in scenarios:
         count = requests.get(scenario.id, 0)
         claim = claim_of(scenario, controlled=True)
         if claim.exclusive:
             exclusive += count
-        elif claim.control and CLOCK in claim.touches:
+        elif CLOCK in claim.touches:
             clock += count
-        elif claim.control:
-            control.append(count)
-        elif claim.alone_as:
-            for principal in claim.alone_as:
-                alone[principal] = alone.get(principal, 0) + count
+        elif claim.touches or claim.alone_as:
+            for principal in claim.touches | claim.alone_as:
+                chains[principal] = chains.get(principal, 0) + count
         else:
             others.append(count)
-    main = max(max(alone.values(), default=0), max(others))
-    return DELAY * (exclusive + clock + max(control) + main)
+    return DELAY * (exclusive + clock + max(max(chains.values(), default=0), max(others)))
 
 
 def _count_requests(target_file: Path, proxy: _Proxy) -> tuple[dict[str, int], list[Any]]:

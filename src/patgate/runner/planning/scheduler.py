@@ -251,22 +251,23 @@ def _counts_a_listing(step: Step) -> bool:
 
 def dispatch_order(scenarios: Sequence[Scenario], claims: Sequence[Claim]) -> list[int]:
     """Indexes of ``scenarios`` in the order the scheduler offers them a worker: exclusive
-    ones first, then the control phase (those moving the clock), the other control
-    scenarios, writers that need a principal alone (the longest chains), the other writers,
-    then readers; each group in catalogue order."""
+    ones first, then the control phase (those moving the clock), control scenarios that
+    change a principal (whatever uses it waits for them), the other control scenarios,
+    writers that need a principal alone (the longest chains), the other writers, then
+    readers; each group in catalogue order."""
 
     def rank(index: int) -> tuple[int, int]:
         claim = claims[index]
         if claim.exclusive:
             group = 0
         elif claim.control:
-            group = 1 if CLOCK in claim.touches else 2
+            group = 1 if CLOCK in claim.touches else 2 if claim.touches else 3
         elif claim.alone_as:
-            group = 3
-        elif claim.slots:
             group = 4
-        else:
+        elif claim.slots:
             group = 5
+        else:
+            group = 6
         return group, index
 
     return sorted(range(len(scenarios)), key=rank)
