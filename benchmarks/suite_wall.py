@@ -36,7 +36,7 @@ def _timed(action: Callable[[], Any]) -> tuple[float, Any]:
 def _round() -> dict[str, float]:
     from patgate.resources import scenarios_dir
     from patgate.runner import FakeTarget, run
-    from patgate.runner.events import RunFinished
+    from patgate.runner.results.events import RunFinished
     from patgate.scenario import load_scenarios
 
     load, scenarios = _timed(lambda: load_scenarios([scenarios_dir()]))

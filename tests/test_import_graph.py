@@ -65,7 +65,11 @@ LAYERS: Mapping[str, tuple[str, ...]] = {
         "patgate.checks",
         "patgate.harness",
     ),
-    "patgate.reporting": (*_FOUNDATION, "patgate.runner.events", "patgate.runner.results"),
+    "patgate.reporting": (
+        *_FOUNDATION,
+        "patgate.runner.results.events",
+        "patgate.runner.results.outcomes",
+    ),
     "patgate.fuzz": (
         *_FOUNDATION,
         "patgate.fake",
@@ -118,7 +122,7 @@ LAYERS: Mapping[str, tuple[str, ...]] = {
     ),
 }
 """Part -> the parts (or single modules of a part) it may import. An entry may name a
-module of a part (``patgate.runner.events``): then only that module may be imported."""
+module of a part (``patgate.runner.results.events``): then only that module may be imported."""
 
 
 def module_name(path: Path) -> str:
@@ -303,4 +307,38 @@ def test_the_layer_check_can_fail() -> None:
     assert not _allowed("patgate.wire.app", "patgate.ui.site")
     assert not _allowed("patgate.fake.deployment", "patgate")
     assert not _allowed("patgate.reporting.terminal", "patgate.runner.engine")
-    assert _allowed("patgate.reporting.terminal", "patgate.runner.events")
+    assert _allowed("patgate.reporting.terminal", "patgate.runner.results.events")
+
+
+RUNNER_ROOMS = (
+    "model",
+    "interruption",
+    "target",
+    "custody",
+    "results",
+    "context",
+    "planning",
+    "execution",
+    "engine",
+    "session",
+)
+"""The runner's rooms (sub-packages, and its top modules), bottom up: a room imports only
+the rooms before it (ARCHITECTURE.md, the runner's row)."""
+
+
+def _room(module: str) -> str | None:
+    parts = module.split(".")
+    return parts[2] if parts[:2] == ["patgate", "runner"] and len(parts) > 2 else None
+
+
+def test_the_runner_rooms_import_downwards() -> None:
+    rank = {room: i for i, room in enumerate(RUNNER_ROOMS)}
+    assert sorted({r for name in MODULES if (r := _room(name))} - set(rank)) == []
+    found = [
+        f"{importer} -> {imported}"
+        for importer, names in sorted(GRAPH.items())
+        if (here := _room(importer)) is not None
+        for imported in sorted(names)
+        if (there := _room(imported)) is not None and there != here and rank[there] > rank[here]
+    ]
+    assert found == [], "runner rooms importing upwards:\n" + "\n".join(found)

@@ -121,8 +121,8 @@ def test_the_in_ci_command_uses_real_flags() -> None:
 def test_the_in_ci_waiver_file_is_valid_and_waives_for_its_target(tmp_path: Path) -> None:
     import datetime
 
-    from patgate.runner.events import Outcome, RuleResult
-    from patgate.runner.waivers import apply_waivers, load_waivers
+    from patgate.runner.results.events import Outcome, RuleResult
+    from patgate.runner.results.waivers import apply_waivers, load_waivers
     from patgate.scenario import load_catalogue
 
     path = tmp_path / "waivers.yaml"

@@ -15,16 +15,18 @@
     │   ├── ForeignDeleteRefused (PermissionError)  a delete of an id the run did not create
     │   └── WriteRefused (PermissionError)      a write a live run may not send (judged on
     │                                           the request as it would be sent)
-    ├── UnexpectedAnswer (ValueError)           runner/answers.py: an answer the runner reads for
-    │   │                                       itself is not of the expected shape (the step
-    │   │                                       fails, naming the field and what came)
+    ├── UnexpectedAnswer (ValueError)           runner/target/answers.py: an answer the
+    │   │                                       runner reads for itself is not of the
+    │   │                                       expected shape (the step fails, naming the
+    │   │                                       field and what came)
     │   └── WrongIdAnswered                     a create answered an id that a listing does not
     │                                           show as the run's new token (never deleted)
     ├── ExpressionError (ValueError)            scenario/expressions.py: cannot parse or evaluate
     ├── PathError (ValueError)                  scenario/paths.py: a path that cannot be read
     ├── PathMissing (LookupError)               scenario/paths.py: nothing at that path
-    ├── WaitTooLong                             runner/steps.py: a live wait over --max-wait
-    │                                           (the scenario is skipped)
+    ├── WaitTooLong                             runner/execution/step_senders.py: a live
+    │                                           wait over --max-wait (the scenario is
+    │                                           skipped)
     ├── HttpRefusal                             wire/statuses.py: a request the wire layer
     │                                           refuses before any domain call
     ├── DroppedConnection                       wire/fault_answers.py: a fault rule closes the

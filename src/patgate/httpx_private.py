@@ -6,7 +6,7 @@ httpx offers no public hook for either of these:
   clients it does not make (``mounts=`` and ``transport=`` belong to whoever makes the
   client), so the fake wraps the method each client asks for a URL's transport,
   ``Client._transport_for_url`` and ``AsyncClient._transport_for_url``.
-- The runner's per-request deadline (``runner/deadline.py``): ``HTTPTransport`` builds its
+- The runner's per-request deadline (``runner/target/deadline.py``): ``HTTPTransport`` builds its
   httpcore pool without a way to pass a network backend, so the runner gives the transport
   a pool built with one (``HTTPTransport._pool``).
 

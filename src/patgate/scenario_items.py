@@ -28,7 +28,7 @@ import pytest
 
 if TYPE_CHECKING:
     from patgate.runner.engine import ScenarioRunner
-    from patgate.runner.events import Failure, Tallies
+    from patgate.runner.results.events import Failure, Tallies
     from patgate.scenario.model import Scenario
     from patgate.scenario_workers import ClaimLocks
 
@@ -129,7 +129,7 @@ class ScenarioItem(pytest.Item):
         """Run the scenario; gate failures (all failures when strict) fail the item."""
         from patgate.errors import CheckFailure
         from patgate.levels import Level
-        from patgate.runner.events import Outcome
+        from patgate.runner.results.events import Outcome
 
         runner = _runner(self.config)
         locks: ClaimLocks | None = self.config.stash.get(_LOCKS_KEY, None)
@@ -138,7 +138,7 @@ class ScenarioItem(pytest.Item):
         else:
             # Under pytest-xdist on a live target: what may not overlap waits for the
             # other workers' scenarios, as patgate run's scheduler keeps its threads apart.
-            from patgate.runner.scheduler import claim_of
+            from patgate.runner.planning.scheduler import claim_of
 
             controlled = runner.context.target.control is not None
             with locks.hold(claim_of(self.scenario, controlled=controlled)):
@@ -242,7 +242,7 @@ def _runner(config: pytest.Config) -> ScenarioRunner:
     from patgate.runner import RunOptions
     from patgate.runner.interruption import SignalGuard
     from patgate.runner.session import ledger_path, open_session, target_for
-    from patgate.runner.target import resolve_target_config
+    from patgate.runner.target.config import resolve_target_config
     from patgate.scenario_workers import worker_locks, worker_run_id
 
     world = config.getoption("patgate_world", default=None)

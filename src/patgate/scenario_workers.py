@@ -2,20 +2,25 @@
 
 Under ``pytest -n N`` every worker process opens its own runner session on the target (its
 own client, run id and ledger entries), so what ``patgate run``'s scheduler keeps apart
-within one process (:func:`patgate.runner.scheduler.claim_of`) is kept apart across
+within one process (:func:`patgate.runner.planning.scheduler.claim_of`) is kept apart across
 processes with file locks in a folder the controller makes for the session:
 
-- an *exclusive* scenario (control steps, a bulk writer, a wait on a target patgate
-  controls) holds the session's gate for writing: nothing runs beside it;
-- every other scenario holds the gate for reading (any number at once), and a writer also
-  holds one lock per principal it writes as (taken in name order, so two writers never wait
-  on each other crosswise): one user's cap of tokens is never shared by two scenarios.
+- an *exclusive* scenario, and every scenario of the control phase (control steps, a
+  wait on a target patgate controls), holds the session's gate for writing: nothing runs
+  beside it (the control phase is not gathered across processes);
+- every other scenario holds the gate for reading (any number at once); a writer also holds
+  each principal it writes as: for reading and as many of the principal's
+  :data:`~patgate.runner.planning.scheduler.SLOTS` slot locks as it may hold tokens, or for
+  writing when it needs the principal alone (a cap probe). The slot locks are taken all at
+  once or not at all (tried, let go, tried again), so two writers never wait on each other
+  crosswise, and a principal's cap of tokens is never overrun by the workers together.
 
-The locks come from ``filelock`` (a SQLite reader/writer lock for the gate, a plain file lock
-per principal). Each worker deletes what its own scenarios left behind when it ends, and
-reports its run id and tallies to the controller; the controller then reads the shared
-ledger, finishes whatever a worker left open (one that crashed, say) and prints one merged
-``patgate tokens: ...`` line; a token left behind fails the session, as without xdist.
+The locks come from ``filelock`` (SQLite reader/writer locks for the gate and each
+principal, plain file locks for the slots). Each worker deletes what its own scenarios left
+behind when it ends, and reports its run id and tallies to the controller; the controller
+then reads the shared ledger, finishes whatever a worker left open (one that crashed, say)
+and prints one merged ``patgate tokens: ...`` line; a token left behind fails the session,
+as without xdist.
 
 Against the embedded fake nothing is shared (each worker has a fake of its own), so no lock
 is taken. Nothing here imports xdist: its hooks are declared optional.
@@ -28,6 +33,7 @@ import dataclasses
 import os
 import shutil
 import tempfile
+import time
 import uuid
 from collections.abc import Iterator
 from pathlib import Path
@@ -38,8 +44,8 @@ import pytest
 if TYPE_CHECKING:
     from filelock import FileLock, ReadWriteLock
 
-    from patgate.runner.events import Tallies
-    from patgate.runner.scheduler import Claim
+    from patgate.runner.planning.scheduler import Claim
+    from patgate.runner.results.events import Tallies
 
 __all__ = [
     "ClaimLocks",
@@ -64,7 +70,8 @@ class ClaimLocks:
     def __init__(self, folder: Path) -> None:
         self.folder = folder
         self._gate: ReadWriteLock | None = None
-        self._principals: dict[str, FileLock] = {}
+        self._principals: dict[str, ReadWriteLock] = {}
+        self._slots: dict[tuple[str, int], FileLock] = {}
 
     def _gate_lock(self) -> ReadWriteLock:
         if self._gate is None:
@@ -73,32 +80,88 @@ class ClaimLocks:
             self._gate = ReadWriteLock(self.folder / "gate.db", is_singleton=False)
         return self._gate
 
-    def _principal_lock(self, key: str) -> FileLock:
+    def _principal_lock(self, key: str) -> ReadWriteLock:
         lock = self._principals.get(key)
+        if lock is None:
+            from filelock import ReadWriteLock
+
+            path = self.folder / f"writes-as-{key}.db"
+            lock = self._principals[key] = ReadWriteLock(path, is_singleton=False)
+        return lock
+
+    def _slot_lock(self, key: str, number: int) -> FileLock:
+        lock = self._slots.get((key, number))
         if lock is None:
             from filelock import FileLock
 
-            lock = self._principals[key] = FileLock(self.folder / f"writes-as-{key}.lock")
+            path = self.folder / f"slot-{key}-{number}.lock"
+            lock = self._slots[(key, number)] = FileLock(path, is_singleton=False)
         return lock
 
     @contextlib.contextmanager
     def hold(self, claim: Claim) -> Iterator[None]:
-        """Wait until ``claim`` conflicts with nothing running in any worker, and hold it."""
+        """Wait until ``claim`` fits beside what runs in every worker, and hold it."""
         gate = self._gate_lock()
         with contextlib.ExitStack() as held:
-            if claim.exclusive:
+            if claim.exclusive or claim.control:
                 held.enter_context(gate.write_lock())
-            else:
-                held.enter_context(gate.read_lock())
-                for key in sorted(claim.principals):
-                    held.enter_context(self._principal_lock(key))
+                yield
+                return
+            held.enter_context(gate.read_lock())
+            for key in sorted(claim.principals):  # in name order: no crosswise wait
+                lock = self._principal_lock(key)
+                alone = key in claim.alone_as
+                held.enter_context(lock.write_lock() if alone else lock.read_lock())
+            wanted = {key: claim.need(key) for key in claim.principals if key not in claim.alone_as}
+            held.enter_context(self._hold_slots(wanted))
             yield
 
+    @contextlib.contextmanager
+    def _hold_slots(self, wanted: dict[str, int]) -> Iterator[None]:
+        """Take ``wanted[key]`` slot locks of each principal, all at once or none."""
+        from patgate.runner.planning.scheduler import SLOTS
+
+        pause = 0.01
+        while (taken := self._try_slots(wanted, SLOTS)) is None:
+            time.sleep(pause)
+            pause = min(pause * 2, 0.2)
+        try:
+            yield
+        finally:
+            for lock in taken:
+                lock.release()
+
+    def _try_slots(self, wanted: dict[str, int], slots: int) -> list[FileLock] | None:
+        """The slot locks ``wanted`` asks for, taken without waiting; ``None`` (and none
+        kept) when another worker holds too many."""
+        from filelock import Timeout
+
+        taken: list[FileLock] = []
+        for key, count in sorted(wanted.items()):
+            got = 0
+            for number in range(slots):
+                if got >= count:
+                    break
+                lock = self._slot_lock(key, number)
+                try:
+                    lock.acquire(timeout=0)
+                except Timeout:
+                    continue
+                taken.append(lock)
+                got += 1
+            if got < count:
+                for lock in taken:
+                    lock.release()
+                return None
+        return taken
+
     def close(self) -> None:
-        """Let go of the gate's database connection."""
-        if self._gate is not None:
-            self._gate.close()
-            self._gate = None
+        """Let go of the reader/writer locks' database connections."""
+        for lock in (self._gate, *self._principals.values()):
+            if lock is not None:
+                lock.close()
+        self._gate = None
+        self._principals = {}
 
 
 def worker_locks(config: pytest.Config) -> ClaimLocks | None:
@@ -176,7 +239,7 @@ class WorkerController:
     def _merge(self) -> Tallies | None:
         """The workers' tallies summed; the token counts come from the shared ledger, after
         whatever a worker left open there has been finished."""
-        from patgate.runner.events import Tallies
+        from patgate.runner.results.events import Tallies
 
         summed = Tallies()
         for reported in self.reports:
@@ -213,7 +276,7 @@ class WorkerController:
         before reporting); ``None`` when the session has no live target."""
         from patgate.errors import PatgateError
         from patgate.runner.session import ledger_path
-        from patgate.runner.target import resolve_target_config
+        from patgate.runner.target.config import resolve_target_config
 
         world = self.config.getoption("patgate_world", default=None)
         here = self.config.invocation_params.dir
@@ -230,7 +293,7 @@ class WorkerController:
         """The counts of this session's runs in the ledger at ``path``, after finishing the
         entries a worker left open; ``None`` when the ledger holds none of them."""
         from patgate.errors import PatgateError
-        from patgate.runner.ledger import Ledger
+        from patgate.runner.custody.ledger import Ledger
 
         if not path.is_file():
             return None
@@ -256,7 +319,7 @@ class WorkerController:
         from patgate.errors import PatgateError
         from patgate.runner import RunOptions
         from patgate.runner.session import open_session, target_for
-        from patgate.runner.target import resolve_target_config
+        from patgate.runner.target.config import resolve_target_config
 
         world = self.config.getoption("patgate_world", default=None)
         here = self.config.invocation_params.dir

@@ -36,6 +36,7 @@ __all__ = [
     "JWT_SCAN",
     "JWT_SHAPE",
     "SEGMENT",
+    "PatGrammar",
     "TokenScan",
     "documented_pat_shape",
     "is_documented_pat",
@@ -261,3 +262,19 @@ def is_documented_pat(value: object, prefix: object = DEFAULT_PAT_PREFIX) -> boo
     if not isinstance(value, str) or not isinstance(prefix, str):
         return False
     return documented_pat_shape(prefix).fullmatch(value) is not None
+
+
+@dataclass(frozen=True)
+class PatGrammar:
+    """The PAT shapes of one deployment's prefix, compiled once and handed to every reader
+    (the redactor, the leak watch, the fuzzed lifecycle): :func:`pat_shape` to judge one
+    value, :func:`pat_scan` to find them in text."""
+
+    prefix: str
+    shape: re.Pattern[str]
+    scan: TokenScan
+
+    @classmethod
+    def of(cls, prefix: str = DEFAULT_PAT_PREFIX) -> PatGrammar:
+        """The grammar of ``prefix`` (a :func:`valid_prefix`)."""
+        return cls(prefix, pat_shape(prefix), pat_scan(prefix))

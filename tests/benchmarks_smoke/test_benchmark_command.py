@@ -148,3 +148,17 @@ def test_the_readme_section_is_replaced_between_its_markers() -> None:
     assert replaced.count("NEW TABLE") == 1
     assert replaced.split("NEW TABLE")[0].endswith("-->\n")
     assert len(replaced) < len(text) + 20
+
+
+@pytest.mark.slow
+def test_the_embedded_run_benchmark_times_both_trees_from_their_reports(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # This tree stands in for the previous release: a folder holding src/patgate.
+    monkeypatch.setenv("PATGATE_BASELINE", str(ROOT))
+    document = _benchmarks(tmp_path, "--quick", "--rounds", "1", "--only", "embedded_run")
+    [result] = document["results"]
+    assert result["name"] == "embedded_run"
+    assert result["a"]["samples"] == result["b"]["samples"] == 1
+    assert result["details"]["baseline"] == str(ROOT)
+    assert result["verdict"] in ("met", "missed", "unsteady")

@@ -11,7 +11,7 @@ import pytest
 
 from patgate.redaction import REDACTED
 from patgate.reporting import make_reporter
-from patgate.runner.events import Exchange, Failure, Outcome, ScenarioFinished
+from patgate.runner.results.events import Exchange, Failure, Outcome, ScenarioFinished
 from tests.browser.support import NARROW, WIDE, run_axe, screenshot
 from tests.reporting.sample import (
     CACHE_WARNING,
@@ -96,7 +96,7 @@ def test_the_report_is_accessible_fits_and_filters_offline(
 def test_a_report_of_a_run_that_ran_nothing_is_readable(
     browser: Browser, axe_source: str, tmp_path: Path
 ) -> None:
-    from patgate.runner.events import RunFinished
+    from patgate.runner.results.events import RunFinished
 
     path = tmp_path / "report.html"
     events = [RunFinished(run_id="r", rules=(), scenarios=(), exit_code=3, duration=0.1)]

@@ -3,6 +3,7 @@ alias names is not validated again; what validation refuses is refused every tim
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterator
 from typing import Any
 
@@ -120,3 +121,44 @@ def test_one_principal_cannot_push_out_the_documents_of_others(validations: list
         prepare_document(text, 5000, owner="attacker")
     assert graph_documents._documents.owner_bytes("attacker") <= DOCUMENT_CACHE_BYTES // 4
     assert (kept, 5000, None) in graph_documents._documents
+
+
+def test_a_create_naming_another_token_costs_no_second_validation(
+    deployment: Deployment, admin: Principal, validations: list[str]
+) -> None:
+    texts = [
+        f"mutation {{ createPersonalAccessToken(input: {{name: {json.dumps(name)}, "
+        'organizationId: "x"}) { id } }'
+        for name in ("first", "second", 'with "quotes" and \u00e9')
+    ]
+    for text in texts:
+        execute_graph_request(deployment, admin, text)
+    assert len(validations) == 1, "the names differ only in a string literal's text"
+
+
+def test_a_string_where_another_type_belongs_is_refused_whatever_it_says(
+    deployment: Deployment, admin: Principal, validations: list[str]
+) -> None:
+    valid = "{ viewer { personalAccessTokens { id } } }"
+    execute_graph_request(deployment, admin, valid)
+    wrong = 'mutation { createPersonalAccessToken(input: {name: 7, organizationId: "a"}) { id } }'
+    again = 'mutation { createPersonalAccessToken(input: {name: 8, organizationId: "b"}) { id } }'
+    for text in (wrong, again):
+        body = execute_graph_request(deployment, admin, text).body
+        assert body.get("errors"), body
+    # An invalid text is validated itself each time, whatever its shape.
+    assert len(validations) == 3
+
+
+def test_a_scalar_of_the_schemas_own_keeps_string_texts_in_the_shape(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from graphql import parse as parse_document
+
+    one = graph_documents.document_shape(parse_document('{ a(x: "one") }'))
+    two = graph_documents.document_shape(parse_document('{ a(x: "two") }'))
+    assert one == two
+    monkeypatch.setattr(graph_documents, "_strings_judged_by_type", lambda: False)
+    one = graph_documents.document_shape(parse_document('{ a(x: "one") }'))
+    two = graph_documents.document_shape(parse_document('{ a(x: "two") }'))
+    assert one != two

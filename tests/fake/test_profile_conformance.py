@@ -13,7 +13,7 @@ import yaml
 from patgate.cli import main
 from patgate.harness import Fake
 from patgate.levels import Level
-from patgate.runner.events import ScenarioFinished
+from patgate.runner.results.events import ScenarioFinished
 from tests.runner.support import builtin, live, run_events
 
 DIFFERENT = """\

@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 
 from patgate.cli import main
-from patgate.runner.results import EXIT_INTERNAL
+from patgate.runner.results.outcomes import EXIT_INTERNAL
 
 
 def _run(folder: Path, *scenarios: str) -> int:
@@ -50,7 +50,7 @@ def _left_by(monkeypatch: pytest.MonkeyPatch) -> list[list[str]]:
 def test_a_bug_in_a_step_fails_the_step_and_the_run_exits_5(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    from patgate.runner.execution import ScenarioExecution
+    from patgate.runner.execution.scenario_execution import ScenarioExecution
 
     left = _left_by(monkeypatch)
     learn = ScenarioExecution._learn
@@ -78,7 +78,7 @@ def test_a_bug_in_a_step_fails_the_step_and_the_run_exits_5(
 def test_a_bug_outside_any_scenario_still_reports_and_cleans_up(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    from patgate.runner.custodian import Custodian
+    from patgate.runner.custody.custodian import Custodian
 
     left = _left_by(monkeypatch)
     finish = Custodian.finish

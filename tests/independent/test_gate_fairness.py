@@ -16,8 +16,8 @@ import pytest
 from patgate.cli import main
 from patgate.levels import Level
 from patgate.runner import LiveTarget, TargetConfig
-from patgate.runner.events import Outcome, RunFinished
-from patgate.runner.results import gate_count
+from patgate.runner.results.events import Outcome, RunFinished
+from patgate.runner.results.outcomes import gate_count
 
 from ..runner.support import builtin, run_events
 from .deployment import BROKEN_RULES, IndependentDeployment, running_independent_deployment

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from patgate.errors import ForeignDeleteRefused, UsageError
-from patgate.runner.ledger import Ledger
+from patgate.runner.custody.ledger import Ledger
 
 
 def _lines(path: Path) -> list[dict[str, str]]:

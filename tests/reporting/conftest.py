@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from patgate.runner.events import Event
+from patgate.runner.results.events import Event
 from tests.reporting.sample import SAMPLE_SCENARIOS, run_events
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from patgate.reporting import Reporter
-from patgate.runner.events import (
+from patgate.runner.results.events import (
     Event,
     Failure,
     Outcome,

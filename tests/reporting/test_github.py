@@ -15,7 +15,7 @@ from patgate.reporting.github import step_summary, wants_annotations, workflow_c
 from patgate.reporting.junit import junit_tree
 from patgate.reporting.summary import source_location
 from patgate.resources import scenarios_dir, specs_dir
-from patgate.runner.events import Event, RunFinished, RunStarted
+from patgate.runner.results.events import Event, RunFinished, RunStarted
 from tests.reporting.sample import SAMPLE_SCENARIOS, run_events
 
 FAILING = """\
@@ -140,7 +140,7 @@ def test_the_report_schema_types_every_yes_no_field_as_a_boolean() -> None:
 
 
 def test_a_waived_rule_is_not_annotated() -> None:
-    from patgate.runner.events import Outcome
+    from patgate.runner.results.events import Outcome
 
     started, finished = _ends(run_events(*SAMPLE_SCENARIOS))
     rules = tuple(

@@ -8,7 +8,7 @@ from pathlib import Path
 
 from patgate.redaction import REDACTED
 from patgate.reporting import make_reporter
-from patgate.runner.events import (
+from patgate.runner.results.events import (
     Event,
     Exchange,
     Failure,

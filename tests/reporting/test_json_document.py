@@ -10,7 +10,7 @@ import pytest
 
 from patgate.errors import UsageError
 from patgate.reporting import make_reporter
-from patgate.runner.events import Event, Failure, Outcome, RunFinished
+from patgate.runner.results.events import Event, Failure, Outcome, RunFinished
 from tests.reporting.sample import CAP_ACTUAL, CAP_EXPECTED, feed_events, run_events, scenario
 
 

@@ -5,7 +5,7 @@ import xml.etree.ElementTree as ET
 from pathlib import Path
 
 from patgate.reporting import make_reporter
-from patgate.runner.events import Event, Failure, Outcome
+from patgate.runner.results.events import Event, Failure, Outcome
 from tests.reporting.sample import CAP_ACTUAL, CAP_EXPECTED, feed_events, run_events, scenario
 
 

@@ -9,7 +9,7 @@ import pytest
 
 from patgate.errors import UsageError
 from patgate.reporting import Reporter, make_reporter
-from patgate.runner.events import Event
+from patgate.runner.results.events import Event
 from tests.reporting.sample import feed_events
 
 

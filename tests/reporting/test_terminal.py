@@ -6,7 +6,7 @@ import pytest
 
 from patgate.reporting import make_reporter
 from patgate.reporting.terminal import TerminalReporter
-from patgate.runner.events import Event, Failure, Outcome
+from patgate.runner.results.events import Event, Failure, Outcome
 from tests.reporting.sample import (
     CAP_ACTUAL,
     CAP_EXPECTED,

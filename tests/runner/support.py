@@ -9,8 +9,8 @@ from typing import Any
 from patgate.harness import Fake
 from patgate.resources import scenarios_dir
 from patgate.runner import LiveTarget, RunOptions, TargetConfig, run
-from patgate.runner.events import Event, RunFinished, ScenarioFinished
-from patgate.runner.target import Target
+from patgate.runner.results.events import Event, RunFinished, ScenarioFinished
+from patgate.runner.target.config import Target
 from patgate.scenario import Scenario, load_scenarios, load_text
 
 

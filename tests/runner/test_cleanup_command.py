@@ -10,7 +10,7 @@ import pytest
 
 from patgate.cli import main
 from patgate.harness import Fake
-from patgate.runner.ledger import Ledger
+from patgate.runner.custody.ledger import Ledger
 
 
 def _world(fake: Fake, folder: Path) -> Path:
@@ -110,7 +110,7 @@ def test_a_bug_is_reported_with_the_secrets_redacted(
     monkeypatch: pytest.MonkeyPatch,
     capsys: pytest.CaptureFixture[str],
 ) -> None:
-    from patgate.runner.custodian import Custodian
+    from patgate.runner.custody.custodian import Custodian
 
     secret = patgate_server.world["admin_token"]
 

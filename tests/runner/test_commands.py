@@ -12,6 +12,8 @@ from patgate.cli import main
 from patgate.errors import UsageError
 from patgate.runner.session import ledger_path
 
+from .support import builtin
+
 
 def _closed_port() -> int:
     with socket.socket() as sock:
@@ -120,7 +122,7 @@ def test_an_error_is_printed_with_the_secrets_redacted(
     error: type[Exception],
     code: int,
 ) -> None:
-    from patgate.runner.execution import ScenarioExecution
+    from patgate.runner.execution.scenario_execution import ScenarioExecution
 
     seen: list[str] = []
 
@@ -134,3 +136,44 @@ def test_an_error_is_printed_with_the_secrets_redacted(
     err = capsys.readouterr().err
     assert "the deployment sent [REDACTED]" in err
     assert seen[0] not in err
+
+
+def test_durations_prints_the_slowest_scenarios_and_steps(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    assert (
+        main(["run", "--scenario", "pat-create", "--scenario", "token-ok", "--durations", "2"]) == 0
+    )
+    out = capsys.readouterr().out
+    lines = out[out.index("slowest 2 scenarios:") :].splitlines()
+    assert lines[0] == "slowest 2 scenarios:"
+    assert {line.split("ms  ")[1] for line in lines[1:3]} == {"pat-create", "token-ok"}
+    assert lines[3] == "slowest 2 steps:"
+    steps = lines[4:6]
+    assert all(" ms  " in line and ".yaml:" in line for line in steps), steps
+    times = [float(line.split("ms")[0]) for line in lines[1:3]]
+    assert times == sorted(times, reverse=True), "slowest first"
+
+
+def test_durations_0_lists_every_step_and_cleanup_steps_say_so(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    assert main(["run", "--scenario", "pat-create", "--durations", "0"]) == 0
+    out = capsys.readouterr().out
+    assert "every scenario, slowest first:" in out
+    steps = out[out.index("every step, slowest first:") :].splitlines()[1:]
+    scenario = next(s for s in builtin() if s.id == "pat-create")
+    assert len(steps) == len(scenario.steps) + len(scenario.cleanup)
+    assert sum("(cleanup)" in line for line in steps) == len(scenario.cleanup)
+
+
+def test_durations_must_be_a_whole_number(capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit) as stopped:
+        main(["run", "--durations", "-1"])
+    assert stopped.value.code == 2
+    assert "--durations" in capsys.readouterr().err
+
+
+def test_without_durations_no_timings_are_printed(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["run", "--scenario", "token-ok"]) == 0
+    assert "slowest" not in capsys.readouterr().out

@@ -60,10 +60,18 @@ def test_the_proxy_relays_method_path_headers_and_body_and_counts(echo: str) -> 
     assert proxy.requests == 2
 
 
-def test_the_critical_path_adds_the_exclusive_scenarios_to_the_longest_chain() -> None:
+def test_the_critical_path_follows_the_phases_and_the_principals_needed_alone() -> None:
     chosen = {s.id: s for s in builtin()}
     picked = [
-        chosen[i] for i in ("pat-cap", "pat-create", "pat-delete", "token-ok", "pat-admin-only")
+        chosen[i]
+        for i in (
+            "pat-cap",
+            "pat-create",
+            "pat-delete",
+            "token-ok",
+            "pat-admin-only",
+            "pat-no-expiry",
+        )
     ]
     requests = {
         "pat-cap": 10,
@@ -71,9 +79,11 @@ def test_the_critical_path_adds_the_exclusive_scenarios_to_the_longest_chain() -
         "pat-delete": 3,
         "token-ok": 20,
         "pat-admin-only": 2,
+        "pat-no-expiry": 5,
     }
-    # pat-cap runs alone (10); the admin's writers chain (4 + 3 = 7) is shorter than the
-    # longest independent scenario (20).
-    assert critical_path(picked, requests) == pytest.approx(DELAY * (10 + 20))
+    # The clock mover first (5); then the longest of: pat-cap, alone as the admin (10), the
+    # member's listing counter (2) and any other scenario (token-ok, 20). The admin's other
+    # writers share its slots beside pat-cap's chain.
+    assert critical_path(picked, requests) == pytest.approx(DELAY * (5 + 20))
     requests["token-ok"] = 1
-    assert critical_path(picked, requests) == pytest.approx(DELAY * (10 + 7))
+    assert critical_path(picked, requests) == pytest.approx(DELAY * (5 + 10))

@@ -20,7 +20,8 @@ from patgate.harness import Fake
 from patgate.reporting.json_document import report_document
 from patgate.runner import FakeTarget, LiveTarget, RunOptions, TargetConfig
 from patgate.runner.engine import consume, run
-from patgate.runner.events import (
+from patgate.runner.interruption import SignalGuard
+from patgate.runner.results.events import (
     Event,
     Outcome,
     RunFinished,
@@ -28,8 +29,7 @@ from patgate.runner.events import (
     ScenarioFinished,
     ScenarioStarted,
 )
-from patgate.runner.exchange import Exchange
-from patgate.runner.interruption import SignalGuard
+from patgate.runner.target.exchange import Exchange
 from patgate.scenario import Scenario
 
 from .support import builtin, scenarios, writer
@@ -69,10 +69,11 @@ def _comparable(events: list[Event]) -> tuple[list[tuple[str, str]], dict[str, A
     return kinds, document
 
 
-def test_the_built_in_run_reports_the_same_at_concurrency_1_and_4() -> None:
+@pytest.mark.parametrize("concurrency", [4, 8])
+def test_the_built_in_run_reports_the_same_at_concurrency_1_and_more(concurrency: int) -> None:
     chosen = builtin()
     one = list(run(chosen, FakeTarget(), RunOptions(concurrency=1)))
-    four = list(run(chosen, FakeTarget(), RunOptions(concurrency=4)))
+    four = list(run(chosen, FakeTarget(), RunOptions(concurrency=concurrency)))
     events_one, report_one = _comparable(one)
     events_four, report_four = _comparable(four)
     assert report_four == report_one

@@ -18,7 +18,7 @@ from patgate.fake.model import PatRecord, Principal
 from patgate.harness import Fake
 from patgate.runner import FakeTarget, LiveTarget, RunOptions, TargetConfig
 from patgate.runner.context import RunContext
-from patgate.runner.events import Outcome
+from patgate.runner.results.events import Outcome
 
 from .support import FOREIGN_DELETE, builtin, finished, live, run_events, scenarios
 

@@ -10,7 +10,7 @@ import httpx
 from patgate.harness import Fake
 from patgate.reporting.summary import exit_meaning
 from patgate.runner import FakeTarget, LiveTarget, TargetConfig
-from patgate.runner.events import (
+from patgate.runner.results.events import (
     Outcome,
     RunStarted,
     ScenarioFinished,

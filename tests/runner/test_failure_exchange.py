@@ -8,7 +8,7 @@ from dataclasses import asdict
 from patgate.harness import Fake
 from patgate.redaction import REDACTED
 from patgate.runner import FakeTarget
-from patgate.runner.events import RunStarted
+from patgate.runner.results.events import RunStarted
 
 from .support import finished, run_events, scenarios
 

@@ -14,8 +14,8 @@ import pytest
 from patgate.cli import main
 from patgate.harness import Fake
 from patgate.resources import specs_dir
-from patgate.runner.events import Outcome, RuleResult
-from patgate.runner.waivers import Waiver, apply_waivers, matches_target
+from patgate.runner.results.events import Outcome, RuleResult
+from patgate.runner.results.waivers import Waiver, apply_waivers, matches_target
 
 FAILING = """\
 id: token-teapot
@@ -322,7 +322,7 @@ def test_after_the_cut_off_a_lost_targets_cleanup_sends_nothing() -> None:
 
     from patgate.errors import RequestFailed
     from patgate.runner import LiveTarget, TargetConfig
-    from patgate.runner.exchange import Exchange
+    from patgate.runner.target.exchange import Exchange
 
     sent: list[str] = []
 

@@ -13,8 +13,8 @@ import pytest
 from patgate.harness import Fake
 from patgate.runner import FakeTarget, LiveTarget, RunOptions, TargetConfig
 from patgate.runner.engine import consume, run
-from patgate.runner.events import Event, Outcome, RunFinished, ScenarioFinished
 from patgate.runner.interruption import RunInterrupted, SignalGuard, interrupt_exit_code
+from patgate.runner.results.events import Event, Outcome, RunFinished, ScenarioFinished
 
 from .support import builtin, finished, scenarios
 

@@ -6,8 +6,8 @@ import ast
 from pathlib import Path
 
 from patgate.levels import Level
-from patgate.runner.events import Failure, RunFinished, Tallies
-from patgate.runner.ledger import Ledger, LedgerState
+from patgate.runner.custody.ledger import Ledger, LedgerState
+from patgate.runner.results.events import Failure, RunFinished, Tallies
 
 PACKAGE = Path(__file__).resolve().parents[2] / "src" / "patgate"
 WORDS = {member.value for member in Level} | {member.value for member in LedgerState}

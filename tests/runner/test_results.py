@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from patgate.runner.events import Failure, Outcome, ScenarioFinished
-from patgate.runner.results import exit_code, rule_results, scenario_outcome
+from patgate.runner.results.events import Failure, Outcome, ScenarioFinished
+from patgate.runner.results.outcomes import exit_code, rule_results, scenario_outcome
 from patgate.scenario import Catalogue, Rule
 
 CATALOGUE = Catalogue(

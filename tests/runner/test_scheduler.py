@@ -12,9 +12,17 @@ import time
 import pytest
 
 from patgate.errors import TargetUnreachable
-from patgate.runner.events import Outcome, ScenarioFinished
 from patgate.runner.interruption import RunInterrupted, SignalGuard
-from patgate.runner.scheduler import Claim, Scheduler, claim_of, dispatch_order
+from patgate.runner.planning.scheduler import (
+    CLOCK,
+    SLOTS,
+    Claim,
+    Scheduler,
+    claim_of,
+    dispatch_order,
+    fits,
+)
+from patgate.runner.results.events import Outcome, ScenarioFinished
 from patgate.scenario import Scenario
 
 from .support import builtin, scenarios
@@ -48,41 +56,95 @@ def _result(scenario: Scenario) -> ScenarioFinished:
 def test_claims_come_from_what_the_scenario_does() -> None:
     by_id = {s.id: s for s in builtin()}
     assert claim_of(by_id["token-ok"], controlled=True) == Claim()
-    assert claim_of(by_id["pat-create"], controlled=True).principals == {"admin_token"}
-    assert claim_of(by_id["pat-self-only"], controlled=False).principals == {
-        "admin_token",
-        "member_token",
-    }
-    for control in ("pat-approval", "pat-removal-immediate", "pat-no-expiry"):
-        assert claim_of(by_id[control], controlled=False).exclusive, control
-    assert claim_of(by_id["pat-cap"], controlled=False).exclusive, "a bulk writer runs alone"
+    create = claim_of(by_id["pat-create"], controlled=True)
+    assert create.principals == {"admin_token"}
+    assert create.need("admin_token") == 2, "two create steps: two of the admin's slots"
+    assert claim_of(by_id["pat-delete"], controlled=True).need("admin_token") == 1
+    # The member only reads in pat-self-only; it writes as the admin alone.
+    assert claim_of(by_id["pat-self-only"], controlled=False).principals == {"admin_token"}
+    # Control scenarios are the control phase, and say what they change.
+    approval = claim_of(by_id["pat-approval"], controlled=False)
+    assert approval.control
+    assert approval.need("member_token") == 1, "a requested token"
+    removal = claim_of(by_id["pat-removal-immediate"], controlled=False)
+    assert removal.control
+    assert removal.touches == {"member_token"}
+    assert claim_of(by_id["pat-no-expiry"], controlled=False).touches == {CLOCK}
+    # The cap probe needs the admin alone, and nothing more.
+    cap = claim_of(by_id["pat-cap"], controlled=False)
+    assert cap.alone_as == {"admin_token"}
+    assert not cap.exclusive
+    assert not cap.control
+    # Comparing a listing's length: the member alone.
+    assert claim_of(by_id["pat-admin-only"], controlled=True).alone_as == {"member_token"}
     # A wait moves the clock of a deployment patgate controls; elsewhere it only sleeps.
-    assert claim_of(by_id["client-token-expiry"], controlled=True).exclusive
+    assert claim_of(by_id["client-token-expiry"], controlled=True).touches == {CLOCK}
     assert claim_of(by_id["client-token-expiry"], controlled=False) == Claim()
     (member,) = scenarios(MEMBER_WRITER)
     assert claim_of(member, controlled=True).principals == {"member_token"}
 
 
-def test_writers_as_one_principal_conflict_and_readers_do_not() -> None:
-    admin = Claim(principals=frozenset({"admin_token"}))
-    member = Claim(principals=frozenset({"member_token"}))
-    both = Claim(principals=frozenset({"admin_token", "member_token"}))
-    alone = Claim(exclusive=True)
+def test_writers_share_a_principal_while_its_slots_last() -> None:
+    def admin(count: int) -> Claim:
+        return Claim(slots=(("admin_token", count),))
+
+    assert fits(admin(1), [admin(1), admin(2)]), "4 slots of the admin's 5 tokens"
+    assert not fits(admin(1), [admin(2), admin(2)])
+    assert not fits(admin(2), [admin(1), admin(1), admin(1)])
+    member = Claim(slots=(("member_token", 2),))
+    assert fits(member, [admin(2), admin(2)])
+
+
+def test_a_cap_probe_needs_its_principal_alone_and_nothing_more() -> None:
+    cap = Claim(alone_as=frozenset({"admin_token"}))
+    deleter = Claim(slots=(("admin_token", 0),))
+    member = Claim(slots=(("member_token", 1),))
+    assert cap.conflicts(deleter)
+    assert deleter.conflicts(cap)
+    assert not fits(Claim(slots=(("admin_token", 1),)), [cap])
+    assert fits(member, [cap])
+    assert fits(Claim(), [cap]), "readers run beside it"
+
+
+def test_control_keeps_apart_what_it_changes_and_the_clock_stops_everything() -> None:
     reader = Claim()
-    assert admin.conflicts(both)
-    assert member.conflicts(both)
-    assert not admin.conflicts(member)
-    assert not reader.conflicts(admin)
-    assert not reader.conflicts(reader)
-    assert alone.conflicts(reader)
-    assert reader.conflicts(alone)
+    as_member = Claim(uses=frozenset({"member_token"}))
+    member_writer = Claim(slots=(("member_token", 1),))
+    removes_member = Claim(control=True, touches=frozenset({"member_token"}))
+    demotes_admin = Claim(control=True, touches=frozenset({"admin_token"}))
+    clock = Claim(control=True, touches=frozenset({CLOCK}))
+    assert removes_member.conflicts(as_member)
+    assert removes_member.conflicts(member_writer)
+    assert not removes_member.conflicts(reader), "a reader sending no member credential"
+    assert not removes_member.conflicts(demotes_admin)
+    assert clock.conflicts(reader)
+    assert clock.conflicts(demotes_admin)
+    assert Claim(exclusive=True).conflicts(reader)
+    assert reader.conflicts(Claim(exclusive=True))
 
 
-def test_exclusive_scenarios_are_offered_first_then_writers_then_readers() -> None:
-    chosen = _pick("token-ok", "pat-create", "pat-approval", "pat-delete", "pat-cap")
+def test_an_approval_acts_as_the_admin() -> None:
+    by_id = {s.id: s for s in builtin()}
+    approval = claim_of(by_id["pat-approval"], controlled=True)
+    demoted = claim_of(by_id["pat-lost-permission-demoted"], controlled=True)
+    assert "admin_token" in approval.uses
+    assert approval.conflicts(demoted), "a demoted admin cannot approve"
+
+
+def test_the_control_phase_is_offered_first_then_writers_then_readers() -> None:
+    chosen = _pick(
+        "token-ok", "pat-create", "pat-approval", "pat-delete", "pat-cap", "pat-no-expiry"
+    )
     claims = [claim_of(s, controlled=True) for s in chosen]
     order = [chosen[i].id for i in dispatch_order(chosen, claims)]
-    assert order == ["pat-approval", "pat-cap", "pat-create", "pat-delete", "token-ok"]
+    assert order == [
+        "pat-no-expiry",
+        "pat-approval",
+        "pat-cap",
+        "pat-create",
+        "pat-delete",
+        "token-ok",
+    ]
 
 
 def test_conflicting_scenarios_never_overlap() -> None:
@@ -91,7 +153,7 @@ def test_conflicting_scenarios_never_overlap() -> None:
     lock = threading.Lock()
     active: set[str] = set()
     overlaps: list[tuple[str, str]] = []
-    most = {"n": 0}
+    most: dict[str, int] = {"n": 0}
 
     def run_one(scenario: Scenario) -> ScenarioFinished:
         with lock:
@@ -101,6 +163,9 @@ def test_conflicting_scenarios_never_overlap() -> None:
                 if claims[scenario.id].conflicts(claims[other])
             )
             active.add(scenario.id)
+            for key in ("admin_token", "member_token"):
+                held = sum(claims[name].need(key) for name in active)
+                most[key] = max(most.get(key, 0), held)
             most["n"] = max(most["n"], len(active))
         time.sleep(0.005)  # long enough for others to start beside it, if they may
         with lock:
@@ -112,6 +177,9 @@ def test_conflicting_scenarios_never_overlap() -> None:
     assert results == [s.id for s in chosen], "results in catalogue order"
     assert overlaps == []
     assert most["n"] <= 4
+    assert most["admin_token"] <= SLOTS
+    assert most["member_token"] <= SLOTS
+    assert most["admin_token"] >= 2, "the admin's writers ran side by side"
 
 
 def test_independent_scenarios_run_side_by_side() -> None:
@@ -151,12 +219,12 @@ def test_results_come_in_catalogue_order_whichever_finishes_first() -> None:
 
 
 def test_an_error_in_a_worker_stops_the_run_and_reaches_the_caller() -> None:
-    chosen = _pick("token-ok", "pat-create", "pat-delete")
+    chosen = _pick("token-ok", "pat-cap", "pat-delete")
     started: list[str] = []
 
     def run_one(scenario: Scenario) -> ScenarioFinished:
         started.append(scenario.id)
-        if scenario.id == "pat-create":
+        if scenario.id == "pat-cap":
             raise TargetUnreachable("cannot reach http://127.0.0.1:9")
         return _result(scenario)
 

@@ -9,7 +9,7 @@ import pytest
 
 from patgate.errors import UsageError
 from patgate.redaction import Secret
-from patgate.runner.target import TargetConfig, resolve_target_config
+from patgate.runner.target.config import TargetConfig, resolve_target_config
 
 
 def _world(tmp_path: Path, data: object, name: str = "w.json") -> Path:
@@ -137,3 +137,31 @@ def test_a_url_with_user_information_is_refused_without_echoing_it() -> None:
         resolve_target_config(None, {}, {"base_url": "https://me:s3cr3t-value@api.example"})
     assert "must not hold user information" in str(raised.value)
     assert "s3cr3t-value" not in str(raised.value)
+
+
+def test_a_pat_prefix_no_token_can_start_with_is_refused_when_the_target_is_read() -> None:
+    with pytest.raises(UsageError, match=r"pat_prefix must be letters.*'a b'"):
+        resolve_target_config(
+            None, {"PATGATE_PAT_PREFIX": "a b"}, {"base_url": "https://x.example"}
+        )
+
+
+def test_the_run_is_handed_the_redactor_and_pat_grammar_the_config_built() -> None:
+    from patgate.runner.context import RunContext, RunOptions
+    from patgate.runner.target.config import LiveTarget
+
+    config = TargetConfig(
+        {"base_url": "https://x.example", "client_secret": "s3cret-value", "pat_prefix": "acme_"}
+    )
+    context = RunContext(LiveTarget(config), RunOptions())
+    try:
+        # The config's secrets are known, and PATs of its prefix are hidden and watched.
+        pat = "acme_" + "A" * 8 + "." + "B" * 12
+        assert context.redact("sent s3cret-value and " + pat) == "sent [REDACTED] and [REDACTED]"
+        context.revealed.add(pat, "a create")
+        assert context.revealed.learn("x acme_CCCCCCCC.DDDDDDDDDDDD y", "a listing") == [
+            "acme_CCCCCCCC.DDDDDDDDDDDD"
+        ]
+        assert config.pat.shape.fullmatch(pat)
+    finally:
+        context.close()

@@ -15,8 +15,8 @@ from patgate.errors import ScenarioError
 from patgate.harness import Fake
 from patgate.reporting.summary import exit_meaning, unchecked_lines
 from patgate.runner import FakeTarget, LiveTarget, TargetConfig
-from patgate.runner.events import Outcome, RunStarted
-from patgate.runner.results import EXIT_UNCHECKED, gate_count
+from patgate.runner.results.events import Outcome, RunStarted
+from patgate.runner.results.outcomes import EXIT_UNCHECKED, gate_count
 
 from .support import builtin, finished, live, run_events, scenarios
 

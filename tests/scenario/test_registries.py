@@ -8,9 +8,9 @@ from pathlib import Path
 
 import pytest
 
-import patgate.runner.execution  # noqa: F401 - binds the step kinds' and actions' executors
+import patgate.runner.execution.scenario_execution  # noqa: F401 - binds the step kinds' and actions' executors
 from patgate.resources import specs_dir
-from patgate.runner.fake_target import FakeControl
+from patgate.runner.target.fake import FakeControl
 from patgate.scenario import load_text
 from patgate.scenario.check_kinds import CHECKS
 from patgate.scenario.control_actions import CONTROL_ACTIONS

@@ -228,14 +228,14 @@ def test_a_token_left_behind_fails_the_session(project: pytest.Pytester) -> None
 def test_an_unexpected_error_is_shown_with_the_secrets_redacted(
     project: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from patgate.runner.execution import ScenarioExecution
+    from patgate.runner.execution.scenario_execution import ScenarioExecution
 
     # The inner session runs in this process and patches the class; put it back afterwards.
     monkeypatch.setattr(ScenarioExecution, "run", ScenarioExecution.run)
     project.makeconftest(
         CONFTEST
         + """
-from patgate.runner.execution import ScenarioExecution
+from patgate.runner.execution.scenario_execution import ScenarioExecution
 
 def _explode(self):
     secret = self.context.config.text("client_secret")

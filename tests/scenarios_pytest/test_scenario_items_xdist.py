@@ -156,7 +156,7 @@ steps:
 DIE_AFTER_THE_CREATE = """
 import os
 
-from patgate.runner.ledger import Ledger
+from patgate.runner.custody.ledger import Ledger
 
 _confirm = Ledger.confirm
 

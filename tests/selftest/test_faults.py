@@ -9,7 +9,7 @@ import pytest
 
 from patgate.resources import scenarios_dir
 from patgate.runner import FakeTarget, RunOptions, run
-from patgate.runner.events import Outcome, RunFinished
+from patgate.runner.results.events import Outcome, RunFinished
 from patgate.scenario import Scenario, load_catalogue, load_scenarios
 
 from .faults import FAULTS, Fault

@@ -23,7 +23,7 @@ from patgate.fake.pat_format import MintedPat, PatFormat
 from patgate.harness import Fake
 from patgate.resources import scenarios_dir
 from patgate.runner import FakeTarget, RunOptions, run
-from patgate.runner.events import Outcome, RunFinished
+from patgate.runner.results.events import Outcome, RunFinished
 from patgate.scenario import Scenario, load_scenarios
 from patgate.wire.messages import WireHandler, WireRequest, WireResponse
 

@@ -32,7 +32,7 @@ from patgate.runner.session import DEFAULT_LEDGER
 
 if TYPE_CHECKING:
     from patgate.redaction import Redactor
-    from patgate.runner.target import TargetConfig
+    from patgate.runner.target.config import TargetConfig
 
 __all__ = ["configure", "main"]
 
@@ -74,8 +74,8 @@ def main(args: argparse.Namespace) -> int:
 
 def _clean(args: argparse.Namespace, config: TargetConfig, path: Path, redactor: Redactor) -> int:
     from patgate.runner.context import RunOptions
+    from patgate.runner.custody.ledger import Ledger, LedgerState
     from patgate.runner.interruption import SignalGuard, interrupt_exit_code, interrupt_name
-    from patgate.runner.ledger import Ledger, LedgerState
     from patgate.runner.session import open_session
 
     if not path.exists():

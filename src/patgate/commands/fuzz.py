@@ -22,7 +22,7 @@ from patgate.commands.session import configure_target, guarded, resolve_config
 from patgate.errors import UsageError
 
 if TYPE_CHECKING:
-    from patgate.runner.target import TargetConfig
+    from patgate.runner.target.config import TargetConfig
 
 __all__ = ["configure", "main"]
 

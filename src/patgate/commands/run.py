@@ -12,9 +12,10 @@ The last line counts the gate rules passed, failed and not checked, and says "ev
 rule passed" only when every gate rule in scope was checked. A run narrowed by ``--rule``,
 ``--scenario`` or ``--scenarios`` reports only the rules its scenarios cover.
 
-Scenarios run ``--concurrency`` at a time (default 4); those that share a constraint never
-overlap (see :mod:`patgate.runner.scheduler`), and the reports list them in catalogue order
-whichever finished first.
+Scenarios run ``--concurrency`` at a time (default 4); writers share each principal's token
+slots, and those that would disturb each other never overlap (see
+:mod:`patgate.runner.planning.scheduler`); the reports list them in catalogue order whichever
+finished first.
 
 Exit codes: 0 no gate rule failed and nothing was left behind; 1 a gate rule failed (or a
 warning, with ``--strict``), or a token was left behind or a delete refused; 2 a usage or
@@ -45,8 +46,8 @@ if TYPE_CHECKING:
     from patgate.fake.profile import Profile
     from patgate.redaction import Redactor
     from patgate.reporting.artifact import TargetRun
-    from patgate.runner.events import RunFinished
-    from patgate.runner.target import Target, TargetConfig
+    from patgate.runner.results.events import RunFinished
+    from patgate.runner.target.config import Target, TargetConfig
     from patgate.scenario import Catalogue, Scenario
 
 __all__ = ["configure", "main"]
@@ -124,7 +125,7 @@ def configure(parser: argparse.ArgumentParser) -> None:
         default=DEFAULT_CONCURRENCY,
         metavar="N",
         help=f"scenarios run at once (default {DEFAULT_CONCURRENCY}; 1: one after the other); "
-        "scenarios writing as the same principal, control steps and bulk writers never overlap",
+        "writers share each user's token slots; the cap probe and clock movers run alone",
     )
     behaviour.add_argument("--strict", action="store_true", help="advisory warnings fail the run")
     behaviour.add_argument(
@@ -133,6 +134,12 @@ def configure(parser: argparse.ArgumentParser) -> None:
         metavar="FILE",
         help="the embedded fake's profile, its choices where the documentation is silent "
         "(docs/profile.md); the gate checks only documented rules, so it passes under any",
+    )
+    behaviour.add_argument(
+        "--durations",
+        type=whole_number(0, what="a number of scenarios"),
+        metavar="N",
+        help="after the run, print the N slowest scenarios and the N slowest steps (0: every one)",
     )
     behaviour.add_argument(
         "--require",
@@ -163,7 +170,7 @@ def configure(parser: argparse.ArgumentParser) -> None:
 def main(args: argparse.Namespace) -> int:
     """Run the scenarios against each target and report; the exit code of the run (the
     worst of the targets')."""
-    from patgate.runner.results import EXIT_INTERNAL
+    from patgate.runner.results.outcomes import EXIT_INTERNAL
     from patgate.runner.session import target_redactor
 
     worlds: list[Path] = list(args.world or [])
@@ -177,8 +184,7 @@ def main(args: argparse.Namespace) -> int:
     redactor = target_redactor(configs[0])
     for config in configs[1:]:
         if config is not None:
-            redactor.register_all(config.secrets())
-            redactor.register_basic(config.text("client_id"), config.text("client_secret"))
+            config.register_secrets(redactor)
     labels = [str(world) for world in worlds] or [""]
     return guarded(
         "run",
@@ -191,7 +197,7 @@ def main(args: argparse.Namespace) -> int:
 def _embedded(profile: Profile) -> Target:
     """The embedded fake, answering by ``profile``."""
     from patgate.harness import Fake
-    from patgate.runner.fake_target import FakeTarget
+    from patgate.runner.target.fake import FakeTarget
 
     return FakeTarget(Fake(profile=profile))
 
@@ -206,10 +212,10 @@ def _run(
     from patgate.resources import scenarios_dir
     from patgate.runner import RunOptions
     from patgate.runner.engine import consume, run_session
-    from patgate.runner.events import Event, RunStarted, Targets
     from patgate.runner.interruption import SignalGuard, interrupt_exit_code, interrupt_name
+    from patgate.runner.results.events import Event, RunStarted, Targets
+    from patgate.runner.results.waivers import load_waivers
     from patgate.runner.session import ledger_path, open_session, target_for
-    from patgate.runner.waivers import load_waivers
     from patgate.scenario import load_catalogue, load_scenarios
 
     catalogue = load_catalogue()
@@ -283,6 +289,11 @@ def _run(
         if session is not None:
             _print_internal_errors(session.context.internal_errors)
     _github(runs)
+    if args.durations is not None:
+        from patgate.reporting.durations import slowest
+
+        for line in slowest([(label, finished) for label, _, finished in runs], args.durations):
+            print(line)
     code = worst_exit_code([finished.exit_code for _, _, finished in runs])
     if several:
         each = ", ".join(f"{label}: exit {finished.exit_code}" for label, _, finished in runs)
@@ -392,7 +403,7 @@ def _print_internal_errors(tracebacks: list[str]) -> None:
 
 def _required(given: list[str] | None, catalogue: Catalogue) -> tuple[str, ...]:
     """The ``--require`` values, each ``all`` or a gate rule's id."""
-    from patgate.runner.results import REQUIRE_WORDS
+    from patgate.runner.results.outcomes import REQUIRE_WORDS
 
     names = [part.strip() for value in given or () for part in value.split(",") if part.strip()]
     for name in names:

@@ -23,7 +23,7 @@ from patgate.target_contract import TARGET_KEYS
 
 if TYPE_CHECKING:
     from patgate.redaction import Redactor
-    from patgate.runner.target import TargetConfig
+    from patgate.runner.target.config import TargetConfig
 
 __all__ = [
     "KEY_HELP",
@@ -112,7 +112,7 @@ def configure_network(group: argparse._ArgumentGroup) -> None:
 def resolve_config(args: argparse.Namespace, world: Path | None = None) -> TargetConfig | None:
     """The live target the flags, ``PATGATE_*`` variables and ``--world`` (or ``world``,
     one of several) describe, or ``None`` (the embedded fake)."""
-    from patgate.runner.target import resolve_target_config
+    from patgate.runner.target.config import resolve_target_config
 
     if world is None:
         world = args.world[0] if isinstance(args.world, list) and args.world else args.world

@@ -5,9 +5,11 @@ kept twice over, both bounded:
 
 - by exact text: a repeated text costs neither a parse nor a validation;
 - by shape: a new text is parsed, and its syntax tree reduced to nested tuples without
-  locations, every alias renamed to a canonical one. Whitespace, commas, comments and the
-  names of aliases vanish in that form, so a text that differs from a validated one only in
-  those is known valid without a second validation.
+  locations, every alias renamed to a canonical one and, while the schema has no scalar of
+  its own, every string literal's text left out. Whitespace, commas, comments, the names of
+  aliases and what a string literal says vanish in that form, so a text that differs from a
+  validated one only in those (a create naming another token) is known valid without a
+  second validation.
 
 Both are bounded by bytes, not entries (:class:`~patgate.fake.bounded_cache.BoundedCache`): a
 parsed document pins about 250 times its text, so only texts up to
@@ -19,18 +21,23 @@ validated every time, as its size already costs.
 
 Renaming keeps every equality between response names (an alias equal to a field name stays
 as written, distinct aliases stay distinct), and response names are all that validation reads
-of an alias: the conflicting-fields rule compares them. Only a "valid" verdict is reused; an
+of an alias: the conflicting-fields rule compares them. A string literal is judged by the
+type it is given to, and a built-in type (``String``, ``ID``, or one that takes no string)
+takes any text or none, so its text can change no verdict; a scalar of the schema's own may
+read the text, and then the text stays in the shape. Only a "valid" verdict is reused; an
 invalid text is always validated itself, so its errors name its own aliases and lines.
 """
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Hashable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from graphql import DocumentNode, GraphQLError, parse, validate
-from graphql.language import FieldNode, Node
+from graphql import DocumentNode, GraphQLError, GraphQLScalarType, parse, validate
+from graphql.language import FieldNode, Node, StringValueNode
+from graphql.type import specified_scalar_types
 
 from patgate.fake.bounded_cache import BoundedCache
 from patgate.fake.graph_schema import graph_schema
@@ -99,8 +106,22 @@ def _names(node: Any, fields: set[str], aliases: list[str]) -> None:
 _SELECTION_KEYS = frozenset({"definitions", "selection_set", "selections"})
 
 
-def _shape(node: Any, renamed: dict[str, str]) -> Any:
-    """A hashable form of ``node``: every field but locations, aliases renamed."""
+@functools.cache
+def _strings_judged_by_type() -> bool:
+    """Whether every scalar of the schema is a built-in one: then no string literal's text
+    can change what validation says."""
+    return all(
+        kind.name in specified_scalar_types
+        for kind in graph_schema().type_map.values()
+        if isinstance(kind, GraphQLScalarType)
+    )
+
+
+def _shape(node: Any, renamed: dict[str, str], strings: bool = False) -> Any:
+    """A hashable form of ``node``: every field but locations, aliases renamed, and string
+    literals without their text when ``strings`` (:func:`_strings_judged_by_type`)."""
+    if strings and isinstance(node, StringValueNode):
+        return (node.kind, node.block)
     if isinstance(node, Node):
         parts: list[Any] = [node.kind]
         for key in node.keys:
@@ -110,10 +131,10 @@ def _shape(node: Any, renamed: dict[str, str]) -> Any:
             if key == "alias" and value is not None:
                 parts.append(renamed.get(value.value, value.value))
             else:
-                parts.append(_shape(value, renamed))
+                parts.append(_shape(value, renamed, strings))
         return tuple(parts)
     if isinstance(node, (list, tuple)):
-        return tuple(_shape(item, renamed) for item in node)
+        return tuple(_shape(item, renamed, strings) for item in node)
     return node
 
 
@@ -133,7 +154,7 @@ def document_shape(document: DocumentNode) -> Hashable | None:
     for alias in aliases:
         if alias not in fields and alias not in renamed:
             renamed[alias] = f"{_CANONICAL_ALIAS}{len(renamed)}"
-    shape: Hashable = _shape(document, renamed)
+    shape: Hashable = _shape(document, renamed, _strings_judged_by_type())
     return shape
 
 

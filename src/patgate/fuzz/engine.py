@@ -44,7 +44,7 @@ from patgate.resources import specs_dir
 if TYPE_CHECKING:
     from patgate.harness import Fake
     from patgate.runner.engine import ScenarioRunner
-    from patgate.runner.target import Target, TargetConfig
+    from patgate.runner.target.config import Target, TargetConfig
 
 __all__ = ["OPENAPI_CHECKS", "FuzzOptions", "Fuzzer", "fuzz_fake", "fuzz_target"]
 
@@ -268,7 +268,7 @@ class Fuzzer:
             bearer,
             label=label,
             organization_id=self.config.text("organization_id"),
-            pat_prefix=self.config.pat_prefix,
+            pat=self.config.pat,
             runner=self._hypothesis_runner,
         )
 
@@ -404,7 +404,7 @@ def fuzz_target(
     config: TargetConfig, options: FuzzOptions, *, display: str | None = None
 ) -> FuzzReport:
     """Fuzz a live target (read-only unless ``options.allow_writes``)."""
-    from patgate.runner.target import LiveTarget
+    from patgate.runner.target.config import LiveTarget
 
     shown = display or config.text("base_url") or config.text("auth_url") or "live target"
     return _fuzz(LiveTarget(config), options, shown)
@@ -416,7 +416,7 @@ def fuzz_fake(options: FuzzOptions, fake: Fake | None = None) -> FuzzReport:
     ``fake`` defaults to a strict one on :data:`EMBEDDED_ORIGIN`; a given fake is started
     for the run and stopped after it if it was not already active.
     """
-    from patgate.runner.fake_target import FakeTarget
+    from patgate.runner.target.fake import FakeTarget
 
     if fake is None:
         from patgate.harness import Fake

@@ -22,8 +22,8 @@ from patgate.errors import PatgateError, UnexpectedAnswer
 from patgate.fuzz.recorder import Answer, Recorder
 from patgate.observed import Observed
 from patgate.runner.context import RunContext
-from patgate.runner.documents import Documents, organization_ids
-from patgate.token_grammar import pat_scan, pat_shape
+from patgate.runner.target.documents import Documents, organization_ids
+from patgate.token_grammar import PatGrammar
 
 __all__ = ["NAME_LIMIT", "SPECIAL_NAMES", "delete_created", "name_strategy", "run_lifecycle"]
 
@@ -92,7 +92,7 @@ class _Cycle:
         headers: Mapping[str, str],
         label: str,
         organization_id: str,
-        pat_prefix: str,
+        pat: PatGrammar,
         context: RunContext,
         bearer: str,
     ) -> None:
@@ -104,8 +104,8 @@ class _Cycle:
         self.headers = headers
         self.label = label
         self.organization_id = organization_id
-        self.pat_shape = pat_shape(pat_prefix)
-        self.pat_scan = pat_scan(pat_prefix)
+        self.pat_shape = pat.shape
+        self.pat_scan = pat.scan
 
     def post(self, document: tuple[str, Mapping[str, Any] | None]) -> tuple[Answer, Any, str]:
         query, variables = document
@@ -252,7 +252,7 @@ def run_lifecycle(
     *,
     label: str,
     organization_id: str | None,
-    pat_prefix: str,
+    pat: PatGrammar,
     runner: Runner,
 ) -> None:
     """Fuzz create / list / delete with generated names (see the module docstring)."""
@@ -281,7 +281,7 @@ def run_lifecycle(
         headers,
         label,
         organization_id,
-        pat_prefix,
+        pat,
         context,
         bearer,
     )

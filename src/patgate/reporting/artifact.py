@@ -15,7 +15,7 @@ import tempfile
 from pathlib import Path
 
 from patgate.errors import UsageError
-from patgate.runner.events import Event, RunFinished, RunStarted, Targets
+from patgate.runner.results.events import Event, RunFinished, RunStarted, Targets
 
 __all__ = ["ArtifactReporter", "TargetRun", "prepare_path", "worst_exit_code", "write_atomically"]
 

@@ -14,7 +14,7 @@ from collections.abc import Mapping, Sequence
 from patgate.levels import Level
 from patgate.reporting.artifact import TargetRun
 from patgate.reporting.summary import exit_meaning, failure_headline, source_location
-from patgate.runner.events import Outcome
+from patgate.runner.results.events import Outcome
 
 __all__ = ["step_summary", "wants_annotations", "workflow_commands"]
 

@@ -35,7 +35,7 @@ from patgate.reporting.summary import (
     waiver_lines,
 )
 from patgate.reporting.text import printable
-from patgate.runner.events import (
+from patgate.runner.results.events import (
     Event,
     Exchange,
     Failure,
@@ -44,7 +44,7 @@ from patgate.runner.events import (
     RunStarted,
     ScenarioFinished,
 )
-from patgate.runner.results import gate_count
+from patgate.runner.results.outcomes import gate_count
 
 __all__ = ["HtmlReporter", "render_page", "render_targets_page"]
 

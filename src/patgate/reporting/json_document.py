@@ -7,7 +7,7 @@ from typing import Any
 
 from patgate.reporting.artifact import ArtifactReporter, TargetRun, worst_exit_code
 from patgate.reporting.summary import count_outcomes, exit_meaning
-from patgate.runner.events import (
+from patgate.runner.results.events import (
     Failure,
     RuleResult,
     RunFinished,
@@ -15,7 +15,7 @@ from patgate.runner.events import (
     ScenarioFinished,
     WaiverNote,
 )
-from patgate.runner.results import gate_count
+from patgate.runner.results.outcomes import gate_count
 
 __all__ = ["FORMAT_VERSION", "JsonReporter", "report_document", "targets_document"]
 

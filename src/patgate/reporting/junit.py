@@ -21,7 +21,7 @@ from patgate.reporting.summary import (
     waiver_lines,
 )
 from patgate.reporting.text import printable
-from patgate.runner.events import Outcome, RunFinished, RunStarted, ScenarioFinished
+from patgate.runner.results.events import Outcome, RunFinished, RunStarted, ScenarioFinished
 
 __all__ = ["SUITE_NAME", "JunitReporter", "junit_targets_tree", "junit_tree"]
 

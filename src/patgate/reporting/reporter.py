@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Protocol, TextIO, runtime_checkable
 
 from patgate.errors import UsageError
-from patgate.runner.events import Event
+from patgate.runner.results.events import Event
 
 __all__ = ["REPORT_KINDS", "Reporter", "make_reporter"]
 

@@ -12,8 +12,8 @@ from collections.abc import Iterable, Mapping
 from pathlib import Path
 
 from patgate.levels import Level
-from patgate.runner.events import Failure, Outcome, RunFinished, ScenarioFinished, Tallies
-from patgate.runner.results import EXIT_UNCHECKED, gate_count
+from patgate.runner.results.events import Failure, Outcome, RunFinished, ScenarioFinished, Tallies
+from patgate.runner.results.outcomes import EXIT_UNCHECKED, gate_count
 
 __all__ = [
     "OUTCOME_ORDER",

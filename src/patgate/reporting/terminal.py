@@ -16,7 +16,7 @@ from patgate.reporting.summary import (
     waiver_lines,
 )
 from patgate.reporting.text import indent_block, printable
-from patgate.runner.events import (
+from patgate.runner.results.events import (
     Event,
     Outcome,
     RuleResult,

@@ -13,19 +13,20 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from patgate.redaction import LogScrub, Redactor
-from patgate.runner.answers import revealed_secrets
-from patgate.runner.custodian import Custodian
-from patgate.runner.documents import Documents, organization_ids
-from patgate.runner.exchange import Exchange, NetworkPolicy
-from patgate.runner.leaks import RevealedTokens
-from patgate.runner.ledger import Ledger, TargetIdentity
+from patgate.redaction import LogScrub
+from patgate.runner.custody.custodian import Custodian
+from patgate.runner.custody.leaks import RevealedTokens
+from patgate.runner.custody.ledger import Ledger, TargetIdentity
 from patgate.runner.model import Observed
-from patgate.runner.retries import RetryPolicy
-from patgate.runner.target import Target
+from patgate.runner.target.answers import revealed_secrets
+from patgate.runner.target.config import Target
+from patgate.runner.target.documents import Documents, organization_ids
+from patgate.runner.target.exchange import Exchange, NetworkPolicy
+from patgate.runner.target.retries import RetryPolicy
 
 if TYPE_CHECKING:
-    from patgate.runner.waivers import Waiver
+    from patgate.redaction import Redactor
+    from patgate.runner.results.waivers import Waiver
 
 __all__ = ["BEARER_KEYS", "RunContext", "RunOptions"]
 
@@ -63,7 +64,7 @@ class RunOptions:
     """Where requests may go and how much of an answer is read."""
     concurrency: int = 1
     """Scenarios run at once (1: one after the other); the client pools as many
-    connections. See :mod:`patgate.runner.scheduler` for what is never run side by side."""
+    connections. See :mod:`patgate.runner.planning.scheduler` for what is never run side by side."""
     waivers: tuple[Waiver, ...] = ()
     """Known failures accepted until a date (``--waivers``)."""
     target_label: str = ""
@@ -93,8 +94,10 @@ class RunOptions:
 class RunContext:
     """The state of one run. Created by the engine; closed when the run ends.
 
-    ``redactor``: the registry of the run's secrets (a fresh one when not given; the CLI
-    passes its own so that it can scrub an error message with everything the run saw).
+    ``redactor``: the registry of the run's secrets, built from the target's config
+    (:meth:`TargetConfig.redactor`) when not given; the CLI passes the one it made before
+    the target was known (it scrubs an error message with everything the run saw), and the
+    config teaches it the target's secrets.
     """
 
     def __init__(
@@ -104,11 +107,11 @@ class RunContext:
         self.options = options
         self.config = target.config
         self.run_id = options.run_id or uuid.uuid4().hex[:12]
-        prefix = target.config.pat_prefix
-        self.redactor = redactor if redactor is not None else Redactor(prefix)
-        self.redactor.register_all(target.config.secrets())
-        config = self.config
-        self.redactor.register_basic(config.text("client_id"), config.text("client_secret"))
+        if redactor is None:
+            redactor = target.config.redactor()
+        else:
+            target.config.register_secrets(redactor)
+        self.redactor = redactor
         self.retry = RetryPolicy(budget=options.retry_budget, max_wait=options.max_retry_wait)
         self.exchange = Exchange(
             target,
@@ -124,7 +127,7 @@ class RunContext:
         """The deployment this run creates on, written with each create."""
         self.ledger = Ledger(options.ledger_path, self.run_id, target=self.target_identity)
         self.custodian = self.custodian_for(self.ledger)
-        self.revealed = RevealedTokens(prefix)
+        self.revealed = RevealedTokens(target.config.pat)
         for key in (*BEARER_KEYS, "removed_token"):
             value = target.config.text(key)
             if value:

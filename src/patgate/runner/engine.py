@@ -8,8 +8,8 @@ request raises :class:`~patgate.errors.TargetUnreachable` (exit code 3).
 
 :class:`ScenarioRunner` runs scenarios against one target (the pytest items use it, one at
 a time); :func:`run` is built on it, one scenario at a time or, with ``concurrency`` above 1,
-on the worker threads of a :class:`~patgate.runner.scheduler.Scheduler`. Whether a scenario
-can run at all on the target is :mod:`patgate.runner.admission`'s question.
+on the worker threads of a :class:`~patgate.runner.planning.scheduler.Scheduler`. Whether a scenario
+can run at all on the target is :mod:`patgate.runner.planning.admission`'s question.
 """
 
 from __future__ import annotations
@@ -22,9 +22,12 @@ from collections.abc import Callable, Generator, Sequence
 from patgate.errors import PatgateError, RequestFailed, TargetUnreachable, UnexpectedAnswer
 from patgate.levels import Level
 from patgate.redaction import Redactor
-from patgate.runner.admission import is_inherent, key_costs, skip_reason
 from patgate.runner.context import RunContext, RunOptions
-from patgate.runner.events import (
+from patgate.runner.execution.scenario_execution import ScenarioExecution
+from patgate.runner.interruption import interrupt_name
+from patgate.runner.planning.admission import is_inherent, key_costs, skip_reason
+from patgate.runner.planning.scheduler import Scheduler
+from patgate.runner.results.events import (
     Event,
     Failure,
     Outcome,
@@ -35,11 +38,8 @@ from patgate.runner.events import (
     Tallies,
     WaiverNote,
 )
-from patgate.runner.execution import ScenarioExecution
-from patgate.runner.interruption import interrupt_name
-from patgate.runner.results import rule_results, run_exit_code, scenario_outcome
-from patgate.runner.scheduler import Scheduler
-from patgate.runner.target import Target
+from patgate.runner.results.outcomes import rule_results, run_exit_code, scenario_outcome
+from patgate.runner.target.config import Target
 from patgate.scenario.catalogue import Catalogue, load_catalogue
 from patgate.scenario.model import Scenario
 
@@ -135,10 +135,11 @@ class ScenarioRunner:
             failures=failures,
             source=scenario.location,
             checked=checked,
+            steps=tuple(execution.step_times),
         )
         if self.options.waivers:
             # Said as the scenario ends, so the progress line agrees with the final report.
-            from patgate.runner.waivers import active_rules, waive_scenario
+            from patgate.runner.results.waivers import active_rules, waive_scenario
 
             waived = active_rules(
                 self.options.waivers,
@@ -275,7 +276,7 @@ def run_session(
     the session is closed when the run ends.
 
     With ``options.concurrency`` above 1 the scenarios run on that many threads under the
-    :mod:`~patgate.runner.scheduler`'s constraints; the events come in the same order
+    :mod:`~patgate.runner.planning.scheduler`'s constraints; the events come in the same order
     either way (each scenario's ``ScenarioStarted`` and ``ScenarioFinished`` in the order of
     ``scenarios``, once it and those before it are done).
     """
@@ -340,7 +341,7 @@ def run_session(
         rules = tuple(rule for rule in rules if rule.rule_id not in options.excluded_rules)
         notes: tuple[WaiverNote, ...] = ()
         if options.waivers:
-            from patgate.runner.waivers import apply_waivers
+            from patgate.runner.results.waivers import apply_waivers
 
             rules, waived, notes = apply_waivers(
                 options.waivers,

@@ -16,7 +16,7 @@ if TYPE_CHECKING:
     from patgate.redaction import Redactor
     from patgate.runner.context import RunOptions
     from patgate.runner.engine import ScenarioRunner
-    from patgate.runner.target import Target, TargetConfig
+    from patgate.runner.target.config import Target, TargetConfig
     from patgate.scenario.catalogue import Catalogue
 
 __all__ = [
@@ -63,24 +63,23 @@ def ledger_path(
 def target_for(config: TargetConfig | None) -> Target:
     """The embedded fake when ``config`` is ``None``, else the live target it describes."""
     if config is None:
-        from patgate.runner.fake_target import FakeTarget
+        from patgate.runner.target.fake import FakeTarget
 
         return FakeTarget()
-    from patgate.runner.target import LiveTarget
+    from patgate.runner.target.config import LiveTarget
 
     return LiveTarget(config)
 
 
 def target_redactor(config: TargetConfig | None) -> Redactor:
-    """A redactor that knows the target's secrets (and learns the run's as it goes)."""
-    from patgate.redaction import Redactor
-    from patgate.token_grammar import DEFAULT_PAT_PREFIX
-
-    redactor = Redactor(config.pat_prefix if config is not None else DEFAULT_PAT_PREFIX)
+    """A redactor that knows the target's secrets (and learns the run's as it goes): the
+    config's own (:meth:`TargetConfig.redactor`), or one of the default PAT prefix for the
+    embedded fake."""
     if config is not None:
-        redactor.register_all(config.secrets())
-        redactor.register_basic(config.text("client_id"), config.text("client_secret"))
-    return redactor
+        return config.redactor()
+    from patgate.redaction import Redactor
+
+    return Redactor()
 
 
 def open_session(
@@ -93,7 +92,7 @@ def open_session(
     """A runner session on ``target`` (a target, the config of a live one, or ``None`` for
     the embedded fake). Use it as a context manager, or call ``close()``."""
     from patgate.runner.engine import ScenarioRunner
-    from patgate.runner.target import TargetConfig
+    from patgate.runner.target.config import TargetConfig
 
     if target is None or isinstance(target, TargetConfig):
         target = target_for(target)

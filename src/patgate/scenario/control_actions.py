@@ -3,12 +3,14 @@
 Each entry holds the JSON Schema fragment of the action's argument, the README's line for
 it and its builder: ``build(builder, argument, where, loop_names)`` checks what a schema
 cannot and notes what the action needs (``request_token`` creates a token). The runner
-binds the executor (:mod:`patgate.runner.control`), which does the run's share (the
-ledger) and asks the target's :class:`~patgate.runner.target.Control` to act.
+binds the executor (:mod:`patgate.runner.execution.control_performer`), which does the
+run's share (the ledger) and asks the target's
+:class:`~patgate.runner.target.config.Control` to act.
 
-To add a control action: an entry here; an executor in ``runner/control.py`` under
-``@CONTROL_ACTIONS.executes("name")``; the action in each ``Control`` implementation
-(``runner/fake_target.py`` for the embedded fake, and any control over HTTP); then
+To add a control action: an entry here; an executor in
+``runner/execution/control_performer.py`` under ``@CONTROL_ACTIONS.executes("name")``; the
+action in each ``Control`` implementation (``runner/target/fake.py`` for the embedded fake,
+and any control over HTTP); then
 regenerate the schema and the README table (``python -m patgate.scenario.schema_document``).
 """
 

@@ -7,7 +7,8 @@ validated value into a typed one) and its executor (how the runner performs it).
 
 The scenario layer declares entries with their schema, documentation and builder; the layer
 that performs them binds the executor with :meth:`Registry.executes` (``checks`` binds the
-check functions, ``runner/steps`` the step kinds, ``runner/control`` the control actions),
+check functions, ``runner/execution/step_senders.py`` the step kinds,
+``runner/execution/control_performer.py`` the control actions),
 the way a plugin registry works: the lower layer never imports the upper one.
 :meth:`Registry.unbound` lists the entries still without an executor; a test and the runner
 require none.

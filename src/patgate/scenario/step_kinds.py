@@ -4,10 +4,10 @@ Each entry holds the JSON Schema fragment of the step's value, the README's line
 its builder: ``build(builder, value, raw_step, where, loop_names) -> Request`` types the
 value and notes on the :class:`~patgate.scenario.building.Building` what the step needs of a
 target (keys, writes, control, waits). The runner binds the executor that sends it
-(:mod:`patgate.runner.steps`).
+(:mod:`patgate.runner.execution.step_senders`).
 
 To add a step kind: a frozen request dataclass in ``scenario/model.py`` (add it to
-``Request``), an entry here, an executor in ``runner/steps.py`` under
+``Request``), an entry here, an executor in ``runner/execution/step_senders.py`` under
 ``@STEP_KINDS.executes("name")``, then regenerate the schema and the README table
 (``python -m patgate.scenario.schema_document``).
 """

@@ -3,13 +3,14 @@
 A failed gate expectation stops the steps (later steps rely on earlier ones); advisory
 failures are recorded and the steps go on. Cleanup steps always run; one that refers to a
 value never captured is left out. Every create and delete of a token goes through the run's
-:class:`~patgate.runner.custodian.Custodian` (the ledger): a delete of an id the run did not
+:class:`~patgate.runner.custody.custodian.Custodian` (the ledger): a delete of an id the run did not
 create is refused and reported, never sent. Whatever this scenario created and its cleanup
 did not delete is deleted at the end as a safety net.
 """
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from typing import Any
 
@@ -23,11 +24,11 @@ from patgate.errors import (
 )
 from patgate.levels import Level
 from patgate.redaction import REDACTED
-from patgate.runner.answers import describe
 from patgate.runner.context import RunContext
-from patgate.runner.events import Exchange, Failure
+from patgate.runner.execution.step_senders import Sending, WaitTooLong, send_step
 from patgate.runner.model import ControlResult, Observed, StepResult, WaitResult
-from patgate.runner.steps import Sending, WaitTooLong, send_step
+from patgate.runner.results.events import Exchange, Failure, StepTime
+from patgate.runner.target.answers import describe
 from patgate.scenario.catalogue import Catalogue
 from patgate.scenario.expressions import ExpressionError, evaluate, substitute
 from patgate.scenario.model import Scenario, Step
@@ -114,6 +115,8 @@ class ScenarioExecution:
         self.held: set[str] = set()
         """Rules with an expectation that was checked and held (credited even when a later
         step fails)."""
+        self.step_times: list[StepTime] = []
+        """Each step that ran, in order, with its time."""
         self._line = 0
         self._answer: Observed | None = None
         """The step being run and its answer, for the failures it leads to."""
@@ -171,6 +174,14 @@ class ScenarioExecution:
             yield {}
 
     def _step(self, step: Step, *, cleanup: bool) -> None:
+        started = time.perf_counter()
+        try:
+            self._run_step(step, cleanup=cleanup)
+        finally:
+            spent = time.perf_counter() - started
+            self.step_times.append(StepTime(step.name, step.line, spent, cleanup))
+
+    def _run_step(self, step: Step, *, cleanup: bool) -> None:
         self._line, self._answer = step.line, None
         base = self._lookup({})
         try:

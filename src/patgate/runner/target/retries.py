@@ -5,7 +5,7 @@ section 10.2.3). No single wait may exceed ``max_wait`` and all waits of a run t
 not exceed ``budget``; past either, the answer stands. A small random extra (jitter) keeps
 parallel runs from coming back at the same instant. Without ``Retry-After`` the waits grow
 (0.5 s, 1 s, 2 s, ...). Whether a request may be resent at all is the caller's decision: a
-create is never resent blindly (see :mod:`patgate.runner.custodian`).
+create is never resent blindly (see :mod:`patgate.runner.custody.custodian`).
 """
 
 from __future__ import annotations

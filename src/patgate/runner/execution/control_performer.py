@@ -4,9 +4,9 @@ Each is bound to its entry of :data:`~patgate.scenario.control_actions.CONTROL_A
 ``@CONTROL_ACTIONS.executes`` and called as ``executor(execution, control, argument,
 lookup)``. The executor resolves the argument, does what the run must around the action
 (a token made through the management UI goes into the ledger; a rejected one is gone) and
-asks the target's :class:`~patgate.runner.target.Control` to act. A target offers control by
+asks the target's :class:`~patgate.runner.target.config.Control` to act. A target offers control by
 returning a ``Control`` from its ``control`` attribute: the embedded fake's is
-:class:`~patgate.runner.fake_target.FakeControl`; one over HTTP implements the same three
+:class:`~patgate.runner.target.fake.FakeControl`; one over HTTP implements the same three
 methods (``perform``, ``bearer_of``, ``advance_clock``).
 """
 
@@ -20,8 +20,8 @@ from patgate.scenario.control_actions import CONTROL_ACTIONS
 from patgate.scenario.expressions import evaluate, substitute
 
 if TYPE_CHECKING:
-    from patgate.runner.executing import Executing
-    from patgate.runner.target import Control
+    from patgate.runner.execution.executing import Executing
+    from patgate.runner.target.config import Control
 
 __all__ = ["ControlExecutor", "perform_control"]
 

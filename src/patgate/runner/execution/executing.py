@@ -1,8 +1,9 @@
 """What a step kind's or a control action's executor sees of the scenario that runs it.
 
-:class:`~patgate.runner.execution.ScenarioExecution` runs a scenario and calls the executors
-(:mod:`patgate.runner.steps`, :mod:`patgate.runner.control`); they name this protocol, not
-the execution, so the arrows run one way: execution -> steps -> control -> here.
+:class:`~patgate.runner.execution.scenario_execution.ScenarioExecution` runs a scenario and
+calls the executors (:mod:`patgate.runner.execution.step_senders`,
+:mod:`patgate.runner.execution.control_performer`); they name this protocol, not the
+execution, so the arrows run one way: execution -> step senders -> control performer -> here.
 """
 
 from __future__ import annotations

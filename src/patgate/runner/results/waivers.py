@@ -25,8 +25,8 @@ from typing import Any
 from patgate.errors import UsageError
 from patgate.levels import Level
 from patgate.resources import specs_dir
-from patgate.runner.events import Outcome, RuleResult, ScenarioFinished, WaiverNote
-from patgate.runner.results import scenario_outcome
+from patgate.runner.results.events import Outcome, RuleResult, ScenarioFinished, WaiverNote
+from patgate.runner.results.outcomes import scenario_outcome
 from patgate.scenario.catalogue import Catalogue
 
 __all__ = [

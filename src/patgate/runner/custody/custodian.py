@@ -13,7 +13,7 @@ deletes whatever is still outstanding, settles what is still unknown, and lists 
 check that what the ledger calls deleted is gone.
 
 Those end-of-run deletes (and ``patgate cleanup``'s) are sent only for an entry made on the
-same deployment (:class:`~patgate.runner.ledger.TargetIdentity`) whose id its creator still
+same deployment (:class:`~patgate.runner.custody.ledger.TargetIdentity`) whose id its creator still
 lists under the recorded name: an id the deployment reused for another token is reported as
 a mismatch and left alone, and an entry that cannot be checked stays open.
 """
@@ -28,11 +28,11 @@ from typing import Any
 from patgate.checks import delete_succeeded
 from patgate.errors import CreateRefused, RequestFailed, UnexpectedAnswer, WrongIdAnswered
 from patgate.redaction import Secret
-from patgate.runner.answers import ListedToken, created_token, token_listing
-from patgate.runner.documents import Documents
-from patgate.runner.ledger import Ledger, LedgerEntry, LedgerState, TargetIdentity
+from patgate.runner.custody.ledger import Ledger, LedgerEntry, LedgerState, TargetIdentity
 from patgate.runner.model import Observed
-from patgate.runner.retries import RETRY_STATUSES, RetryPolicy
+from patgate.runner.target.answers import ListedToken, created_token, token_listing
+from patgate.runner.target.documents import Documents
+from patgate.runner.target.retries import RETRY_STATUSES, RetryPolicy
 
 __all__ = [
     "Custodian",
@@ -298,7 +298,7 @@ class Custodian:
     def delete(self, token_id: str, send: DocumentSend, *, cleanup: bool) -> Observed | None:
         """Delete ``token_id`` through ``send``, if the ledger holds it.
 
-        Raises :class:`~patgate.runner.ledger.ForeignDeleteRefused` (nothing sent) for an
+        Raises :class:`~patgate.runner.custody.ledger.ForeignDeleteRefused` (nothing sent) for an
         id this run did not create. In ``cleanup``, an id already deleted is not sent again
         (``None``); in a step it is (deleting twice is a question a scenario may ask).
         """

@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from patgate.runner.context import RunContext
-from patgate.runner.target import Target
+from patgate.runner.target.config import Target
 from patgate.scenario.catalogue import Catalogue
 from patgate.scenario.model import Scenario
 from patgate.target_contract import TARGET_KEYS

@@ -15,16 +15,16 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from patgate.errors import PatgateError, WriteRefused
-from patgate.runner.answers import describe
-from patgate.runner.control import perform_control
+from patgate.runner.execution.control_performer import perform_control
 from patgate.runner.model import Observed, StepResult, WaitResult
+from patgate.runner.target.answers import describe
 from patgate.scenario.expressions import ExpressionError, evaluate, substitute
 from patgate.scenario.model import GraphqlCall, HttpCall, HubsCall, TokenCall, WaitCall
 from patgate.scenario.step_kinds import STEP_KINDS
 from patgate.scenario.writes import graphql_writes, method_writes
 
 if TYPE_CHECKING:
-    from patgate.runner.executing import Executing
+    from patgate.runner.execution.executing import Executing
 
 __all__ = ["MAX_WAIT_SECONDS", "Sending", "StepExecutor", "WaitTooLong", "send_step"]
 

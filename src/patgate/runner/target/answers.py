@@ -9,8 +9,8 @@ naming the field (as a path, ``data.viewer.personalAccessTokens[2].name``) and w
 instead (``a list``), so a wrong JSON type ends as a failed step, never a ``TypeError``.
 
 What the scenarios check is not decoded here: a check reads the raw body and fails with
-its own message (:func:`patgate.runner.execution` turns a check that cannot read an answer
-into a failed check).
+its own message (:mod:`patgate.runner.execution.scenario_execution` turns a check that cannot
+read an answer into a failed check).
 """
 
 from __future__ import annotations

@@ -11,6 +11,7 @@ remove a user or move its clock.
 from __future__ import annotations
 
 import ipaddress
+import threading
 from typing import TYPE_CHECKING, Any, Protocol
 from urllib.parse import urlsplit
 
@@ -30,7 +31,7 @@ _UNEXPECTED = (KeyError, IndexError, TypeError, AttributeError, ValueError)
 
 class TargetKeys(Protocol):
     """The target file's keys, as control needs them (a
-    :class:`~patgate.runner.target.TargetConfig` is one)."""
+    :class:`~patgate.runner.target.config.TargetConfig` is one)."""
 
     def get(self, key: str) -> str | Secret | None: ...
 
@@ -58,7 +59,7 @@ def http_control_for(config: TargetKeys) -> HttpControl | None:
 
 
 class HttpControl:
-    """The runner's :class:`~patgate.runner.target.Control`, done by the control API.
+    """The runner's :class:`~patgate.runner.target.config.Control`, done by the control API.
 
     Answers are shaped as the embedded fake's control answers are, so a scenario reads
     them the same way on both targets.
@@ -69,14 +70,20 @@ class HttpControl:
         self._config = config
         self._ids: dict[str, str] | None = None
         self._roles: dict[str, str | None] = {}
+        # Control scenarios of one run act from several threads: the principals' ids and
+        # roles are learned once, before the first change, and never from a changed world
+        # (a role read after another thread's demotion would be "restored" as the demotion).
+        self._learning = threading.Lock()
 
     def _user_id(self, principal: str) -> str:
-        if self._ids is None:
-            self._ids = self.client.world_ids()
-            organization = self._ids["organization_id"]
-            roles = {u["id"]: u["roles"].get(organization) for u in self.client.users()}
-            self._roles = {name: roles.get(self._ids[name]) for name in PRINCIPALS}
-        return self._ids[principal]
+        with self._learning:
+            if self._ids is None:
+                ids = self.client.world_ids()
+                organization = ids["organization_id"]
+                roles = {u["id"]: u["roles"].get(organization) for u in self.client.users()}
+                self._roles = {name: roles.get(ids[name]) for name in PRINCIPALS}
+                self._ids = ids
+            return self._ids[principal]
 
     def bearer_of(self, principal: str) -> str | None:
         """The world token of ``principal``, from the target file."""

@@ -11,7 +11,7 @@ import json
 import threading
 
 from patgate.runner.model import Observed
-from patgate.token_grammar import pat_scan, pat_shape
+from patgate.token_grammar import PatGrammar
 
 __all__ = ["RevealedTokens"]
 
@@ -19,9 +19,9 @@ __all__ = ["RevealedTokens"]
 class RevealedTokens:
     """The run's registry of full PAT values, each with where it came from."""
 
-    def __init__(self, pat_prefix: str) -> None:
-        self._shape = pat_shape(pat_prefix)
-        self._scan = pat_scan(pat_prefix)
+    def __init__(self, pat: PatGrammar) -> None:
+        self._shape = pat.shape
+        self._scan = pat.scan
         self._origins: dict[str, str] = {}
         self._lock = threading.Lock()  # scenarios of one run add and look from several threads
 

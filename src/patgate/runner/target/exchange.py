@@ -1,6 +1,6 @@
 """Sending the run's requests: one httpx client, explicit connect and read timeouts, TLS
 verification on, no redirect followed (a secret never travels to another host), and 429 /
-503 answers resent within the run's :class:`~patgate.runner.retries.RetryPolicy` when the
+503 answers resent within the run's :class:`~patgate.runner.target.retries.RetryPolicy` when the
 request may be repeated.
 
 No answer can crash or hold the run: each request has a total deadline (the connect and
@@ -25,14 +25,14 @@ from urllib.parse import urlsplit
 
 from patgate._version import __version__
 from patgate.errors import RequestFailed, TargetUnreachable
-from patgate.runner.deadline import DEADLINE_MESSAGE, Deadlines, deadline_transport
 from patgate.runner.model import Observed, Sent
-from patgate.runner.retries import RetryPolicy
-from patgate.runner.target import is_loopback_host
+from patgate.runner.target.config import is_loopback_host
+from patgate.runner.target.deadline import DEADLINE_MESSAGE, Deadlines, deadline_transport
+from patgate.runner.target.retries import RetryPolicy
 from patgate.target_contract import TARGET_KEYS
 
 if TYPE_CHECKING:
-    from patgate.runner.target import Target
+    from patgate.runner.target.config import Target
 
 __all__ = [
     "DEFAULT_MAX_RESPONSE_BYTES",

@@ -20,11 +20,12 @@ from urllib.parse import urlsplit
 from patgate.errors import UsageError
 from patgate.redaction import Secret
 from patgate.target_contract import SECRET_KEYS, TARGET_KEYS
-from patgate.token_grammar import DEFAULT_PAT_PREFIX
+from patgate.token_grammar import DEFAULT_PAT_PREFIX, PatGrammar, valid_prefix
 
 if TYPE_CHECKING:
     import httpx
 
+    from patgate.redaction import Redactor
     from patgate.runner.model import ControlResult
 
 __all__ = [
@@ -48,7 +49,10 @@ _LOOPBACK_NAMES = ("localhost",)
 
 
 class TargetConfig:
-    """The keys of one deployment, plus GraphQL documents that replace the built-in ones.
+    """The keys of one deployment, plus GraphQL documents that replace the built-in ones:
+    the one value the target file, the variables and the flags are read into, validated
+    once. What the run derives from it is derived here, once: the PAT grammar of its prefix
+    (:attr:`pat`) and the run's redactor (:meth:`redactor`), handed down from the session.
 
     Secret keys (:data:`SECRET_KEYS`) are held as :class:`~patgate.redaction.Secret`, so no
     repr, traceback or assertion message shows them; :meth:`text` reveals one where a request
@@ -70,6 +74,11 @@ class TargetConfig:
         }
         self.documents: Mapping[str, str] = dict(documents or {})
         self.production = production
+        prefix = self.text("pat_prefix") or DEFAULT_PAT_PREFIX
+        if not valid_prefix(prefix):
+            raise UsageError(f"pat_prefix must be letters, digits, '_' or '-', got {prefix!r}")
+        self.pat = PatGrammar.of(prefix)
+        """The PAT shapes of the target's prefix, compiled once for every reader."""
 
     @property
     def keys(self) -> dict[str, str | Secret]:
@@ -95,7 +104,22 @@ class TargetConfig:
     @property
     def pat_prefix(self) -> str:
         """The target's PAT prefix (default ``amp_pat_``)."""
-        return self.text("pat_prefix") or DEFAULT_PAT_PREFIX
+        return self.pat.prefix
+
+    def redactor(self) -> Redactor:
+        """A fresh redactor for one run on this target: its PAT grammar, its secrets and its
+        client's ``Basic`` credentials registered (the run adds what it reads)."""
+        from patgate.redaction import Redactor
+
+        redactor = Redactor(self.pat.prefix)  # the same compiled scan: cached per prefix
+        self.register_secrets(redactor)
+        return redactor
+
+    def register_secrets(self, redactor: Redactor) -> None:
+        """Teach ``redactor`` this target's secrets (one built before the target was known:
+        the CLI's, or the first of several targets')."""
+        redactor.register_all(self.secrets())
+        redactor.register_basic(self.text("client_id"), self.text("client_secret"))
 
     def secrets(self) -> list[Secret]:
         """Values that must never be printed."""
@@ -176,7 +200,7 @@ class LiveTarget:
     def __init__(
         self, config: TargetConfig, *, transport: httpx.BaseTransport | None = None
     ) -> None:
-        from patgate.runner.http_control import http_control_for
+        from patgate.runner.target.served_fake_control import http_control_for
 
         self.config = config
         self._transport = transport

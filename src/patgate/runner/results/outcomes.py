@@ -12,7 +12,7 @@ from collections.abc import Collection, Sequence
 from dataclasses import dataclass
 
 from patgate.levels import Level
-from patgate.runner.events import Failure, Outcome, RuleResult, ScenarioFinished, Tallies
+from patgate.runner.results.events import Failure, Outcome, RuleResult, ScenarioFinished, Tallies
 from patgate.scenario.catalogue import Catalogue, Rule
 
 __all__ = [

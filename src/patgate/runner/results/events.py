@@ -21,6 +21,7 @@ __all__ = [
     "RunStarted",
     "ScenarioFinished",
     "ScenarioStarted",
+    "StepTime",
     "Tallies",
     "Targets",
     "WaiverNote",
@@ -149,6 +150,16 @@ class ScenarioStarted:
 
 
 @dataclass(frozen=True)
+class StepTime:
+    """How long one step of a scenario took (its repeats and retries included)."""
+
+    name: str
+    line: int
+    seconds: float
+    cleanup: bool = False
+
+
+@dataclass(frozen=True)
 class ScenarioFinished:
     scenario_id: str
     title: str
@@ -164,6 +175,9 @@ class ScenarioFinished:
     inherent: bool = False
     """Skipped for what the target is (no control plane), not for a reason the user can
     remove (``--allow-writes``, a missing key, ``--max-wait``)."""
+    steps: tuple[StepTime, ...] = field(default=(), compare=False, repr=False)
+    """Each step that ran, with its time (``patgate run --durations``); not compared: two
+    runs with the same results are equal whatever their timings."""
 
 
 @dataclass(frozen=True)

@@ -1,0 +1,72 @@
+"""The cross-process locks of scenario items under pytest-xdist: a principal's slots are
+shared by writers up to the budget, a cap probe holds its principal alone, and the slots
+are taken all at once or not at all."""
+
+from __future__ import annotations
+
+import threading
+from pathlib import Path
+
+from patgate.runner.planning.scheduler import SLOTS, Claim
+from patgate.scenario_workers import ClaimLocks
+
+WAIT = 10.0
+
+
+def _admin(count: int) -> Claim:
+    return Claim(slots=(("admin_token", count),))
+
+
+def test_writers_share_a_principal_up_to_its_slots(tmp_path: Path) -> None:
+    # Each worker process has its own ClaimLocks on the shared folder.
+    first, second, third = (ClaimLocks(tmp_path) for _ in range(3))
+    try:
+        with first.hold(_admin(2)), second.hold(_admin(SLOTS - 2)):
+            assert third._try_slots({"admin_token": 1}, SLOTS) is None, "the slots are spent"
+            assert third._try_slots({"member_token": 2}, SLOTS) is not None
+        taken = third._try_slots({"admin_token": SLOTS}, SLOTS)
+        assert taken is not None, "every slot is free again"
+        for lock in taken:
+            lock.release()
+    finally:
+        for locks in (first, second, third):
+            locks.close()
+
+
+def test_a_partial_take_keeps_nothing(tmp_path: Path) -> None:
+    holder, other = ClaimLocks(tmp_path), ClaimLocks(tmp_path)
+    try:
+        with holder.hold(_admin(SLOTS - 1)):
+            # member's slots are free, the admin's are not: nothing is kept.
+            assert other._try_slots({"admin_token": 2, "member_token": 1}, SLOTS) is None
+            taken = other._try_slots({"member_token": SLOTS}, SLOTS)
+            assert taken is not None
+            for lock in taken:
+                lock.release()
+    finally:
+        holder.close()
+        other.close()
+
+
+def test_a_cap_probe_waits_for_the_writers_of_its_principal(tmp_path: Path) -> None:
+    writer, probe = ClaimLocks(tmp_path), ClaimLocks(tmp_path)
+    order: list[str] = []
+    started = threading.Event()
+
+    def run_probe() -> None:
+        started.set()
+        with probe.hold(Claim(alone_as=frozenset({"admin_token"}))):
+            order.append("probe")
+
+    try:
+        with writer.hold(_admin(1)):
+            thread = threading.Thread(target=run_probe)
+            thread.start()
+            started.wait(WAIT)
+            thread.join(0.3)  # the probe must still be waiting
+            order.append("writer done")
+        thread.join(WAIT)
+        assert order == ["writer done", "probe"]
+    finally:
+        writer.close()
+        probe.close()
