@@ -123,6 +123,7 @@ INDEPENDENT_CHOICES: dict[str, Any] = {
             "lastModifiedDate",
         ],
         "links": ["self"],
+        "date_precision": "milliseconds",
     },
     "pages": {"default_size": 10, "maximum_size": 50},
     "rate_limit": {"requests_per_minute": 600},
