@@ -1,0 +1,930 @@
+"""The probes: requests that show what a target chose where the documentation is silent.
+
+Each probe sends a few requests through a runner session (:class:`Probing`) and records,
+per profile field (a dotted path such as ``delete_result.shape``), either the value the
+target showed or why it could not be seen. A probe that meets a broken documented rule
+records a :class:`RuleBreak` instead: that is a gate failure for ``patgate run``, never a
+value to adopt.
+
+Read-only probes (always run): the client token's ``expires_in`` and ``token_type``; the
+hubs listing's fields, links and page sizes; the unauthenticated refusal; the masked form
+and date precision of the tokens the admin already holds; the delete result's shape through
+introspection. Write probes (``allow_writes``): a create and delete of the probe's own
+tokens (the delete result's fields, the listing order, ``lastUsedDate`` after a use), the
+refusals of a sixth token, of a too-long name, of a non-admin's create and of an unknown
+id. Every create goes through the session's custodian, so the ledger holds each token
+before it exists and the session's close deletes whatever a probe left.
+"""
+
+from __future__ import annotations
+
+import re
+import time
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from patgate.errors import RequestFailed, UnexpectedAnswer
+from patgate.runner.answers import created_token
+from patgate.runner.model import Observed
+
+if TYPE_CHECKING:
+    from patgate.runner.engine import ScenarioRunner
+
+__all__ = [
+    "FIELDS",
+    "Finding",
+    "Probe",
+    "ProbeResult",
+    "Probing",
+    "RuleBreak",
+    "probe_target",
+]
+
+FIELDS: tuple[str, ...] = (
+    "client_token.expires_in",
+    "client_token.token_type",
+    "hubs.fields",
+    "hubs.links",
+    "pages.default_size",
+    "pages.maximum_size",
+    "rate_limit.requests_per_minute",
+    "refusals.unauthenticated.status",
+    "refusals.unauthenticated.code",
+    "refusals.unauthenticated.message",
+    "masked_token.visible_characters",
+    "masked_token.mask_character",
+    "masked_token.mask_width",
+    "date_precision.lastUsedDate",
+    "delete_result.shape",
+    "delete_result.object_type",
+    "delete_result.fields",
+    "listing_order",
+    "last_used_date.update_interval_seconds",
+    "refusals.token_limit.status",
+    "refusals.token_limit.code",
+    "refusals.token_limit.message",
+    "pat_name.max_length",
+    "refusals.invalid_input.status",
+    "refusals.invalid_input.code",
+    "refusals.invalid_input.message",
+    "refusals.not_found.status",
+    "refusals.not_found.code",
+    "refusals.not_found.message",
+    "refusals.forbidden.status",
+    "refusals.forbidden.code",
+    "refusals.forbidden.message",
+)
+"""Every profile field a probe may observe, in the order the probes look at them."""
+
+NEEDS_WRITES = "needs --allow-writes (it creates and deletes tokens of its own)"
+"""The reason of a field only a write probe shows, on a read-only run."""
+
+_CAP = 5
+"""The documented number of tokens a user may hold."""
+_PAGE_CEILING = 10_000
+"""The largest page size the page probe asks for."""
+_USUAL_PAGE_MAXIMUM = 100
+"""The page size the page probe tries first as the maximum (the fake's default)."""
+_NAME_CEILING = 4096
+"""The longest name the name probe tries."""
+_SEARCH_STEPS = 12
+"""Requests (or creates) a bounded search may spend."""
+_USE_GAP = 1.1
+"""Seconds between the two uses that show whether ``lastUsedDate`` moves on every use."""
+_TIMESTAMP = re.compile(r"^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(?:\.(\d+))?(?:Z|[+-]00:?00)$")
+_PRECISION = {0: "seconds", 3: "milliseconds", 6: "microseconds"}
+_TOKEN_CHARS = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_-.")
+
+
+@dataclass(frozen=True)
+class Finding:
+    """One profile field as a probe saw it: ``value`` when ``observed``, else ``reason``.
+    ``request`` is the request that showed it, with the target's keys in braces
+    (``POST {graphql_url}: mutation deletePersonalAccessToken``), never a credential."""
+
+    field: str
+    value: Any = None
+    request: str = ""
+    observed: bool = True
+    reason: str = ""
+
+
+@dataclass(frozen=True)
+class RuleBreak:
+    """A documented rule the target broke while it was probed: a gate failure."""
+
+    rule: str
+    what: str
+    request: str
+
+
+@dataclass
+class ProbeResult:
+    """What the probes of one target found."""
+
+    findings: dict[str, Finding] = field(default_factory=dict)
+    breaks: list[RuleBreak] = field(default_factory=list)
+
+    def observed(self) -> dict[str, Finding]:
+        """The findings that carry a value."""
+        return {name: f for name, f in self.findings.items() if f.observed}
+
+    def not_observed(self) -> dict[str, str]:
+        """Field -> why it was not observed (every field of :data:`FIELDS` a probe missed)."""
+        return {
+            name: (self.findings[name].reason if name in self.findings else "not probed")
+            for name in FIELDS
+            if name not in self.findings or not self.findings[name].observed
+        }
+
+
+@dataclass(frozen=True)
+class Probe:
+    """One probe: its name, whether it writes, and what it does."""
+
+    name: str
+    writes: bool
+    run: Callable[[Probing], None]
+    fields: tuple[str, ...]
+    """The profile fields it may observe."""
+
+
+class Probing:
+    """Sends a probe's requests through a runner session and records what they showed."""
+
+    def __init__(
+        self, session: ScenarioRunner, *, allow_writes: bool, sleep: Callable[[float], None]
+    ) -> None:
+        self.session = session
+        self.context = session.context
+        self.allow_writes = allow_writes
+        self.result = ProbeResult()
+        self._sleep = sleep
+        self.schema_fields: tuple[str, ...] = ()
+        """The fields of the delete result's object type, when introspection showed one."""
+        self.masked: str | None = None
+        """A masked token as the admin's listing showed it (kept for the write probes)."""
+
+    # -- recording ------------------------------------------------------------------------------
+
+    def found(self, name: str, value: Any, request: str) -> None:
+        """``name`` was seen as ``value`` (redacted: a value never carries a credential)."""
+        self.result.findings[name] = Finding(
+            name, self.context.redactor.redact_data(value), request
+        )
+
+    def missed(self, names: Sequence[str], reason: str) -> None:
+        """None of ``names`` could be seen, for ``reason`` (a finding already made stays)."""
+        for name in names:
+            if name not in self.result.findings:
+                self.result.findings[name] = Finding(
+                    name, observed=False, reason=self.context.redact(reason)
+                )
+
+    def broke(self, rule: str, what: str, request: str) -> None:
+        """The target broke the documented ``rule`` (said once per rule and text)."""
+        found = RuleBreak(rule, self.context.redact(what), request)
+        if found not in self.result.breaks:
+            self.result.breaks.append(found)
+
+    # -- sending --------------------------------------------------------------------------------
+
+    def key(self, name: str) -> str | None:
+        """A target key's value (a credential is revealed here only to build a request)."""
+        return self.context.config.text(name)
+
+    def graphql(self, query: str, bearer_key: str | None = "admin_token") -> Observed:
+        """POST ``query`` with the bearer of ``bearer_key`` (none when ``None``)."""
+        bearer = self.key(bearer_key) if bearer_key else None
+        return self.context.graphql(query, None, bearer)
+
+    def graphql_as(self, query: str, bearer: str | None) -> Observed:
+        """POST ``query`` with ``bearer`` (a token a probe created)."""
+        return self.context.graphql(query, None, bearer)
+
+    def get(self, path: str, bearer_key: str | None = "admin_token", **params: Any) -> Observed:
+        """GET ``{base_url}{path}`` with the bearer of ``bearer_key``."""
+        bearer = self.key(bearer_key) if bearer_key else None
+        headers = {"Authorization": f"Bearer {bearer}"} if bearer else {}
+        url = f"{self.key('base_url') or ''}{path}"
+        return self.context.exchange.send(
+            "GET", url, kind="http", headers=headers, params=params or None
+        )
+
+    def listing(self, bearer: str | None) -> list[dict[str, Any]] | None:
+        """The tokens ``bearer`` lists (each an object), or ``None`` when they cannot be read."""
+        query, _ = self.context.documents.viewer()
+        observed = self.context.graphql(query, None, bearer)
+        viewer = _at(observed.body, "data", "viewer")
+        tokens = viewer.get("personalAccessTokens") if isinstance(viewer, dict) else None
+        if observed.status != 200 or not isinstance(tokens, list):
+            return None
+        return [token for token in tokens if isinstance(token, dict)]
+
+    def create(self, name: str, bearer_key: str = "admin_token") -> Observed:
+        """Create a token named ``name`` as ``bearer_key``, through the ledger."""
+        context = self.context
+        organization, why = context.organization_id()
+        if organization is None:
+            raise UnexpectedAnswer(why)
+        query, variables = context.documents.create_token(name, organization)
+        url = self.key("graphql_url") or ""
+        bearer = self.key(bearer_key)
+
+        def send() -> Observed:
+            headers = {"Authorization": f"Bearer {bearer}"} if bearer else {}
+            payload: dict[str, Any] = {"query": query}
+            if variables:
+                payload["variables"] = variables
+            return context.exchange.send(
+                "POST", url, kind="graphql", headers=headers, json=payload, repeat=False
+            )
+
+        return context.custodian.create(name, send, bearer=bearer, bearer_key=bearer_key)
+
+    def delete(self, token_id: str, bearer: str | None) -> Observed | None:
+        """Delete ``token_id`` (one of the probe's own, the ledger holds it) with ``bearer``."""
+        context = self.context
+
+        def send(query: str, variables: Mapping[str, Any] | None) -> Observed:
+            return context.graphql(query, variables, bearer)
+
+        return context.custodian.delete(token_id, send, cleanup=False)
+
+    def name(self, suffix: str = "") -> str:
+        """A fresh name of the run (``patgate-<run id>-<n>``), with ``suffix``."""
+        return self.context.new_name() + suffix
+
+    def pause(self, seconds: float) -> None:
+        """Let ``seconds`` pass on the target: its clock moves when patgate controls it."""
+        control = self.context.target.control
+        if control is not None:
+            control.advance_clock(seconds)
+        else:
+            self._sleep(seconds)
+
+
+# -- helpers ------------------------------------------------------------------------------------
+
+
+def _at(body: Any, *path: str) -> Any:
+    for step in path:
+        if not isinstance(body, dict):
+            return None
+        body = body.get(step)
+    return body
+
+
+def _first_error(observed: Observed) -> dict[str, Any] | None:
+    errors = _at(observed.body, "errors")
+    if isinstance(errors, list) and errors and isinstance(errors[0], dict):
+        return errors[0]
+    return None
+
+
+def _refusal(probing: Probing, kind: str, observed: Observed, request: str) -> None:
+    """Record ``refusals.<kind>``'s code and text from a GraphQL refusal (its first error).
+    Its HTTP status too when it is not 200: a refusal inside an executed GraphQL request
+    answers 200 whatever the profile says, so a 200 shows nothing of the status."""
+    prefix = f"refusals.{kind}"
+    if observed.status != 200:
+        probing.found(f"{prefix}.status", observed.status, request)
+    else:
+        probing.missed(
+            (f"{prefix}.status",),
+            "shown only inside an executed GraphQL request, which answers HTTP 200, and no "
+            "content API request meets it",
+        )
+    error = _first_error(observed)
+    if error is None:
+        probing.missed((f"{prefix}.code", f"{prefix}.message"), "the answer held no error")
+        return
+    code = _at(error, "extensions", "code")
+    probing.found(f"{prefix}.code", code if isinstance(code, str) else None, request)
+    message = error.get("message")
+    if isinstance(message, str):
+        probing.found(f"{prefix}.message", message, request)
+
+
+def _rest_status(probing: Probing, kind: str, observed: Observed, request: str) -> None:
+    """Record ``refusals.<kind>.status`` from a content API refusal (a 4xx)."""
+    if 400 <= observed.status < 500:
+        probing.found(f"refusals.{kind}.status", observed.status, request)
+    else:
+        probing.missed(
+            (f"refusals.{kind}.status",), f"{request} was answered HTTP {observed.status}"
+        )
+
+
+def _precision(value: Any) -> str | None:
+    """``milliseconds``/``seconds``/... of an ISO 8601 UTC timestamp, ``None`` if not one."""
+    if not isinstance(value, str):
+        return None
+    match = _TIMESTAMP.match(value)
+    if match is None:
+        return None
+    digits = len(match.group(1) or "")
+    return _PRECISION.get(digits, f"{digits} fractional digits")
+
+
+def _mask(token: str, prefix: str) -> tuple[int, str, int] | None:
+    """``(visible characters, mask character, mask width)`` of a masked token, or ``None``
+    when ``token`` ends in no run of a character tokens never hold (it is not masked)."""
+    if not token.startswith(prefix):
+        return None
+    rest = token[len(prefix) :]
+    end = len(rest)
+    if not end or rest[-1] in _TOKEN_CHARS:
+        return None
+    char = rest[-1]
+    start = end
+    while start and rest[start - 1] == char:
+        start -= 1
+    return start, char, end - start
+
+
+def _describe_order(tokens: Sequence[Mapping[str, Any]], made: Sequence[str]) -> str | None:
+    """The listing order ``tokens`` show for the ids ``made`` (in creation order)."""
+    positions = {t.get("id"): i for i, t in enumerate(tokens)}
+    if any(i not in positions for i in made):
+        return None
+    shown = sorted(made, key=lambda i: positions[i])
+    names = {t.get("id"): str(t.get("name")) for t in tokens}
+    if shown == list(made):
+        return "created_ascending"
+    if shown == list(reversed(made)):
+        return "created_descending"
+    if shown == sorted(made, key=lambda i: names[i]):
+        return "name_ascending"
+    return "other"
+
+
+def _bounded_search(
+    accepts: Callable[[int], bool | None], good: int, bad: int, steps: int = _SEARCH_STEPS
+) -> int | None:
+    """The largest value ``accepts`` takes, between ``good`` (taken) and ``bad`` (refused),
+    in at most ``steps`` calls; ``None`` when an answer said neither."""
+    for _ in range(steps):
+        if bad - good <= 1:
+            return good
+        middle = (good + bad) // 2
+        verdict = accepts(middle)
+        if verdict is None:
+            return None
+        if verdict:
+            good = middle
+        else:
+            bad = middle
+    return good if bad - good <= 1 else None
+
+
+# -- read-only probes ---------------------------------------------------------------------------
+
+_TOKEN_REQUEST = "POST {auth_url}/oauth/token (client_credentials)"
+_HUBS = "GET {base_url}/v2/content/hubs"
+_VIEWER = "POST {graphql_url}: query viewer { personalAccessTokens }"
+_CREATE = "POST {graphql_url}: mutation createPersonalAccessToken"
+_DELETE = "POST {graphql_url}: mutation deletePersonalAccessToken"
+
+
+def probe_client_token(probing: Probing) -> None:
+    """``client_token``: what the token endpoint answers valid client credentials."""
+    fields = ("client_token.expires_in", "client_token.token_type")
+    client_id, secret, auth_url = (
+        probing.key(k) for k in ("client_id", "client_secret", "auth_url")
+    )
+    if not (client_id and secret and auth_url):
+        probing.missed(fields, "needs client_id, client_secret and auth_url")
+        return
+    observed = probing.context.exchange.send(
+        "POST",
+        f"{auth_url}/oauth/token",
+        kind="http",
+        form={"grant_type": "client_credentials", "client_id": client_id, "client_secret": secret},
+    )
+    body = observed.body
+    if observed.status != 200 or not isinstance(body, dict):
+        probing.missed(fields, f"the token endpoint answered HTTP {observed.status}")
+        return
+    for name, key in zip(fields, ("expires_in", "token_type"), strict=True):
+        if key in body:
+            probing.found(name, body[key], _TOKEN_REQUEST)
+        else:
+            probing.missed((name,), f"the token answer has no {key}")
+
+
+def probe_hubs(probing: Probing) -> None:
+    """``hubs``, ``pages.default_size`` and (from its headers) ``rate_limit``; the
+    unauthenticated listing must be refused (AUTH-REQUIRED)."""
+    fields = ("hubs.fields", "hubs.links", "pages.default_size", "pages.maximum_size")
+    if not (probing.key("base_url") and probing.key("admin_token")):
+        probing.missed(fields, "needs base_url and admin_token")
+        return
+    observed = probing.get("/v2/content/hubs")
+    body = observed.body
+    if observed.status != 200 or not isinstance(body, dict):
+        probing.missed(fields, f"the hubs listing answered HTTP {observed.status}")
+        return
+    _rate_limit(probing, observed)
+    hubs = _at(body, "_embedded", "hubs")
+    if isinstance(hubs, list) and hubs and all(isinstance(h, dict) for h in hubs):
+        first = hubs[0]
+        probing.found("hubs.fields", [key for key in first if key != "_links"], _HUBS)
+        links = first.get("_links")
+        probing.found("hubs.links", list(links) if isinstance(links, dict) else [], _HUBS)
+    else:
+        probing.missed(("hubs.fields", "hubs.links"), "the organization lists no hub")
+    size = _at(body, "page", "size")
+    if isinstance(size, int) and not isinstance(size, bool) and size > 0:
+        probing.found("pages.default_size", size, _HUBS)
+        _page_maximum(probing, size)
+    else:
+        probing.missed(fields[2:], "the hubs listing carries no page.size")
+    missing = f"/v2/content/hubs/{probing.context.missing_id()}"
+    _rest_status(probing, "not_found", probing.get(missing), f"{_HUBS}/<an id no hub has>")
+    if probing.key("unpermitted_token"):
+        observed = probing.get("/v2/content/hubs", bearer_key="unpermitted_token")
+        _rest_status(probing, "forbidden", observed, f"{_HUBS} as a member without permission")
+    else:
+        probing.missed(("refusals.forbidden.status",), "needs unpermitted_token")
+    unauthenticated = probing.get("/v2/content/hubs", bearer_key=None)
+    if unauthenticated.status == 200:
+        probing.broke(
+            "AUTH-REQUIRED", "the hubs listing answered 200 without a token", f"{_HUBS} (no token)"
+        )
+
+
+def _rate_limit(probing: Probing, observed: Observed) -> None:
+    name = "rate_limit.requests_per_minute"
+    policy = observed.headers.get("ratelimit-policy", "")
+    match = re.match(r"^\s*(\d+)\s*;\s*w=(\d+)", policy)
+    if match and int(match.group(2)) > 0:
+        per_minute = round(int(match.group(1)) * 60 / int(match.group(2)))
+        probing.found(name, per_minute, f"{_HUBS} (RateLimit-Policy header)")
+        return
+    probing.missed(
+        (name,),
+        "no RateLimit-Policy header; finding the limit takes a burst of requests the "
+        "deployment counts against the organization, which a probe does not send",
+    )
+
+
+def _page_maximum(probing: Probing, default: int) -> None:
+    """``pages.maximum_size``: a page size the listing refuses (4xx) or cuts down (a smaller
+    ``page.size``) bounds it; searched in at most a dozen requests."""
+    request = f"{_HUBS}?size=N"
+    clamped: list[int] = []
+
+    def accepts(size: int) -> bool | None:
+        observed = probing.get("/v2/content/hubs", size=size, page=0)
+        if 400 <= observed.status < 500:
+            if "refusals.invalid_input.status" not in probing.result.findings:
+                _rest_status(probing, "invalid_input", observed, f"{_HUBS}?size={size} (too big)")
+            return False
+        answered = _at(observed.body, "page", "size")
+        if observed.status != 200 or not isinstance(answered, int):
+            return None
+        if answered < size:
+            clamped.append(answered)
+            return False
+        return True
+
+    top = accepts(_PAGE_CEILING)
+    if clamped:
+        probing.found("pages.maximum_size", clamped[0], request)
+        return
+    if top is None:
+        probing.missed(("pages.maximum_size",), f"size={_PAGE_CEILING} got no page answer")
+        return
+    if top:
+        probing.missed(
+            ("pages.maximum_size",), f"the listing takes size={_PAGE_CEILING}; no maximum seen"
+        )
+        return
+    # The usual maximum first (two requests settle it), then a bisection.
+    usual = accepts(_USUAL_PAGE_MAXIMUM) if default < _USUAL_PAGE_MAXIMUM else None
+    if usual:
+        good, bad = _USUAL_PAGE_MAXIMUM, _PAGE_CEILING
+        found = good if accepts(good + 1) is False else _bounded_search(accepts, good, bad, 16)
+    else:
+        found = _bounded_search(
+            accepts, default, _USUAL_PAGE_MAXIMUM if usual is False else _PAGE_CEILING, 16
+        )
+    if clamped:
+        found = clamped[0]
+    if found is None:
+        probing.missed(("pages.maximum_size",), "the page answers did not settle a maximum")
+    else:
+        probing.found("pages.maximum_size", found, request)
+
+
+def probe_unauthenticated(probing: Probing) -> None:
+    """``refusals.unauthenticated``: a GraphQL query without a token."""
+    fields = _refusal_fields("unauthenticated")
+    if not probing.key("graphql_url"):
+        probing.missed(fields, "needs graphql_url")
+        return
+    request = "POST {graphql_url}: query viewer (no token)"
+    observed = probing.graphql("query { viewer { id } }", bearer_key=None)
+    if observed.status == 200 and _at(observed.body, "data", "viewer"):
+        probing.broke("AUTH-REQUIRED", "the viewer query answered data without a token", request)
+        probing.missed(fields, "the target answered without a token (a gate failure)")
+        return
+    _refusal(probing, "unauthenticated", observed, request)
+
+
+def probe_listing(probing: Probing) -> None:
+    """The admin's own tokens: the masked form, ``lastUsedDate``'s precision, and the
+    documented rules a listing shows (masked, at most 5, createdDate with milliseconds)."""
+    fields = (
+        "masked_token.visible_characters",
+        "masked_token.mask_character",
+        "masked_token.mask_width",
+        "date_precision.lastUsedDate",
+    )
+    if not (probing.key("graphql_url") and probing.key("admin_token")):
+        probing.missed(fields, "needs graphql_url and admin_token")
+        return
+    tokens = probing.listing(probing.key("admin_token"))
+    if tokens is None:
+        probing.missed(fields, "the admin's tokens could not be listed")
+        return
+    judge_listing(probing, tokens)
+    if not tokens:
+        probing.missed(fields, "the admin holds no token to read the listing from")
+
+
+def judge_listing(probing: Probing, tokens: Sequence[Mapping[str, Any]]) -> None:
+    """Read a listing: record the masked form and the date precision, note broken rules."""
+    prefix = probing.context.config.pat_prefix
+    if len(tokens) > _CAP:
+        probing.broke("PAT-CAP", f"the admin's listing holds {len(tokens)} tokens", _VIEWER)
+    for token in tokens:
+        value = token.get("token")
+        if isinstance(value, str) and value:
+            mask = _mask(value, prefix)
+            if mask is None:
+                probing.broke(
+                    "PAT-LIST-MASKED", "a listed token is not masked (shown in full?)", _VIEWER
+                )
+            elif mask[1] != "*" or "." in value[len(prefix) : len(prefix) + mask[0]]:
+                probing.broke(
+                    "PAT-LIST-MASKED",
+                    "a listed token is masked with another character than an asterisk, "
+                    "or shows its secret segment",
+                    _VIEWER,
+                )
+            elif "masked_token.mask_width" not in probing.result.observed():
+                probing.masked = value
+                visible, char, width = mask
+                probing.found("masked_token.visible_characters", visible, _VIEWER)
+                probing.found("masked_token.mask_character", char, _VIEWER)
+                probing.found("masked_token.mask_width", width, _VIEWER)
+        created = token.get("createdDate")
+        if created is not None and _precision(created) != "milliseconds":
+            probing.broke(
+                "PAT-DATE-FORMAT",
+                f"createdDate {created!r} is not ISO 8601 UTC with milliseconds",
+                _VIEWER,
+            )
+        used = _precision(token.get("lastUsedDate"))
+        if used is not None and "date_precision.lastUsedDate" not in probing.result.observed():
+            probing.found("date_precision.lastUsedDate", used, _VIEWER)
+
+
+_DELETE_TYPE = (
+    "query { __schema { mutationType { fields { name type { kind name ofType { kind name "
+    "ofType { kind name ofType { kind name } } } } } } } }"
+)
+
+
+def probe_delete_shape(probing: Probing) -> None:
+    """``delete_result.shape`` and ``object_type`` through introspection (read-only)."""
+    fields = ("delete_result.shape", "delete_result.object_type")
+    if not (probing.key("graphql_url") and probing.key("admin_token")):
+        probing.missed(fields, "needs graphql_url and admin_token")
+        return
+    request = "POST {graphql_url}: introspection of deletePersonalAccessToken"
+    observed = probing.graphql(_DELETE_TYPE)
+    mutations = _at(observed.body, "data", "__schema", "mutationType", "fields")
+    if observed.status != 200 or not isinstance(mutations, list):
+        probing.missed(fields, f"introspection is not answered (HTTP {observed.status})")
+        return
+    entry = next(
+        (
+            m
+            for m in mutations
+            if isinstance(m, dict) and m.get("name") == "deletePersonalAccessToken"
+        ),
+        None,
+    )
+    type_ref = entry.get("type") if entry else None
+    while isinstance(type_ref, dict) and type_ref.get("kind") in ("NON_NULL", "LIST"):
+        type_ref = type_ref.get("ofType")
+    if not isinstance(type_ref, dict):
+        probing.missed(fields, "the schema names no deletePersonalAccessToken mutation")
+        return
+    kind, name = type_ref.get("kind"), type_ref.get("name")
+    if kind in ("SCALAR", "ENUM"):
+        probing.found("delete_result.shape", "boolean" if name == "Boolean" else str(name), request)
+        probing.missed(("delete_result.object_type",), "the result is not an object")
+        return
+    probing.found("delete_result.shape", "object", request)
+    probing.found("delete_result.object_type", name, request)
+    described = probing.graphql(f'query {{ __type(name: "{name}") {{ fields {{ name }} }} }}')
+    listed = _at(described.body, "data", "__type", "fields")
+    if isinstance(listed, list):
+        probing.schema_fields = tuple(
+            str(f["name"]) for f in listed if isinstance(f, dict) and isinstance(f.get("name"), str)
+        )
+
+
+# -- write probes -------------------------------------------------------------------------------
+
+_WRITE_FIELDS = FIELDS[16:]
+
+
+def probe_lifecycle(probing: Probing) -> None:
+    """Create three tokens of the probe's own (names out of creation order), list them, use
+    one twice, fill the admin's tokens to the cap and ask for one more, then delete them all:
+    the listing order, ``lastUsedDate``, the token-limit refusal and the delete result."""
+    admin = probing.key("admin_token")
+    if not (admin and probing.key("graphql_url")):
+        probing.missed(_WRITE_FIELDS, "needs graphql_url and admin_token")
+        return
+    held = probing.listing(admin)
+    if held is None:
+        probing.missed(_WRITE_FIELDS, "the admin's tokens could not be listed")
+        return
+    room = _CAP - len(held)
+    if room < 3:
+        probing.missed(
+            ("listing_order", "last_used_date.update_interval_seconds", "delete_result.fields"),
+            f"the admin holds {len(held)} tokens; the probe needs room for 3",
+        )
+        return
+    made: list[tuple[str, str, str]] = []  # (id, name, value), in creation order
+    for suffix in ("-c", "-a", "-b"):
+        name = probing.name(suffix)
+        observed = probing.create(name)
+        token = created_token(observed) if isinstance(observed.body, dict) else None
+        if token is None or not token.token:
+            probing.missed(
+                _WRITE_FIELDS, f"a create was answered HTTP {observed.status} without a token"
+            )
+            return
+        made.append((token.id, name, token.token))
+    listed = probing.listing(admin) or []
+    judge_listing(probing, listed)
+    order = _describe_order(listed, [i for i, _, _ in made])
+    if order is None:
+        probing.missed(("listing_order",), "the new tokens were not all listed")
+    else:
+        probing.found("listing_order", order, f"{_CREATE} x3, then {_VIEWER}")
+    _last_used(probing, admin, made[0])
+    _token_limit(probing, admin)
+    _delete_fields(probing, made[0], admin)
+    for token_id, _, _ in made[1:]:
+        probing.delete(token_id, admin)
+
+
+def _last_used(probing: Probing, admin: str, token: tuple[str, str, str]) -> None:
+    """Use ``token`` twice, :data:`_USE_GAP` apart, listing after each: does it move?"""
+    token_id, _, value = token
+    request = f"{_VIEWER} with the new token, twice {_USE_GAP:g} s apart"
+    query = "query { viewer { id } }"
+    probing.graphql_as(query, value)
+    first = _last_used_of(probing.listing(admin), token_id)
+    precision = _precision(first)
+    if precision is not None:
+        probing.found("date_precision.lastUsedDate", precision, request)
+    probing.pause(_USE_GAP)
+    probing.graphql_as(query, value)
+    second = _last_used_of(probing.listing(admin), token_id)
+    name = "last_used_date.update_interval_seconds"
+    if first is None or second is None:
+        probing.missed((name,), "lastUsedDate stayed null after a use")
+    elif second != first:
+        probing.found(name, 0, request)
+    else:
+        probing.missed(
+            (name,),
+            f"lastUsedDate did not move between two uses {_USE_GAP:g} s apart: it moves less "
+            "often, and waiting out the interval is not done (set it by hand)",
+        )
+
+
+def _last_used_of(tokens: list[dict[str, Any]] | None, token_id: str) -> Any:
+    for token in tokens or ():
+        if token.get("id") == token_id:
+            return token.get("lastUsedDate")
+    return None
+
+
+def _token_limit(probing: Probing, admin: str) -> None:
+    """Fill the admin's tokens to the cap, then ask for one more: the refusal (or PAT-CAP)."""
+    listed = probing.listing(admin) or []
+    extra: list[tuple[str, str]] = []
+    try:
+        for _ in range(max(0, _CAP - len(listed))):
+            observed = probing.create(probing.name("-fill"))
+            token = created_token(observed) if isinstance(observed.body, dict) else None
+            if token is None:
+                probing.missed(
+                    ("refusals.token_limit.status",), "a create below the cap was refused"
+                )
+                return
+            extra.append((token.id, token.token or admin))
+        request = f"{_CREATE} (a sixth token)"
+        observed = probing.create(probing.name("-sixth"))
+        token = created_token(observed) if isinstance(observed.body, dict) else None
+        if token is not None:
+            extra.append((token.id, token.token or admin))
+            probing.broke("PAT-CAP", "a sixth token was created", request)
+            return
+        _refusal(probing, "token_limit", observed, request)
+    finally:
+        for token_id, _bearer in extra:
+            probing.delete(token_id, admin)
+
+
+def _delete_fields(probing: Probing, token: tuple[str, str, str], bearer: str) -> None:
+    """Delete ``token`` selecting every field of the result: what each field carries."""
+    token_id, name, _ = token
+    documents = probing.context.documents
+    if probing.schema_fields:
+        documents.delete_selection = " { " + " ".join(probing.schema_fields) + " }"
+    observed = probing.delete(token_id, bearer)
+    if observed is None:
+        return
+    result = _at(observed.body, "data", "deletePersonalAccessToken")
+    if isinstance(result, dict):
+        carried = {}
+        for key, value in result.items():
+            if key == "__typename":
+                continue
+            if value == token_id:
+                carried[key] = "token_id"
+            elif value is True:
+                carried[key] = "true"
+            elif value == name:
+                carried[key] = "name"
+            else:
+                carried[key] = f"other ({type(value).__name__})"
+        probing.found("delete_result.fields", carried, f"{_DELETE} selecting every field")
+    elif isinstance(result, bool):
+        probing.found("delete_result.fields", {}, f"{_DELETE}")
+
+
+def probe_name_length(probing: Probing) -> None:
+    """``pat_name.max_length`` by a bounded search, and the refusal of a too-long name
+    (``refusals.invalid_input``); every name the target takes is deleted at once."""
+    fields = ("pat_name.max_length", *_refusal_fields("invalid_input"))
+    admin = probing.key("admin_token")
+    if not (admin and probing.key("graphql_url")):
+        probing.missed(fields, "needs graphql_url and admin_token")
+        return
+    held = probing.listing(admin)
+    if held is None or len(held) >= _CAP:
+        probing.missed(fields, "the admin has no room for one more token")
+        return
+    refusals: list[Observed] = []
+    request = f"{_CREATE} with a name of N characters"
+
+    def accepts(length: int) -> bool | None:
+        base = probing.name("-")
+        if length < len(base) + 1:
+            return True
+        name = base + "n" * (length - len(base))
+        observed = probing.create(name)
+        token = created_token(observed) if isinstance(observed.body, dict) else None
+        if token is not None:
+            probing.delete(token.id, admin)
+            return True
+        if observed.status >= 500 or observed.status == 429:
+            return None
+        refusals.append(observed)
+        return False
+
+    shortest = len(probing.context.ledger.name_prefix) + 8
+    first_guess = 255
+    taken = accepts(first_guess)
+    if taken is None:
+        probing.missed(fields, "a create answered neither a token nor a refusal")
+        return
+    if taken:
+        over = accepts(first_guess + 1)
+        found = (
+            first_guess
+            if over is False
+            else (_bounded_search(accepts, first_guess + 1, _NAME_CEILING + 1) if over else None)
+        )
+    else:
+        found = _bounded_search(accepts, shortest, first_guess)
+    if found is None or found >= _NAME_CEILING:
+        probing.missed(("pat_name.max_length",), f"no refusal up to {_NAME_CEILING} characters")
+    else:
+        probing.found("pat_name.max_length", found, request)
+    if refusals:
+        _refusal(probing, "invalid_input", refusals[-1], f"{_CREATE} with a name too long")
+
+
+def probe_not_found(probing: Probing) -> None:
+    """``refusals.not_found``: a delete of an id no token has (made up by this run)."""
+    context = probing.context
+    if not (probing.key("admin_token") and probing.key("graphql_url")):
+        probing.missed(("refusals.not_found.status",), "needs graphql_url and admin_token")
+        return
+    context.discover()
+    query, variables = context.documents.delete_token(context.missing_id())
+    observed = context.graphql(query, variables, probing.key("admin_token"))
+    _refusal(probing, "not_found", observed, f"{_DELETE} of an id no token has")
+
+
+def probe_forbidden(probing: Probing) -> None:
+    """``refusals.forbidden``: a member who is not an admin asks for a token (PAT-ADMIN-ONLY
+    if it is made; the ledger then deletes it)."""
+    fields = _refusal_fields("forbidden")
+    if not (probing.key("member_token") and probing.key("graphql_url")):
+        probing.missed(fields, "needs member_token")
+        return
+    request = f"{_CREATE} as a member who is not an admin"
+    observed = probing.create(probing.name("-member"), bearer_key="member_token")
+    token = created_token(observed) if isinstance(observed.body, dict) else None
+    if token is not None:
+        probing.broke("PAT-ADMIN-ONLY", "a member who is not an admin created a token", request)
+        probing.delete(token.id, probing.key("member_token"))
+        return
+    _refusal(probing, "forbidden", observed, request)
+
+
+_REFUSAL_KEYS = ("status", "code", "message")
+
+
+def _refusal_fields(kind: str) -> tuple[str, ...]:
+    return tuple(f"refusals.{kind}.{key}" for key in _REFUSAL_KEYS)
+
+
+PROBES: tuple[Probe, ...] = (
+    Probe("client token", False, probe_client_token, FIELDS[0:2]),
+    Probe(
+        "hubs listing",
+        False,
+        probe_hubs,
+        (
+            *FIELDS[2:7],
+            *(f"refusals.{k}.status" for k in ("not_found", "forbidden", "invalid_input")),
+        ),
+    ),
+    Probe(
+        "unauthenticated refusal", False, probe_unauthenticated, _refusal_fields("unauthenticated")
+    ),
+    Probe("token listing", False, probe_listing, FIELDS[10:14]),
+    Probe("delete result shape", False, probe_delete_shape, FIELDS[14:16]),
+    Probe(
+        "token lifecycle",
+        True,
+        probe_lifecycle,
+        (
+            "delete_result.fields",
+            "listing_order",
+            "last_used_date.update_interval_seconds",
+            *_refusal_fields("token_limit"),
+        ),
+    ),
+    Probe(
+        "name length",
+        True,
+        probe_name_length,
+        ("pat_name.max_length", *_refusal_fields("invalid_input")),
+    ),
+    Probe("unknown id", True, probe_not_found, _refusal_fields("not_found")),
+    Probe("non-admin create", True, probe_forbidden, _refusal_fields("forbidden")),
+)
+"""Every probe, in the order they run (the read-only ones first)."""
+
+
+def probe_target(
+    session: ScenarioRunner,
+    *,
+    allow_writes: bool,
+    sleep: Callable[[float], None] = time.sleep,
+) -> ProbeResult:
+    """Run every probe :paramref:`allow_writes` permits against the session's target.
+
+    The caller closes the session (its close deletes whatever a probe left). Raises
+    :class:`~patgate.errors.TargetUnreachable` when the target does not answer at all.
+    """
+    probing = Probing(session, allow_writes=allow_writes, sleep=sleep)
+    for probe in PROBES:
+        if probe.writes and not allow_writes:
+            continue
+        try:
+            probe.run(probing)
+        except (RequestFailed, UnexpectedAnswer) as error:
+            probing.missed(probe.fields, f"the {probe.name} probe stopped: {error}")
+    if not allow_writes:
+        probing.missed(_WRITE_FIELDS, NEEDS_WRITES)
+    probing.missed(FIELDS, "not probed")
+    return probing.result
