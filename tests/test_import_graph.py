@@ -25,6 +25,7 @@ _FOUNDATION = (
     "patgate._version",
     "patgate.behaviours",
     "patgate.errors",
+    "patgate.yaml_source",
     "patgate.levels",
     "patgate.resources",
     "patgate.token_grammar",

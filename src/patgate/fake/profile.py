@@ -1,0 +1,494 @@
+"""The profile: every choice the fake makes where the vendor's documentation is silent.
+
+A profile is one YAML document (``specs/profile.schema.json``, ``profile_version: 1``); the
+shipped default (``default_profile.yaml`` beside this module) is the fake's behaviour when no
+profile is given. :func:`load_profile` reads a file or a mapping, fills what it leaves out
+from the default, and returns a frozen :class:`Profile`; anything wrong is a
+:class:`~patgate.errors.UsageError` naming the file and line (or the field, for a mapping):
+an unknown field with the nearest known name, a wrong type, or a value that contradicts a
+documented rule (the cap of 5, masked listings, admin-only creation, ``createdDate`` in
+milliseconds), quoting the clause.
+
+The domain reads the parts it needs (mask, name limit, listing order, dates, the delete
+result's shape); the wire layer reads the refusals, the client token's ``token_type``, the
+hub fields and links and the page sizes.
+"""
+
+from __future__ import annotations
+
+import copy
+import difflib
+import functools
+import json
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from types import MappingProxyType
+from typing import Any
+
+from patgate.errors import UsageError
+from patgate.resources import specs_dir
+
+__all__ = [
+    "DEFAULT_PROFILE_PATH",
+    "DOCUMENTED",
+    "REFUSAL_KINDS",
+    "DeleteResult",
+    "MaskedToken",
+    "Profile",
+    "Refusal",
+    "default_profile",
+    "load_profile",
+]
+
+DEFAULT_PROFILE_PATH = Path(__file__).resolve().parent / "default_profile.yaml"
+"""The shipped default profile."""
+
+REFUSAL_KINDS = (
+    "unauthenticated",
+    "forbidden",
+    "not_found",
+    "token_limit",
+    "invalid_input",
+    "rate_limited",
+)
+"""Every kind of refusal a profile shapes, in the document's order."""
+
+ID_SEGMENT_LENGTH = 22
+"""Characters of a PAT's id segment (16 bytes in base64url)."""
+
+
+@dataclass(frozen=True)
+class Clause:
+    """A documented clause, as ``specs/rules.yaml``'s ``specification`` restates it."""
+
+    section: str
+    text: str
+
+    def __str__(self) -> str:
+        return f'section {self.section}: "{self.text}"'
+
+
+_CAP = Clause("8", "PATs per user: Up to 5")
+_MASKED = Clause(
+    "2.1", "In listings only the start is returned and the rest is replaced by asterisks."
+)
+_MATCH = Clause(
+    "4.3",
+    "Finding a token's owner: send the token itself as the bearer token and query viewer "
+    "with personalAccessTokens, email, id and name. Match the masked token to the one "
+    "used, then delete it by id. The caller must still be an admin of the organization in "
+    "which the token was created.",
+)
+_ADMIN = Clause(
+    "4.3",
+    "Creating a token through the API requires organization admin permission in the "
+    "organization given by organizationId.",
+)
+_CREATED_MS = Clause(
+    "2.1", "createdDate: string, ISO 8601 UTC timestamp with milliseconds. Creation time."
+)
+_NO_EXPIRY = Clause("8", "Lifetime of a PAT: No expiry")
+_TOKEN_400 = Clause("7", "Invalid client id or secret at the token endpoint: HTTP 400.")
+
+
+@dataclass(frozen=True)
+class Documented:
+    """A field a profile might carry for a documented rule: only the documented value."""
+
+    where: tuple[str, ...]
+    allowed: object
+    clause: Clause
+    what: str
+
+
+DOCUMENTED: tuple[Documented, ...] = (
+    Documented(("token_cap",), 5, _CAP, "the cap of 5 tokens per user is documented"),
+    Documented(("max_tokens_per_user",), 5, _CAP, "the cap of 5 tokens per user is documented"),
+    Documented(("masked_listings",), True, _MASKED, "listings are documented as masked"),
+    Documented(
+        ("admin_only_creation",),
+        True,
+        _ADMIN,
+        "creation through the API is documented as admin-only",
+    ),
+    Documented(
+        ("date_precision", "createdDate"),
+        "milliseconds",
+        _CREATED_MS,
+        "createdDate's milliseconds are documented",
+    ),
+    Documented(("pat_expires_in",), None, _NO_EXPIRY, "a PAT is documented as never expiring"),
+    Documented(
+        ("refusals", "invalid_client"), None, _TOKEN_400, "the token endpoint's 400 is documented"
+    ),
+)
+"""Documented rules a profile may name only with their documented value (then dropped)."""
+
+
+@dataclass(frozen=True)
+class DeleteResult:
+    """What ``deletePersonalAccessToken`` answers."""
+
+    shape: str
+    """``boolean`` or ``object``."""
+    object_type: str
+    fields: tuple[tuple[str, str], ...]
+    """(field, what it carries: ``token_id``, ``true`` or ``name``), in order."""
+
+    @property
+    def is_object(self) -> bool:
+        """Whether the result is an object (else a Boolean)."""
+        return self.shape == "object"
+
+
+@dataclass(frozen=True)
+class MaskedToken:
+    """The listing's masked form of a token."""
+
+    visible_characters: int
+    mask_character: str
+    mask_width: int
+
+
+@dataclass(frozen=True)
+class Refusal:
+    """How one kind of refusal looks where the documentation is silent."""
+
+    status: int
+    code: str | None
+    message: str | None
+    """``None``: the fake's own wording for each refusal."""
+
+
+@dataclass(frozen=True)
+class Profile:
+    """A loaded, checked profile (immutable; shared between fakes)."""
+
+    delete_result: DeleteResult
+    masked_token: MaskedToken
+    refusals: Mapping[str, Refusal]
+    expires_in: int
+    token_type: str
+    hub_fields: tuple[str, ...]
+    hub_links: tuple[str, ...]
+    default_page_size: int
+    maximum_page_size: int
+    requests_per_minute: int | None
+    name_max_length: int
+    listing_order: str
+    last_used_precision: str
+    last_used_interval: int
+    source: str = "default"
+    """Where it came from: a path, ``<mapping>`` or ``default``."""
+
+    @functools.cached_property
+    def _identity(self) -> str:
+        return json.dumps(self.as_document(), sort_keys=True)
+
+    def __hash__(self) -> int:
+        return hash(self._identity)
+
+    def __eq__(self, other: object) -> bool:
+        """Equal when every choice is (wherever each came from)."""
+        if not isinstance(other, Profile):
+            return NotImplemented
+        return self._identity == other._identity
+
+    def as_document(self) -> dict[str, Any]:
+        """The profile as a YAML-ready mapping of the schema's shape (every field)."""
+        return {
+            "profile_version": 1,
+            "delete_result": {
+                "shape": self.delete_result.shape,
+                "object_type": self.delete_result.object_type,
+                "fields": dict(self.delete_result.fields),
+            },
+            "masked_token": {
+                "visible_characters": self.masked_token.visible_characters,
+                "mask_character": self.masked_token.mask_character,
+                "mask_width": self.masked_token.mask_width,
+            },
+            "refusals": {
+                kind: {"status": r.status, "code": r.code, "message": r.message}
+                for kind, r in self.refusals.items()
+            },
+            "client_token": {"expires_in": self.expires_in, "token_type": self.token_type},
+            "hubs": {"fields": list(self.hub_fields), "links": list(self.hub_links)},
+            "pages": {
+                "default_size": self.default_page_size,
+                "maximum_size": self.maximum_page_size,
+            },
+            "rate_limit": {"requests_per_minute": self.requests_per_minute},
+            "pat_name": {"max_length": self.name_max_length},
+            "listing_order": self.listing_order,
+            "date_precision": {"lastUsedDate": self.last_used_precision},
+            "last_used_date": {"update_interval_seconds": self.last_used_interval},
+        }
+
+    @property
+    def is_default(self) -> bool:
+        """Whether every choice is the shipped default's."""
+        return self == default_profile()
+
+
+@functools.cache
+def _schema() -> dict[str, Any]:
+    loaded: dict[str, Any] = json.loads(
+        (specs_dir() / "profile.schema.json").read_text(encoding="utf-8")
+    )
+    return loaded
+
+
+@functools.cache
+def _validator() -> Any:
+    from jsonschema import Draft202012Validator
+
+    return Draft202012Validator(_schema())
+
+
+@functools.cache
+def _default_document() -> Mapping[str, Any]:
+    import yaml
+
+    loaded = yaml.safe_load(DEFAULT_PROFILE_PATH.read_text(encoding="utf-8"))
+    return MappingProxyType(loaded)
+
+
+@functools.cache
+def default_profile() -> Profile:
+    """The shipped default profile (read once)."""
+    return _build(copy.deepcopy(dict(_default_document())), "default")
+
+
+def load_profile(source: str | Path | Mapping[str, Any] | Profile | None) -> Profile:
+    """A checked :class:`Profile` from a YAML file's path, a mapping, or ``None`` (default).
+
+    Fields left out keep the default's value. Raises :class:`~patgate.errors.UsageError`
+    naming the file and line (a mapping: the field) of an unknown field (with the nearest
+    known name), a wrong type or value, or a value that contradicts a documented rule.
+    """
+    if source is None:
+        return default_profile()
+    if isinstance(source, Profile):
+        return source
+    if isinstance(source, Mapping):
+        return _load_mapping(source)
+    if isinstance(source, (str, Path)):
+        return _load_file(Path(source))
+    raise UsageError(f"a profile is a path or a mapping, got {type(source).__name__}")
+
+
+def _load_file(path: Path) -> Profile:
+    from patgate.yaml_source import read_documents
+
+    try:
+        text = path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as error:
+        raise UsageError(f"profile: cannot read {path}: {error}") from None
+    try:
+        documents = read_documents(text, str(path))
+    except UsageError as error:
+        raise UsageError(f"profile: {error}") from None
+    if len(documents) != 1 or not isinstance(documents[0].data, dict):
+        raise UsageError(f"profile: {path}:1: a profile is one mapping (profile_version: 1, ...)")
+    document = documents[0]
+
+    def where(at: Sequence[str | int]) -> str:
+        return f"profile: {path}:{document.line_of(at)}: "
+
+    return _checked(document.data, where, str(path))
+
+
+def _load_mapping(mapping: Mapping[str, Any]) -> Profile:
+    try:
+        data = json.loads(json.dumps(mapping))
+    except (TypeError, ValueError) as error:
+        raise UsageError(f"profile: not a plain mapping of JSON values: {error}") from None
+    if not isinstance(data, dict):  # pragma: no cover - a Mapping dumps as an object
+        raise UsageError("profile: a profile is a mapping")
+
+    def where(_at: Sequence[str | int]) -> str:
+        return "profile: "
+
+    return _checked(data, where, "<mapping>")
+
+
+def _dotted(at: Sequence[str | int]) -> str:
+    return ".".join(str(part) for part in at) or "(top)"
+
+
+def _checked(data: dict[str, Any], where: Any, source: str) -> Profile:
+    if "profile_version" not in data:
+        raise UsageError(f"{where(())}missing 'profile_version' (write profile_version: 1)")
+    _refuse_documented(data, where)
+    # YAML reads an unquoted true as a Boolean; the delete result's field says "true".
+    fields = (
+        data.get("delete_result", {}).get("fields")
+        if isinstance(data.get("delete_result"), dict)
+        else None
+    )
+    if isinstance(fields, dict):
+        for name, carried in fields.items():
+            if carried is True:
+                fields[name] = "true"
+    errors = sorted(_validator().iter_errors(data), key=lambda e: (-len(e.absolute_path), e.path))
+    if errors:
+        raise UsageError(_schema_problem(errors[0], where))
+    merged = _merged(data)
+    _refuse_contradictions(merged, where)
+    return _build(merged, source)
+
+
+def _refuse_documented(data: dict[str, Any], where: Any) -> None:
+    for rule in DOCUMENTED:
+        parent: Any = data
+        for key in rule.where[:-1]:
+            parent = parent.get(key) if isinstance(parent, dict) else None
+        if not isinstance(parent, dict) or rule.where[-1] not in parent:
+            continue
+        value = parent[rule.where[-1]]
+        if value == rule.allowed and type(value) is type(rule.allowed):
+            del parent[rule.where[-1]]  # the documented value: nothing to choose
+            continue
+        raise _contradiction(rule.where, value, rule.what, rule.clause, where)
+
+
+def _contradiction(
+    at: Sequence[str], value: object, what: str, clause: Clause, where: Any
+) -> UsageError:
+    return UsageError(
+        f"{where(at)}{_dotted(at)}: {value!r} contradicts a documented rule "
+        f"({what}; {clause}); a profile names only what the documentation leaves open"
+    )
+
+
+def _refuse_contradictions(merged: dict[str, Any], where: Any) -> None:
+    mask = merged["masked_token"]
+    visible = mask["visible_characters"]
+    if visible >= ID_SEGMENT_LENGTH:
+        raise _contradiction(
+            ("masked_token", "visible_characters"),
+            visible,
+            f"showing {ID_SEGMENT_LENGTH} or more characters reveals the whole id segment",
+            _MASKED,
+            where,
+        )
+    if visible < 1:
+        raise _contradiction(
+            ("masked_token", "visible_characters"),
+            visible,
+            "with no character of the id shown, a masked token cannot be matched to the one used",
+            _MATCH,
+            where,
+        )
+    if mask["mask_width"] < 1:
+        raise _contradiction(
+            ("masked_token", "mask_width"),
+            mask["mask_width"],
+            "without a mask the listing is not masked",
+            _MASKED,
+            where,
+        )
+    if mask["mask_character"] != "*":
+        raise _contradiction(
+            ("masked_token", "mask_character"),
+            mask["mask_character"],
+            "the mask is documented as asterisks",
+            _MASKED,
+            where,
+        )
+    pages = merged["pages"]
+    if pages["default_size"] > pages["maximum_size"]:
+        raise UsageError(
+            f"{where(('pages', 'default_size'))}pages.default_size "
+            f"({pages['default_size']}) is larger than pages.maximum_size ({pages['maximum_size']})"
+        )
+
+
+def _schema_problem(problem: Any, where: Any) -> str:
+    at: list[str | int] = list(problem.absolute_path)
+    if problem.validator == "additionalProperties":
+        allowed = sorted(problem.schema.get("properties", {}))
+        unknown = [key for key in problem.instance if key not in allowed]
+        name = unknown[0] if unknown else "?"
+        nearest = difflib.get_close_matches(str(name), allowed, n=1, cutoff=0.5)
+        hint = (
+            f"; did you mean {_dotted([*at, nearest[0]])!r}?"
+            if nearest
+            else f"; known: {', '.join(allowed)}"
+        )
+        at = [*at, name]
+        return f"{where(at)}unknown field {_dotted(at)!r}{hint}"
+    field = _dotted(at)
+    if problem.validator == "type":
+        expected = problem.validator_value
+        shown = " or ".join(expected) if isinstance(expected, list) else expected
+        return (
+            f"{where(at)}{field} must be {_article(shown)}, "
+            f"got {type(problem.instance).__name__} {problem.instance!r}"
+        )
+    if problem.validator == "enum":
+        choices = ", ".join(repr(choice) for choice in problem.validator_value)
+        return f"{where(at)}{field} must be one of {choices}, got {problem.instance!r}"
+    if problem.validator == "const":
+        return f"{where(at)}{field} must be {problem.validator_value!r}, got {problem.instance!r}"
+    return f"{where(at)}{field}: {problem.message}"
+
+
+def _article(shown: str) -> str:
+    return f"an {shown}" if shown[:1] in "aeiou" else f"a {shown}"
+
+
+def _merged(data: dict[str, Any]) -> dict[str, Any]:
+    """``data`` over the default: each section's fields, each refusal kind's fields."""
+    merged = copy.deepcopy(dict(_default_document()))
+    for key, value in data.items():
+        if key == "refusals":
+            for kind, fields in value.items():
+                merged["refusals"][kind] = {**merged["refusals"][kind], **fields}
+        elif isinstance(value, dict):
+            merged[key] = {**merged[key], **value}
+        else:
+            merged[key] = value
+    return merged
+
+
+def _build(document: dict[str, Any], source: str) -> Profile:
+    delete = document["delete_result"]
+    mask = document["masked_token"]
+    hubs = document["hubs"]
+    fields = list(hubs["fields"])
+    for required in ("name", "id"):
+        if required not in fields:
+            fields.insert(0, required)
+    return Profile(
+        delete_result=DeleteResult(
+            delete["shape"], delete["object_type"], tuple(delete["fields"].items())
+        ),
+        masked_token=MaskedToken(
+            mask["visible_characters"], mask["mask_character"], mask["mask_width"]
+        ),
+        refusals=MappingProxyType(
+            {
+                kind: Refusal(
+                    document["refusals"][kind]["status"],
+                    document["refusals"][kind]["code"],
+                    document["refusals"][kind]["message"],
+                )
+                for kind in REFUSAL_KINDS
+            }
+        ),
+        expires_in=document["client_token"]["expires_in"],
+        token_type=document["client_token"]["token_type"],
+        hub_fields=tuple(fields),
+        hub_links=tuple(hubs["links"]),
+        default_page_size=document["pages"]["default_size"],
+        maximum_page_size=document["pages"]["maximum_size"],
+        requests_per_minute=document["rate_limit"]["requests_per_minute"],
+        name_max_length=document["pat_name"]["max_length"],
+        listing_order=document["listing_order"],
+        last_used_precision=document["date_precision"]["lastUsedDate"],
+        last_used_interval=document["last_used_date"]["update_interval_seconds"],
+        source=source,
+    )
