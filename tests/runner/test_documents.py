@@ -105,3 +105,28 @@ def test_organization_ids_are_read_from_any_known_shape() -> None:
     listed = {"data": {"viewer": {"organizations": [{"id": "o1"}, {"id": "o2"}]}}}
     assert organization_ids(Observed.of_json(200, listed), "list") == ["o1", "o2"]
     assert organization_ids(Observed.of_json(200, {"errors": []}), None) == []
+
+
+def test_without_introspection_each_organizations_shape_is_tried_until_one_validates() -> None:
+    documents = Documents()
+    documents.discover(lambda query: Observed.of_json(400, {"errors": [{"message": "off"}]}))
+    assert documents.organization_shapes() == ("connection", "nodes", "list")
+    did_not_validate = Observed.of_json(400, {"errors": [{"message": "no field edges"}]})
+    assert documents.learn_organizations_from(did_not_validate, "connection") is True
+    assert documents.organizations_shape is None
+    listed = Observed.of_json(200, {"data": {"viewer": {"organizations": [{"id": "o1"}]}}})
+    assert documents.learn_organizations_from(listed, "list") is False
+    assert documents.organizations_shape == "list"
+    assert documents.organization_shapes() == (None,)
+    assert "organizations { id name }" in documents.organizations()[0]
+
+
+def test_a_refused_organizations_query_is_not_resent_and_teaches_no_shape() -> None:
+    documents = Documents()
+    refused = Observed.of_json(403, {"data": {"viewer": None}, "errors": [{"message": "denied"}]})
+    assert documents.learn_organizations_from(refused, "connection") is False
+    assert documents.organizations_shape is None
+    learned = Documents({"organizations": "query { viewer { orgs { id } } }"})
+    assert learned.organization_shapes() == (None,)
+    rejected = Observed.of_json(400, {"errors": [{"message": "bad"}]})
+    assert learned.learn_organizations_from(rejected, None) is False

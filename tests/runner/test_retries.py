@@ -14,7 +14,7 @@ from patgate.runner.events import Outcome
 from patgate.runner.exchange import Exchange
 from patgate.runner.retries import RetryPolicy, retry_after_seconds
 
-from .support import builtin, finished, run_events
+from .support import builtin, finished, run_events, scenarios
 
 NOW = 1_700_000_000.0
 
@@ -115,13 +115,58 @@ def test_a_run_honours_retry_after_and_reports_the_retries() -> None:
     assert end.tallies.retries == 2
 
 
-def test_past_the_budget_the_answer_stands_and_fails_the_step() -> None:
+def test_past_the_budget_a_429_stands_and_leaves_the_rules_not_checked() -> None:
+    # Rate limits are not documented: a 429 answers no rule's question, so it neither
+    # fails the rule nor passes it ("error: true" would take any 4xx).
     transport = _busy_then(50, retry_after="1")
+    fake: Fake = transport.fake  # type: ignore[attr-defined]
+    target = LiveTarget(TargetConfig(fake.world), transport=transport)
+    chosen = [s for s in builtin() if s.id in ("token-ok", "auth-required")]
+    events, end = run_events(chosen, target, retry_budget=0.0, every_rule=False)
+    for scenario_id in ("token-ok", "auth-required"):
+        result = finished(events)[scenario_id]
+        assert result.outcome is Outcome.SKIPPED
+        assert result.failures == ()
+        assert "429" in result.reason
+        assert "--retry-budget" in result.reason
+    outcomes = {rule.rule_id: rule.outcome for rule in end.rules}
+    assert outcomes["TOKEN-OK"] is Outcome.SKIPPED
+    assert outcomes["AUTH-REQUIRED"] is Outcome.SKIPPED
+    assert end.tallies.retries == 0
+    assert end.exit_code == 0
+    _, required = run_events(chosen, target, retry_budget=0.0, require=("checkable",))
+    assert required.exit_code == 4
+
+
+def test_past_the_budget_a_503_stands_and_fails_the_step() -> None:
+    transport = _busy_then(50, status=503, retry_after="1")
     fake: Fake = transport.fake  # type: ignore[attr-defined]
     target = LiveTarget(TargetConfig(fake.world), transport=transport)
     chosen = [s for s in builtin() if s.id == "token-ok"]
     events, end = run_events(chosen, target, retry_budget=0.0)
     (failure, *_) = finished(events)["token-ok"].failures
-    assert "429" in failure.actual
-    assert end.tallies.retries == 0
+    assert "503" in failure.actual
     assert end.exit_code == 1
+
+
+def test_a_step_that_asks_for_429_checks_it() -> None:
+    chosen = scenarios(
+        """\
+id: own-limit
+title: The deployment's own limit answers 429
+rules: [AUTH-REQUIRED]
+steps:
+  - hubs: true
+    expect:
+      - status: [429]
+"""
+    )
+    transport = _busy_then(50, retry_after="1")
+    fake: Fake = transport.fake  # type: ignore[attr-defined]
+    busy = LiveTarget(TargetConfig(fake.world), transport=transport)
+    events, _ = run_events(chosen, busy, retry_budget=0.0)
+    assert finished(events)["own-limit"].outcome is Outcome.PASSED
+    calm = LiveTarget(TargetConfig(fake.world), transport=fake.httpx_transport())
+    events, _ = run_events(chosen, calm, retry_budget=0.0)
+    (failure,) = finished(events)["own-limit"].failures
+    assert "expected status [429], got 401" in failure.message

@@ -125,6 +125,31 @@ class Documents:
         self.delete_selection = " { __typename }" if failed else ""
         return failed
 
+    def organization_shapes(self) -> tuple[str | None, ...]:
+        """The shapes to send the organizations query in, one after the other until the
+        target does not reject the document: the learned one (or the target file's
+        document), else every known shape (a target that answers no introspection)."""
+        if self.organizations_shape or "organizations" in self.overrides:
+            return (None,)
+        return tuple(_ORGANIZATION_SHAPES)
+
+    def learn_organizations_from(self, observed: Observed, shape: str | None) -> bool:
+        """After an organizations query in ``shape``: ``True`` if the target rejected the
+        document (errors and no ``data``), so the next shape should be tried. An answer
+        with data and no errors keeps the shape for the rest of the run; any other answer
+        (a refusal) teaches nothing."""
+        if shape is None or self.organizations_shape is not None:
+            return False
+        try:
+            answer = answers.graphql_answer(observed)
+        except UnexpectedAnswer:
+            return False  # not a GraphQL answer: the step's checks say why
+        if answer.errors and not answer.has_data:
+            return True
+        if answer.has_data and not answer.errors:
+            self.organizations_shape = shape
+        return False
+
     # -- the documents ------------------------------------------------------------------------
 
     def viewer(self) -> tuple[str, dict[str, Any]]:

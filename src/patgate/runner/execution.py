@@ -36,6 +36,11 @@ from patgate.scenario.paths import PathError, PathMissing, resolve_path
 __all__ = ["MAX_ITERATIONS", "ScenarioExecution"]
 
 _REVEAL_RULE = "PAT-SINGLE-REVEAL"
+_RATE_LIMITED = (
+    "{label}: the target answered 429 (too many requests) after the waits the run allows "
+    "(--retry-budget, --max-retry-wait); its rate limits are not documented, so the rule "
+    "was not checked"
+)
 _SHOWN = 400
 """Characters of a failure's field that events carry."""
 
@@ -58,6 +63,17 @@ _UNREADABLE = (
 
 class _Abort(Exception):
     """A gate failure: the remaining steps are not run."""
+
+
+def _asks_for_429(step: Step) -> bool:
+    """Whether the step expects a 429 by name (a scenario about the target's own limit)."""
+    for expectation in step.expect:
+        if expectation.check != "status":
+            continue
+        wanted = expectation.argument
+        if "429" in {str(value) for value in (wanted if isinstance(wanted, list) else [wanted])}:
+            return True
+    return False
 
 
 class _Halt(Exception):
@@ -204,8 +220,8 @@ class ScenarioExecution:
             if result is None:
                 continue  # a cleanup delete of what is already gone
             try:
-                passed = self._inspect(step, label, result, lookup)
-            except PatgateError:
+                passed = self._inspect(step, label, result, lookup, cleanup=cleanup)
+            except (PatgateError, _Skip):
                 raise
             except Exception as error:  # the last-resort net, as above
                 self._fail(step.rule, label, self.context.note_internal_error(error))
@@ -254,8 +270,12 @@ class ScenarioExecution:
 
     # -- answers --------------------------------------------------------------------------------
 
-    def _inspect(self, step: Step, label: str, result: StepResult, lookup: Lookup) -> bool:
-        """Check and capture; ``False`` when a gate failure should stop the steps."""
+    def _inspect(
+        self, step: Step, label: str, result: StepResult, lookup: Lookup, *, cleanup: bool
+    ) -> bool:
+        """Check and capture; ``False`` when a gate failure should stop the steps. A 429
+        that still stands after the run's retries is no answer to the step's question: the
+        scenario stops, not checked, with the reason (a 4xx would pass ``error: true``)."""
         before = len(self.failures)
         context = self.context
         observed = result if isinstance(result, Observed) else result.as_answer()
@@ -270,6 +290,13 @@ class ScenarioExecution:
                     expected="no full token value",
                     actual=", ".join(origins),
                 )
+        if (
+            isinstance(result, Observed)
+            and result.status == 429
+            and not cleanup
+            and not _asks_for_429(step)
+        ):
+            raise _Skip(_RATE_LIMITED.format(label=label))
         self._learn(result, label)
         if isinstance(result, ControlResult) and not result.ok and not step.expect:
             self._fail(step.rule, label, f"the control action failed: {result.summary()}")
