@@ -43,6 +43,13 @@ if TYPE_CHECKING:
         Role,
         User,
     )
+    from patgate.fake.profile import (
+        DeleteResult,
+        MaskedToken,
+        Profile,
+        RefusalShape,
+        load_profile,
+    )
     from patgate.fake.world import DefaultWorld
     from patgate.harness import WORLD_KEYS, Fake
     from patgate.redaction import Redactor, Secret
@@ -65,6 +72,7 @@ _LAZY = {
     "ControlService": "patgate.wire.control_service",
     "CreatedToken": "patgate.fake.model",
     "DefaultWorld": "patgate.fake.world",
+    "DeleteResult": "patgate.fake.profile",
     "Deployment": "patgate.fake.deployment",
     "DomainError": "patgate.errors",
     "Fake": "patgate.harness",
@@ -76,12 +84,15 @@ _LAZY = {
     "HubPage": "patgate.fake.model",
     "IssuedClientToken": "patgate.fake.client_tokens",
     "LoggedRequest": "patgate.wire.request_log",
+    "MaskedToken": "patgate.fake.profile",
     "Organization": "patgate.fake.model",
     "PatRecord": "patgate.fake.model",
     "PatStatus": "patgate.fake.model",
     "PatgateError": "patgate.errors",
     "Principal": "patgate.fake.model",
+    "Profile": "patgate.fake.profile",
     "Redactor": "patgate.redaction",
+    "RefusalShape": "patgate.fake.profile",
     "RequestLog": "patgate.wire.request_log",
     "RequestPage": "patgate.wire.request_log",
     "Role": "patgate.fake.model",
@@ -98,6 +109,7 @@ _LAZY = {
     "WireRequest": "patgate.wire.messages",
     "WireResponse": "patgate.wire.messages",
     "__version__": "patgate._version",
+    "load_profile": "patgate.fake.profile",
 }
 """Every public name, by the module that defines it: imported when first asked for."""
 
@@ -129,6 +141,7 @@ __all__ = [
     "ControlService",
     "CreatedToken",
     "DefaultWorld",
+    "DeleteResult",
     "Deployment",
     "DomainError",
     "Fake",
@@ -140,12 +153,15 @@ __all__ = [
     "HubPage",
     "IssuedClientToken",
     "LoggedRequest",
+    "MaskedToken",
     "Organization",
     "PatRecord",
     "PatStatus",
     "PatgateError",
     "Principal",
+    "Profile",
     "Redactor",
+    "RefusalShape",
     "RequestLog",
     "RequestPage",
     "Role",
@@ -161,4 +177,5 @@ __all__ = [
     "WireRequest",
     "WireResponse",
     "__version__",
+    "load_profile",
 ]

@@ -16,6 +16,7 @@ from __future__ import annotations
 import functools
 import threading
 from collections.abc import Callable, Mapping
+from os import PathLike
 from time import perf_counter
 from types import TracebackType
 from typing import TYPE_CHECKING, Any, Protocol
@@ -31,6 +32,7 @@ if TYPE_CHECKING:
     from patgate.fake.deployment import Deployment
     from patgate.fake.faults import FaultRule, Faults
     from patgate.fake.model import ApiClient, CreatedToken, Hub, PatRecord, Role, User
+    from patgate.fake.profile import Profile
     from patgate.fake.world import DefaultWorld
     from patgate.wire.control_api import ControlApi
     from patgate.wire.control_service import ControlService
@@ -111,7 +113,10 @@ class Fake:
     the most memory its entries hold (default 8 MiB). ``control_token``: the token
     the HTTP control API (``world["control_url"]``) requires (default: a new random one).
     ``world``: the ids and credentials of a world already in ``deployment`` (a restored
-    state); without it the default world is built. A bug inside the fake raises in the
+    state); without it the default world is built. ``profile``: the choices where the
+    documentation is silent (docs/profile.md), a YAML file's path or a mapping; default:
+    the shipped default profile; a bad one raises :class:`~patgate.errors.UsageError`
+    naming the file and line. A bug inside the fake raises in the
     caller; it never becomes a 500.
 
     The deployment's settings, keyword-only (without ``deployment``): ``expires_in`` (client
@@ -139,11 +144,14 @@ class Fake:
         control_token: str | None = None,
         ui_secret: str | None = None,
         world: DefaultWorld | None = None,
+        profile: str | PathLike[str] | Mapping[str, Any] | Profile | None = None,
         **settings: Any,
     ) -> None:
         import secrets
 
+        from patgate.errors import UsageError
         from patgate.fake.deployment import Deployment
+        from patgate.fake.profile import load_profile
         from patgate.fake.settings import deployment_settings
         from patgate.fake.world import build_default_world
         from patgate.wire.app import WireApp
@@ -162,7 +170,12 @@ class Fake:
                 from patgate.fake.clock import SystemClock
 
                 chosen["clock"] = SystemClock()
-            deployment = Deployment(**chosen)
+            deployment = Deployment(**chosen, profile=load_profile(profile))
+        elif profile is not None:
+            raise UsageError(
+                "profile applies to the fake's own deployment; "
+                "pass it to Deployment(profile=load_profile(...)) instead"
+            )
         self.deployment: Deployment = deployment
         self.urls: FakeUrls = _coerce_urls(urls)
         self.strict = strict
@@ -247,6 +260,11 @@ class Fake:
 
             self._control_api = ControlApi(self.control, self.control_token, self.urls.base_url)
         return self._control_api
+
+    @property
+    def profile(self) -> Profile:
+        """The deployment's profile: its choices where the documentation is silent."""
+        return self.deployment.profile
 
     @property
     def content(self) -> ContentPaths:

@@ -119,4 +119,4 @@ def test_one_principal_cannot_push_out_the_documents_of_others(validations: list
         text = f"{{ viewer {{ email }} }} # {number} " + "x" * (MAX_CACHED_CHARACTERS - 40)
         prepare_document(text, 5000, owner="attacker")
     assert graph_documents._documents.owner_bytes("attacker") <= DOCUMENT_CACHE_BYTES // 4
-    assert (kept, 5000) in graph_documents._documents
+    assert (kept, 5000, None) in graph_documents._documents

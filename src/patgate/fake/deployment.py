@@ -69,12 +69,13 @@ from patgate.fake.model import (
     User,
 )
 from patgate.fake.pat_format import DEFAULT_PREFIX, PatFormat
+from patgate.fake.profile import Profile, load_profile
 
 __all__ = ["MAX_TOKENS_PER_USER", "MAX_TOKEN_NAME_LENGTH", "Deployment", "name_problem"]
 
 MAX_TOKENS_PER_USER = 5
 MAX_TOKEN_NAME_LENGTH = 255
-MAX_PAGE_SIZE = 100
+"""The default profile's longest token name (``pat_name.max_length``)."""
 _CONTROL_CHARACTER = re.compile("[\x00-\x1f\x7f]")
 _BIDI_CONTROLS = frozenset(
     "\u061c\u200e\u200f\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069"
@@ -128,15 +129,28 @@ class Deployment:
         *,
         clock: Clock | None = None,
         pat_prefix: str = DEFAULT_PREFIX,
-        expires_in: int = 300,
+        expires_in: int | None = None,
         session_expires_in: int = 86400,
         max_tokens_per_user: int = MAX_TOKENS_PER_USER,
         seed: int = 0,
+        profile: Profile | None = None,
     ) -> None:
+        self.profile: Profile = profile if profile is not None else load_profile(None)
+        """The choices where the documentation is silent (:mod:`patgate.fake.profile`); the
+        domain reads the mask, the name limit, the listing order, the hubs' page sizes and
+        ``lastUsedDate``'s interval, the wire layer the rest."""
         self.clock = clock if clock is not None else Clock()
-        self.pat_format = PatFormat(pat_prefix)
+        mask = self.profile.masked_token
+        self.pat_format = PatFormat(
+            pat_prefix,
+            visible=mask.visible_characters,
+            mask_character=mask.mask_character,
+            mask_width=mask.mask_width,
+        )
         self.client_tokens = ClientTokenIssuer(
-            self.clock, expires_in=expires_in, session_expires_in=session_expires_in
+            self.clock,
+            expires_in=expires_in if expires_in is not None else self.profile.expires_in,
+            session_expires_in=session_expires_in,
         )
         self.max_tokens_per_user = max_tokens_per_user
         self.seed = seed
@@ -157,7 +171,15 @@ class Deployment:
         # place even if a test altered its ``user_id`` afterwards.
         self._owner_of: dict[str, str] = {}
         self._hubs_by_organization: dict[str, list[Hub]] = {}
-        self.faults = Faults(self.clock, seed)
+        limited = self.profile.refusals["rate_limited"]
+        self.faults = Faults(
+            self.clock,
+            seed,
+            requests_per_minute=self.profile.requests_per_minute,
+            rate_limit_status=limited.status,
+            rate_limit_code=limited.code,
+            rate_limit_message=limited.message,
+        )
         """Fault rules on the wire and the rate-limit switch (see :mod:`patgate.fake.faults`)."""
         self.credential_observers: list[Callable[[str], None]] = []
         """Told of each client secret :meth:`add_client` issues (the request log redacts them)."""
@@ -373,9 +395,13 @@ class Deployment:
                 raise Unauthenticated(
                     "the access token is waiting for an admin's approval", rule_id="PAT-APPROVAL"
                 )
-            record.last_used_date = self.clock.now()
-            if self.changes is not None:
-                self.changes.mark_used(record.id)
+            now = self.clock.now()
+            last = record.last_used_date
+            interval = self.profile.last_used_interval
+            if last is None or interval == 0 or (now - last).total_seconds() >= interval:
+                record.last_used_date = now
+                if self.changes is not None:
+                    self.changes.mark_used(record.id)
             if OBSERVERS:
                 note("PAT-LAST-USED", "set")
             return Principal(record.user_id, record.organization_id, via="pat", token_id=record.id)
@@ -398,8 +424,12 @@ class Deployment:
 
     # -- the content API -------------------------------------------------------------------
 
-    def list_hubs(self, principal: Principal, *, page: int = 0, size: int = 20) -> HubPage:
-        """One page of the hubs of the caller's organization (content permission needed)."""
+    def list_hubs(self, principal: Principal, *, page: int = 0, size: int | None = None) -> HubPage:
+        """One page of the hubs of the caller's organization (content permission needed);
+        ``size`` defaults to, and may not exceed, the profile's page sizes."""
+        if size is None:
+            size = self.profile.default_page_size
+        maximum = self.profile.maximum_page_size
         with self._lock:
             if not self.role_of(principal).can_read_content:
                 raise Forbidden(
@@ -407,10 +437,8 @@ class Deployment:
                 )
             if page < 0:
                 raise InvalidRequest("page must be 0 or more", rule_id="HUBS-HAL")
-            if not 1 <= size <= MAX_PAGE_SIZE:
-                raise InvalidRequest(
-                    f"size must be between 1 and {MAX_PAGE_SIZE}", rule_id="HUBS-HAL"
-                )
+            if not 1 <= size <= maximum:
+                raise InvalidRequest(f"size must be between 1 and {maximum}", rule_id="HUBS-HAL")
             visible = self._hubs_by_organization.get(principal.organization_id, [])
             start = page * size
             return HubPage(tuple(visible[start : start + size]), page, size, len(visible))
@@ -469,10 +497,17 @@ class Deployment:
             return [self.organizations[org_id] for org_id in user.memberships]
 
     def list_tokens(self, principal: Principal) -> list[PatRecord]:
-        """The caller's own tokens, pending ones included, oldest first."""
+        """The caller's own tokens, pending ones included, in the profile's
+        ``listing_order`` (oldest first by default)."""
         with self._lock:
             self.role_of(principal)
-            return self._owned_by(principal.user_id)
+            owned = self._owned_by(principal.user_id)
+        order = self.profile.listing_order
+        if order == "created_descending":
+            owned.reverse()
+        elif order == "name_ascending":
+            owned.sort(key=lambda record: (record.name, record.created_date))
+        return owned
 
     def create_token(self, principal: Principal, name: str, organization_id: str) -> CreatedToken:
         """Create a PAT for the caller; only an admin of ``organization_id`` may."""
@@ -540,13 +575,13 @@ class Deployment:
                 self.changes.mark("tokens", record.id, ids=True)
             return CreatedToken(record, minted.value)
 
-    @staticmethod
-    def _valid_name(name: object) -> str:
+    def _valid_name(self, name: object) -> str:
         if not isinstance(name, str) or not name.strip():
             raise InvalidRequest("name must be a non-empty string", rule_id="PAT-CREATE-FIELDS")
-        if len(name) > MAX_TOKEN_NAME_LENGTH:
+        longest = self.profile.name_max_length
+        if len(name) > longest:
             raise InvalidRequest(
-                f"name must be at most {MAX_TOKEN_NAME_LENGTH} characters",
+                f"name must be at most {longest} characters",
                 rule_id="PAT-CREATE-FIELDS",
             )
         problem = name_problem(name)

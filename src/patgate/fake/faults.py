@@ -200,6 +200,13 @@ class Faults:
 
     clock: Clock
     seed: int = 0
+    requests_per_minute: int | None = RATE_LIMIT_PER_MINUTE
+    """The rate limit per key once switched on (the profile's); ``None``: no limit."""
+    rate_limit_status: int = 429
+    rate_limit_code: str | None = None
+    """``extensions.code`` of the rate limit's answer; ``None``: none is invented."""
+    rate_limit_message: str | None = None
+    """The answer's message; ``None``: one naming the limit."""
     _rules: list[FaultRule] = field(default_factory=list, init=False, repr=False)
     _windows: dict[str, _Window] = field(default_factory=dict, init=False, repr=False)
     _rate_limit: bool = field(default=False, init=False)
@@ -246,7 +253,7 @@ class Faults:
 
     @property
     def rate_limit(self) -> bool:
-        """Whether the GraphQL rate limit (60 per minute per key) is on."""
+        """Whether the GraphQL rate limit (:attr:`requests_per_minute` per key) is on."""
         return self._rate_limit
 
     def set_rate_limit(self, on: bool) -> None:
@@ -273,11 +280,18 @@ class Faults:
                 return FaultAction(
                     rule.id, rule.status, rule.body, rule.retry_after, rule.latency, rule.drop
                 )
-            if self._rate_limit and "graphql" in call.endpoints and call.key is not None:
+            if (
+                self._rate_limit
+                and self.requests_per_minute is not None
+                and "graphql" in call.endpoints
+                and call.key is not None
+            ):
                 return self._count(call.key)
         return None
 
     def _count(self, key: str) -> FaultAction | None:
+        limit = self.requests_per_minute
+        assert limit is not None, "decide counts only under a limit"
         now = self.clock.timestamp()
         minute = int(now // 60)
         if len(self._windows) > _MAX_KEYS:  # keys of past minutes are of no more use
@@ -286,13 +300,18 @@ class Faults:
         if window is None or window.minute != minute:
             window = self._windows[key] = _Window(minute)
         window.used += 1
-        if window.used <= RATE_LIMIT_PER_MINUTE:
+        if window.used <= limit:
             return None
         retry_after = max(1, math.ceil((minute + 1) * 60 - now))
-        # The real body is not published; no extensions.code is invented for it.
-        message = f"rate limit exceeded: {RATE_LIMIT_PER_MINUTE} requests per minute per key"
-        body = {"errors": [{"message": message}]}
-        return FaultAction("rate-limit", 429, body, retry_after, 0.0, False)
+        # The real body is not published; by default no extensions.code is invented for it.
+        message = (
+            self.rate_limit_message or f"rate limit exceeded: {limit} requests per minute per key"
+        )
+        error: dict[str, Any] = {"message": message}
+        if self.rate_limit_code is not None:
+            error["extensions"] = {"code": self.rate_limit_code}
+        body = {"errors": [error]}
+        return FaultAction("rate-limit", self.rate_limit_status, body, retry_after, 0.0, False)
 
     def __len__(self) -> int:
         return len(self._rules)

@@ -34,6 +34,7 @@ from graphql.language import FieldNode, Node
 
 from patgate.fake.bounded_cache import BoundedCache
 from patgate.fake.graph_schema import graph_schema
+from patgate.fake.profile import DeleteResult
 
 __all__ = [
     "DOCUMENT_CACHE_BYTES",
@@ -131,7 +132,7 @@ def document_shape(document: DocumentNode) -> Hashable | None:
 
 
 _MAX_COST = document_cost("x" * MAX_CACHED_CHARACTERS)
-_documents: BoundedCache[tuple[str, int], Prepared] = BoundedCache(
+_documents: BoundedCache[tuple[str, int, DeleteResult | None], Prepared] = BoundedCache(
     DOCUMENT_CACHE_BYTES, max_entry_bytes=_MAX_COST, max_owner_bytes=DOCUMENT_CACHE_BYTES // 4
 )
 _valid_shapes: BoundedCache[Hashable, bool] = BoundedCache(
@@ -139,21 +140,24 @@ _valid_shapes: BoundedCache[Hashable, bool] = BoundedCache(
 )
 
 
-def prepare_document(query: str, max_tokens: int, *, owner: Hashable = None) -> Prepared:
-    """Parse ``query`` (at most ``max_tokens`` tokens) and validate it unless its shape is
-    known valid; cached by text on ``owner``'s share (the calling principal)."""
-    key = (query, max_tokens)
+def prepare_document(
+    query: str, max_tokens: int, *, owner: Hashable = None, schema: DeleteResult | None = None
+) -> Prepared:
+    """Parse ``query`` (at most ``max_tokens`` tokens) and validate it against the schema
+    ``schema`` names (:func:`~patgate.fake.graph_schema.schema_key`) unless its shape is
+    known valid there; cached by text on ``owner``'s share (the calling principal)."""
+    key = (query, max_tokens, schema)
     cost = document_cost(query)
     if _documents.admits(cost):
         cached = _documents.get(key)
         if cached is not None:
             return cached
-    prepared = _prepare(query, max_tokens, cost)
+    prepared = _prepare(query, max_tokens, cost, schema)
     _documents.put(key, prepared, cost, owner)
     return prepared
 
 
-def _prepare(query: str, max_tokens: int, cost: int) -> Prepared:
+def _prepare(query: str, max_tokens: int, cost: int, schema: DeleteResult | None) -> Prepared:
     try:
         document = parse(query, max_tokens=max_tokens)
     except GraphQLError as error:
@@ -163,9 +167,11 @@ def _prepare(query: str, max_tokens: int, cost: int) -> Prepared:
         return Prepared(None, (GraphQLError("Syntax Error: the document is nested too deeply"),))
     keep_shape = _valid_shapes.admits(cost // 4)
     shape = document_shape(document) if keep_shape else None
+    if shape is not None and schema is not None:
+        shape = (schema, shape)
     if shape is not None and _valid_shapes.get(shape):
         return Prepared(document, ())
-    errors = validate(graph_schema(), document)
+    errors = validate(graph_schema(schema), document)
     if errors:
         return Prepared(None, tuple(errors))
     if shape is not None:

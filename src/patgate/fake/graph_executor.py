@@ -27,7 +27,7 @@ from patgate.fake.bounded_cache import BoundedCache
 from patgate.fake.deployment import Deployment
 from patgate.fake.graph_documents import MAX_CACHED_CHARACTERS, prepare_document
 from patgate.fake.graph_outcome import Failure, GraphOutcome, GraphProblem
-from patgate.fake.graph_schema import GraphContext, graph_schema
+from patgate.fake.graph_schema import GraphContext, graph_schema, schema_key
 from patgate.fake.model import Principal
 
 __all__ = ["Failure", "GraphLimits", "GraphOutcome", "GraphProblem", "execute_graph_request"]
@@ -138,14 +138,15 @@ def execute_graph_request(
         return _request_error(
             f"the query is nested deeper than {limits.max_depth} levels", Failure.QUERY_TOO_DEEP
         )
-    prepared = prepare_document(query, limits.max_tokens, owner=principal.user_id)
+    schema = schema_key(deployment.profile.delete_result)
+    prepared = prepare_document(query, limits.max_tokens, owner=principal.user_id, schema=schema)
     if prepared.document is None:
         first = prepared.errors[0] if prepared.errors else None
         parse_failed = first is not None and first.message.startswith("Syntax Error")
         failure = Failure.PARSE if parse_failed else Failure.VALIDATION
         return GraphOutcome(None, tuple(_problem(error, failure) for error in prepared.errors))
     result = execute(
-        graph_schema(),
+        graph_schema(schema),
         prepared.document,
         context_value=GraphContext(deployment, principal),
         variable_values=dict(variables) if variables is not None else None,

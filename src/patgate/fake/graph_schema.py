@@ -2,6 +2,10 @@
 
 Resolvers are bound from a map and the build fails fast if the SDL lacks a type or field
 the map names, so the SDL and the code cannot drift apart silently.
+
+``specs/schema.graphql`` is the default profile's schema. A profile whose delete result is
+an object (``delete_result.shape: object``) is served a schema where
+``deletePersonalAccessToken`` returns that object type, built once per shape.
 """
 
 from __future__ import annotations
@@ -18,9 +22,13 @@ from patgate.errors import InvalidRequest
 from patgate.fake.clock import format_timestamp
 from patgate.fake.deployment import Deployment
 from patgate.fake.model import PatRecord, Principal, User
+from patgate.fake.profile import DeleteResult
 from patgate.resources import specs_dir
 
-__all__ = ["GraphContext", "graph_schema", "token_view"]
+__all__ = ["GraphContext", "graph_schema", "schema_key", "token_view"]
+
+_DELETE_FIELD = "deletePersonalAccessToken(input: DeletePersonalAccessTokenInput!): Boolean"
+_CARRIED_TYPES = {"token_id": "ID!", "true": "Boolean!", "name": "String!"}
 
 MAX_ORGANIZATIONS_PAGE = 100
 DEFAULT_ORGANIZATIONS_PAGE = 20
@@ -38,17 +46,30 @@ class GraphContext:
 Info = GraphQLResolveInfo
 
 
-def token_view(record: PatRecord, value: str | None = None) -> dict[str, Any]:
-    """A token as the API shows it: the full ``value`` only when given (at creation)."""
+def token_view(
+    record: PatRecord, value: str | None = None, *, last_used_in_seconds: bool = False
+) -> dict[str, Any]:
+    """A token as the API shows it: the full ``value`` only when given (at creation);
+    ``lastUsedDate`` in whole seconds when the profile says so (``createdDate`` keeps its
+    documented milliseconds)."""
+    last_used = record.last_used_date
+    if last_used is None:
+        last_used_text = None
+    elif last_used_in_seconds:
+        last_used_text = format_timestamp(last_used.replace(microsecond=0))[:-5] + "Z"
+    else:
+        last_used_text = format_timestamp(last_used)
     return {
         "id": record.id,
         "name": record.name,
         "token": value if value is not None else record.masked,
         "createdDate": format_timestamp(record.created_date),
-        "lastUsedDate": (
-            format_timestamp(record.last_used_date) if record.last_used_date is not None else None
-        ),
+        "lastUsedDate": last_used_text,
     }
+
+
+def _in_seconds(ctx: GraphContext) -> bool:
+    return ctx.deployment.profile.last_used_precision == "seconds"
 
 
 def _context(info: Info) -> GraphContext:
@@ -64,7 +85,11 @@ def _viewer(_root: None, info: Info) -> User:
 
 def _viewer_tokens(_user: User, info: Info) -> list[dict[str, Any]]:
     ctx = _context(info)
-    return [token_view(record) for record in ctx.deployment.list_tokens(ctx.principal)]
+    seconds = _in_seconds(ctx)
+    return [
+        token_view(record, last_used_in_seconds=seconds)
+        for record in ctx.deployment.list_tokens(ctx.principal)
+    ]
 
 
 def _cursor(index: int) -> str:
@@ -118,13 +143,17 @@ def _viewer_organizations(
 def _create_token(_root: None, info: Info, input: dict[str, Any]) -> dict[str, Any]:
     ctx = _context(info)
     created = ctx.deployment.create_token(ctx.principal, input["name"], input["organizationId"])
-    return token_view(created.record, created.value)
+    return token_view(created.record, created.value, last_used_in_seconds=_in_seconds(ctx))
 
 
-def _delete_token(_root: None, info: Info, input: dict[str, Any]) -> bool:
+def _delete_token(_root: None, info: Info, input: dict[str, Any]) -> bool | dict[str, Any]:
     ctx = _context(info)
-    ctx.deployment.delete_token(ctx.principal, input["id"])
-    return True
+    record = ctx.deployment.delete_token(ctx.principal, input["id"])
+    shape = ctx.deployment.profile.delete_result
+    if not shape.is_object:
+        return True
+    carried = {"token_id": record.id, "true": True, "name": record.name}
+    return {field: carried[what] for field, what in shape.fields}
 
 
 _RESOLVERS: dict[str, dict[str, Callable[..., Any]]] = {
@@ -140,10 +169,33 @@ _RESOLVERS: dict[str, dict[str, Callable[..., Any]]] = {
 }
 
 
-@functools.lru_cache(maxsize=1)
-def graph_schema() -> GraphQLSchema:
-    """The built schema with resolvers bound. Immutable after this call, so it is shared."""
-    schema = build_schema((specs_dir() / "schema.graphql").read_text(encoding="utf-8"))
+def schema_key(delete_result: DeleteResult) -> DeleteResult | None:
+    """What tells one served schema from another: ``None`` for the Boolean result of
+    ``specs/schema.graphql``, else the object result's shape."""
+    return delete_result if delete_result.is_object else None
+
+
+def _sdl(delete_result: DeleteResult | None) -> str:
+    sdl = (specs_dir() / "schema.graphql").read_text(encoding="utf-8")
+    if delete_result is None:
+        return sdl
+    if _DELETE_FIELD not in sdl:
+        raise LookupError(f"schema.graphql has no field {_DELETE_FIELD!r}")
+    fields = "\n".join(f"  {name}: {_CARRIED_TYPES[what]}" for name, what in delete_result.fields)
+    sdl = sdl.replace(_DELETE_FIELD, _DELETE_FIELD.replace("Boolean", delete_result.object_type))
+    sdl = sdl.replace("True once deleted.", f"A {delete_result.object_type} once deleted.")
+    return (
+        f'{sdl}\n"The result of deletePersonalAccessToken (the profile\'s delete_result)."\n'
+        f"type {delete_result.object_type} {{\n{fields}\n}}\n"
+    )
+
+
+@functools.lru_cache(maxsize=16)
+def graph_schema(delete_result: DeleteResult | None = None) -> GraphQLSchema:
+    """The built schema with resolvers bound, for the delete result's shape (``None``: the
+    Boolean of ``specs/schema.graphql``; see :func:`schema_key`). Immutable after this call,
+    so it is shared."""
+    schema = build_schema(_sdl(delete_result))
     for type_name, fields in _RESOLVERS.items():
         graphql_type = schema.type_map.get(type_name)
         if not isinstance(graphql_type, GraphQLObjectType):

@@ -44,10 +44,19 @@ class MintedPat:
 class PatFormat:
     """Mints, parses, masks and verifies PAT values for one prefix."""
 
-    def __init__(self, prefix: str = DEFAULT_PREFIX) -> None:
+    def __init__(
+        self,
+        prefix: str = DEFAULT_PREFIX,
+        *,
+        visible: int = MASK_VISIBLE,
+        mask_character: str = "*",
+        mask_width: int = MASK_WIDTH,
+    ) -> None:
         if not valid_prefix(prefix):
             raise ValueError(f"a PAT prefix is letters, digits, '_' or '-': {prefix!r}")
         self.prefix = prefix
+        self._visible = visible
+        self._mask = mask_character * mask_width
 
     def mint(self) -> MintedPat:
         """A new random value with its hash and masked form."""
@@ -56,8 +65,9 @@ class PatFormat:
         return MintedPat(value, id_segment, self.hash(value), self.mask(id_segment))
 
     def mask(self, id_segment: str) -> str:
-        """The listing's form: the prefix, the id segment's start, fixed-width asterisks."""
-        return f"{self.prefix}{id_segment[:MASK_VISIBLE]}{'*' * MASK_WIDTH}"
+        """The listing's form: the prefix, the id segment's start, fixed-width asterisks
+        (how many characters and asterisks: the profile's ``masked_token``)."""
+        return f"{self.prefix}{id_segment[: self._visible]}{self._mask}"
 
     @staticmethod
     def hash(value: str) -> bytes:

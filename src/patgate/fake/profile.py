@@ -22,6 +22,7 @@ import functools
 import json
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from os import PathLike
 from pathlib import Path
 from types import MappingProxyType
 from typing import Any
@@ -36,7 +37,7 @@ __all__ = [
     "DeleteResult",
     "MaskedToken",
     "Profile",
-    "Refusal",
+    "RefusalShape",
     "default_profile",
     "load_profile",
 ]
@@ -152,7 +153,7 @@ class MaskedToken:
 
 
 @dataclass(frozen=True)
-class Refusal:
+class RefusalShape:
     """How one kind of refusal looks where the documentation is silent."""
 
     status: int
@@ -167,7 +168,7 @@ class Profile:
 
     delete_result: DeleteResult
     masked_token: MaskedToken
-    refusals: Mapping[str, Refusal]
+    refusals: Mapping[str, RefusalShape]
     expires_in: int
     token_type: str
     hub_fields: tuple[str, ...]
@@ -261,7 +262,9 @@ def default_profile() -> Profile:
     return _build(copy.deepcopy(dict(_default_document())), "default")
 
 
-def load_profile(source: str | Path | Mapping[str, Any] | Profile | None) -> Profile:
+def load_profile(
+    source: str | PathLike[str] | Mapping[str, Any] | Profile | None,
+) -> Profile:
     """A checked :class:`Profile` from a YAML file's path, a mapping, or ``None`` (default).
 
     Fields left out keep the default's value. Raises :class:`~patgate.errors.UsageError`
@@ -274,7 +277,7 @@ def load_profile(source: str | Path | Mapping[str, Any] | Profile | None) -> Pro
         return source
     if isinstance(source, Mapping):
         return _load_mapping(source)
-    if isinstance(source, (str, Path)):
+    if isinstance(source, (str, PathLike)):
         return _load_file(Path(source))
     raise UsageError(f"a profile is a path or a mapping, got {type(source).__name__}")
 
@@ -471,7 +474,7 @@ def _build(document: dict[str, Any], source: str) -> Profile:
         ),
         refusals=MappingProxyType(
             {
-                kind: Refusal(
+                kind: RefusalShape(
                     document["refusals"][kind]["status"],
                     document["refusals"][kind]["code"],
                     document["refusals"][kind]["message"],

@@ -14,11 +14,12 @@ from typing import TYPE_CHECKING, Any
 
 from patgate.wire.messages import WireHandler, WireRequest, WireResponse
 from patgate.wire.request_log import LoggedRequest, RequestLog
-from patgate.wire.statuses import ANSWER_BY_ERROR, STATUS_BY_ERROR, HttpRefusal, status_of
+from patgate.wire.statuses import HttpRefusal, status_of
 from patgate.wire.urls import FakeUrls, UnmatchedRequest
 
 if TYPE_CHECKING:
     from patgate.wire.app import MAX_BODY_BYTES, WireApp
+    from patgate.wire.statuses import ANSWER_BY_ERROR, STATUS_BY_ERROR
 
 __all__ = [
     "ANSWER_BY_ERROR",
@@ -40,6 +41,10 @@ _LAZY = frozenset({"MAX_BODY_BYTES", "WireApp"})
 
 
 def __getattr__(name: str) -> Any:
+    if name in ("ANSWER_BY_ERROR", "STATUS_BY_ERROR"):
+        from patgate.wire import statuses
+
+        return getattr(statuses, name)
     if name in _LAZY:
         from patgate.wire import app
 

@@ -42,7 +42,9 @@ __all__ = [
 
 HAL_TYPE = "application/hal+json"
 DEFAULT_PAGE_SIZE = 20
+"""The default profile's page size (``pages.default_size``)."""
 MAX_PAGE_SIZE = 100
+"""The default profile's largest page (``pages.maximum_size``); the spec declares it."""
 MAX_PAGE_NUMBER = 999_999_999
 """The largest ``page`` (nine digits keep ``int()`` off huge inputs); the spec declares it."""
 _INTEGER = re.compile(r"-?[0-9]{1,9}")
@@ -102,16 +104,19 @@ def _integer(params: dict[str, str], name: str, default: int) -> int:
     return int(value)
 
 
-def page_request(query: str) -> PageRequest:
-    """``page`` and ``size`` from the query string (defaults 0 and 20; page 0 to
-    999,999,999; size 1 to 100); an empty ``page=`` or ``size=`` is refused, not ignored."""
+def page_request(
+    query: str, default_size: int = DEFAULT_PAGE_SIZE, maximum_size: int = MAX_PAGE_SIZE
+) -> PageRequest:
+    """``page`` and ``size`` from the query string (defaults 0 and ``default_size``; page 0
+    to 999,999,999; size 1 to ``maximum_size``: the profile's ``pages``); an empty ``page=``
+    or ``size=`` is refused, not ignored."""
     params = parse_form(query, "the query string", keep_blank=True) if query else {}
     number = _integer(params, "page", 0)
-    size = _integer(params, "size", DEFAULT_PAGE_SIZE)
+    size = _integer(params, "size", default_size)
     if number < 0:
         raise InvalidRequest("page must be 0 or more", rule_id="HUBS-HAL")
-    if not 1 <= size <= MAX_PAGE_SIZE:
-        raise InvalidRequest(f"size must be between 1 and {MAX_PAGE_SIZE}", rule_id="HUBS-HAL")
+    if not 1 <= size <= maximum_size:
+        raise InvalidRequest(f"size must be between 1 and {maximum_size}", rule_id="HUBS-HAL")
     return PageRequest(number, size)
 
 

@@ -22,7 +22,13 @@ from patgate.fake.clock import format_timestamp
 from patgate.fake.content import ContentRecord
 from patgate.fake.deployment import Deployment
 from patgate.fake.model import Hub, Principal
-from patgate.wire.content_api import HAL_TYPE, ContentEndpoint, hal_page, page_request
+from patgate.wire.content_api import (
+    HAL_TYPE,
+    ContentEndpoint,
+    PageRequest,
+    hal_page,
+    page_request,
+)
 from patgate.wire.endpoint import Call, Endpoint
 from patgate.wire.messages import WireRequest, WireResponse, json_response
 from patgate.wire.urls import FakeUrls
@@ -109,26 +115,41 @@ def _href(url: str) -> dict[str, str]:
     return {"href": url}
 
 
-def hub_view(hub: Hub, base_url: str) -> dict[str, Any]:
-    """A hub as the content API shows it, linking every listing the fake serves."""
-    links = _hub_links(hub.id, base_url)
-    return {
-        "id": hub.id,
-        "name": hub.name,
-        "label": hub.label,
-        "description": hub.description,
-        "status": hub.status,
-        "settings": hub.settings,
-        "createdBy": hub.created_by,
-        "createdDate": _timestamp(hub.created_date),
-        "lastModifiedBy": hub.last_modified_by,
-        "lastModifiedDate": _timestamp(hub.last_modified_date),
-        "_links": links,
+_HUB_FIELDS: Mapping[str, Callable[[Hub], Any]] = MappingProxyType(
+    {
+        "id": lambda hub: hub.id,
+        "name": lambda hub: hub.name,
+        "label": lambda hub: hub.label,
+        "description": lambda hub: hub.description,
+        "status": lambda hub: hub.status,
+        "settings": lambda hub: hub.settings,
+        "createdBy": lambda hub: hub.created_by,
+        "createdDate": lambda hub: _timestamp(hub.created_date),
+        "lastModifiedBy": lambda hub: hub.last_modified_by,
+        "lastModifiedDate": lambda hub: _timestamp(hub.last_modified_date),
     }
+)
+"""Every hub field the fake can serve; the profile's ``hubs.fields`` picks and orders them."""
+
+_DEFAULT_FIELDS = tuple(_HUB_FIELDS)
+_DEFAULT_LINKS = ("self", "hub", *(route.hub_relation for route in KIND_ROUTES))
+
+
+def hub_view(
+    hub: Hub,
+    base_url: str,
+    fields: tuple[str, ...] = _DEFAULT_FIELDS,
+    links: tuple[str, ...] = _DEFAULT_LINKS,
+) -> dict[str, Any]:
+    """A hub as the content API shows it: the profile's ``fields`` and ``links`` (by default
+    every field, and a link to every listing the fake serves)."""
+    view = {name: _HUB_FIELDS[name](hub) for name in fields}
+    view["_links"] = _hub_links(hub.id, base_url, links)
+    return view
 
 
 @functools.lru_cache(maxsize=1024)
-def _hub_links(hub_id: str, base_url: str) -> Mapping[str, Any]:
+def _hub_links(hub_id: str, base_url: str, chosen: tuple[str, ...]) -> Mapping[str, Any]:
     # A hub's links depend on its id alone; every hubs page shows them, so they are built
     # once. Shared between views, read-only: a view is serialized and dropped.
     href = api_paths.HUB.url(base_url, hub_id=hub_id)
@@ -136,7 +157,7 @@ def _hub_links(hub_id: str, base_url: str) -> Mapping[str, Any]:
     for route in KIND_ROUTES:
         listing = route.listing.url(base_url, hub_id=hub_id)
         links[route.hub_relation] = {"href": listing + route.template, "templated": True}
-    return links
+    return {name: links[name] for name in chosen}
 
 
 def record_view(record: ContentRecord, base_url: str) -> dict[str, Any]:
@@ -164,19 +185,26 @@ def _caller(call: Call) -> Principal:
     return call.principal
 
 
+def _page(call: Call, deployment: Deployment) -> PageRequest:
+    profile = deployment.profile
+    return page_request(call.query, profile.default_page_size, profile.maximum_page_size)
+
+
 class HubsEndpoint(ContentEndpoint):
     """``GET /hubs``: the hubs of the caller's organization; a client token or a PAT may call."""
 
     def respond(self, request: WireRequest, call: Call) -> WireResponse:
         """One HAL page of the hubs of the bearer's organization."""
-        page = page_request(call.query)
+        profile = self.deployment.profile
+        page = _page(call, self.deployment)
         listing = self.deployment.list_hubs(_caller(call), page=page.number, size=page.size)
         base = self.urls.base_url
+        fields, links = profile.hub_fields, profile.hub_links
         body = hal_page(
             "hubs",
             listing.hubs,
             listing.total_elements,
-            lambda hub: hub_view(hub, base),
+            lambda hub: hub_view(hub, base, fields, links),
             page,
             self.urls.hubs_url,
         )
@@ -189,7 +217,8 @@ class HubEndpoint(ContentEndpoint):
     def respond(self, request: WireRequest, call: Call) -> WireResponse:
         """The hub, with links to every listing below it."""
         hub = self.deployment.read_hub(_caller(call), call.params["hub_id"])
-        return _hal(hub_view(hub, self.urls.base_url))
+        profile = self.deployment.profile
+        return _hal(hub_view(hub, self.urls.base_url, profile.hub_fields, profile.hub_links))
 
 
 class HubListingEndpoint(ContentEndpoint):
@@ -202,7 +231,7 @@ class HubListingEndpoint(ContentEndpoint):
     def respond(self, request: WireRequest, call: Call) -> WireResponse:
         """The page the query asks for (``page``, ``size``; other parameters are ignored)."""
         hub = self.deployment.read_hub(_caller(call), call.params["hub_id"])
-        page = page_request(call.query)
+        page = _page(call, self.deployment)
         records = self.deployment.content.listing(self.route.kind, hub.id)
         base = self.urls.base_url
         listing_url = self.route.listing.url(base, hub_id=hub.id)
@@ -245,7 +274,7 @@ class EditionsEndpoint(ContentEndpoint):
             _caller(call), content.EVENTS, call.params["id"]
         )
         listing_url = api_paths.EVENT_EDITIONS.url(self.urls.base_url, id=event.id)
-        return _hal(hal_page("editions", [], 0, dict, page_request(call.query), listing_url))
+        return _hal(hal_page("editions", [], 0, dict, _page(call, self.deployment), listing_url))
 
 
 def content_routes() -> tuple[tuple[api_paths.ApiPath, Callable[..., Endpoint]], ...]:

@@ -12,6 +12,7 @@ from abc import ABC, abstractmethod
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from types import MappingProxyType
+from typing import ClassVar
 
 from patgate.errors import DomainError
 from patgate.fake.deployment import Deployment
@@ -65,13 +66,18 @@ class Endpoint(ABC):
     ) -> WireResponse:
         """A refusal in this endpoint family's body shape."""
 
+    profiled: ClassVar[bool] = True
+    """Whether the deployment's profile shapes this family's refusals (the token endpoint's
+    answers are documented and OAuth's: not)."""
+
     def refuse(self, error: Refusal) -> WireResponse:
-        """The 4xx answer for ``error``; its status and code come from the one table
-        (:data:`~patgate.wire.statuses.ANSWER_BY_ERROR`)."""
+        """The 4xx answer for ``error``; its status, code and message come from the one
+        table (:mod:`~patgate.wire.statuses`) under the deployment's profile."""
         if isinstance(error, HttpRefusal):
             return self.render(error.status, error.code, error.message, error.headers, error)
-        answer = answer_of(error)
-        return self.render(answer.status, answer.code, error.message, (), error)
+        answer = answer_of(error, self.deployment.profile if self.profiled else None)
+        message = answer.message or error.message
+        return self.render(answer.status, answer.code or "", message, (), error)
 
     def answer(self, request: WireRequest, call: Call) -> WireResponse:
         """:meth:`respond`, with domain and request errors turned into 4xx answers."""

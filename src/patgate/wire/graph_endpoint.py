@@ -15,6 +15,7 @@ from typing import Any
 
 from patgate.errors import DomainError
 from patgate.fake.graph_outcome import Failure, GraphOutcome
+from patgate.fake.profile import Profile
 from patgate.wire.credentials import bearer_challenge, bearer_token
 from patgate.wire.endpoint import Call, Endpoint, Refusal, media_type
 from patgate.wire.forms import parameter_names
@@ -38,19 +39,26 @@ FAILURE_CODES: Mapping[Failure, str] = MappingProxyType(
 :data:`~patgate.wire.statuses.ANSWER_BY_ERROR`."""
 
 
-def graph_answer(outcome: GraphOutcome) -> tuple[int, dict[str, Any]]:
+def graph_answer(
+    outcome: GraphOutcome, profile: Profile | None = None
+) -> tuple[int, dict[str, Any]]:
     """The HTTP status and body of a GraphQL result.
 
     An executed request answers 200 with ``data`` (a rule's refusal is an entry of
     ``errors`` with ``extensions.code`` and a null field); one that did not execute answers
-    400 with ``errors`` only.
+    400 with ``errors`` only. A rule's ``extensions.code`` and message follow ``profile``'s
+    ``refusals`` (no code: no ``extensions``).
     """
     errors = []
     for problem in outcome.problems:
         error = dict(problem.error)
         cause = problem.cause
         if isinstance(cause, DomainError):
-            error["extensions"] = {"code": answer_of(cause).code}
+            answer = answer_of(cause, profile)
+            if answer.code is not None:
+                error["extensions"] = {"code": answer.code}
+            if answer.message is not None:
+                error["message"] = answer.message
         elif cause is not None:
             error["extensions"] = {"code": FAILURE_CODES[cause]}
         errors.append(error)
@@ -121,11 +129,14 @@ class GraphEndpoint(Endpoint):
         outcome = execute_graph_request(
             self.deployment, principal, document, variables, operation_name
         )
-        return json_response(*graph_answer(outcome))
+        return json_response(*graph_answer(outcome, self.deployment.profile))
 
     def render(
         self, status: int, code: str, message: str, headers: Headers, error: Refusal
     ) -> WireResponse:
         """``{"errors": [{message, extensions.code}]}``, with a Bearer challenge on 401."""
-        body = {"errors": [{"message": message, "extensions": {"code": code.upper()}}]}
+        entry: dict[str, Any] = {"message": message}
+        if code:
+            entry["extensions"] = {"code": code.upper()}
+        body = {"errors": [entry]}
         return json_response(status, body, (*bearer_challenge(status, error), *headers))

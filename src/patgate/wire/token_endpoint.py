@@ -34,6 +34,7 @@ class TokenEndpoint(Endpoint):
     """Issues client-credential tokens from the fake's deployment."""
 
     methods = ("POST",)
+    profiled = False
 
     def respond(self, request: WireRequest, call: Call) -> WireResponse:
         """A token for valid client credentials, sent as a form or HTTP Basic."""
@@ -54,7 +55,7 @@ class TokenEndpoint(Endpoint):
         )
         body = {
             "access_token": issued.access_token,
-            "token_type": "Bearer",
+            "token_type": self.deployment.profile.token_type,
             "expires_in": issued.expires_in,
             "session_expires_in": issued.session_expires_in,
         }
