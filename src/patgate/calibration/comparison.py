@@ -167,7 +167,9 @@ def probe_live(
 
     session = open_session(config, options, redactor=redactor)
     try:
-        result = probe_target(session, allow_writes=options.allow_writes, sleep=sleep)
+        result = probe_target(
+            session, allow_writes=options.allow_writes, sleep=sleep, max_wait=options.max_wait
+        )
     finally:
         tallies = session.finish()
         session.close()
@@ -179,6 +181,7 @@ def probe_fake(
     keys: frozenset[str],
     *,
     allow_writes: bool,
+    max_wait: float = 0.0,
 ) -> ProbeResult:
     """Probe an embedded fake of ``profile`` holding only the credential ``keys`` given."""
     from patgate.harness import Fake
@@ -192,7 +195,7 @@ def probe_fake(
         world = {k: v for k, v in fake.world.items() if k not in _CREDENTIAL_KEYS or k in keys}
         target.config = TargetConfig(world)
         with open_session(target, RunOptions(allow_writes=True)) as session:
-            return probe_target(session, allow_writes=allow_writes)
+            return probe_target(session, allow_writes=allow_writes, max_wait=max_wait)
 
 
 def held_keys(config: TargetConfig) -> frozenset[str]:
@@ -205,9 +208,13 @@ def probe_both(
     options: RunOptions,
     redactor: Redactor,
     profile: Profile | str | Mapping[str, Any] | None,
+    *,
+    sleep: Callable[[float], None] = time.sleep,
 ) -> tuple[ProbeResult, ProbeResult, Tallies]:
     """The probes' results on the target, then on the fake (same keys, same writes), and
     the target's ledger tallies."""
-    target, tallies = probe_live(config, options, redactor)
-    fake = probe_fake(profile, held_keys(config), allow_writes=options.allow_writes)
+    target, tallies = probe_live(config, options, redactor, sleep=sleep)
+    fake = probe_fake(
+        profile, held_keys(config), allow_writes=options.allow_writes, max_wait=options.max_wait
+    )
     return target, fake, tallies

@@ -41,41 +41,68 @@ __all__ = [
     "probe_target",
 ]
 
-FIELDS: tuple[str, ...] = (
-    "client_token.expires_in",
-    "client_token.token_type",
-    "hubs.fields",
-    "hubs.links",
-    "pages.default_size",
-    "pages.maximum_size",
-    "rate_limit.requests_per_minute",
-    "refusals.unauthenticated.status",
-    "refusals.unauthenticated.code",
-    "refusals.unauthenticated.message",
-    "masked_token.visible_characters",
-    "masked_token.mask_character",
-    "masked_token.mask_width",
-    "date_precision.lastUsedDate",
-    "delete_result.shape",
-    "delete_result.object_type",
-    "delete_result.fields",
-    "listing_order",
-    "last_used_date.update_interval_seconds",
-    "refusals.token_limit.status",
-    "refusals.token_limit.code",
-    "refusals.token_limit.message",
-    "pat_name.max_length",
-    "refusals.invalid_input.status",
-    "refusals.invalid_input.code",
-    "refusals.invalid_input.message",
-    "refusals.not_found.status",
-    "refusals.not_found.code",
-    "refusals.not_found.message",
-    "refusals.forbidden.status",
-    "refusals.forbidden.code",
-    "refusals.forbidden.message",
+_REFUSAL_KEYS = ("status", "code", "message")
+
+
+def _refusal_fields(kind: str, keys: Sequence[str] = _REFUSAL_KEYS) -> tuple[str, ...]:
+    return tuple(f"refusals.{kind}.{key}" for key in keys)
+
+
+_READ_FIELDS = {
+    "client token": ("client_token.expires_in", "client_token.token_type"),
+    "hubs listing": (
+        "hubs.fields",
+        "hubs.links",
+        "pages.default_size",
+        "pages.maximum_size",
+        "pages.over_maximum",
+        "rate_limit.requests_per_minute",
+        "refusals.not_found.status",
+        "refusals.forbidden.status",
+        "refusals.invalid_input.status",
+    ),
+    "unauthenticated refusal": _refusal_fields("unauthenticated"),
+    "token listing": (
+        "masked_token.visible_characters",
+        "masked_token.mask_character",
+        "masked_token.mask_width",
+        "date_precision.lastUsedDate",
+    ),
+    "delete result shape": ("delete_result.shape", "delete_result.object_type"),
+}
+_WRITE_FIELDS_BY_PROBE = {
+    "token lifecycle": (
+        "delete_result.fields",
+        "listing_order",
+        "last_used_date.update_interval_seconds",
+        *_refusal_fields("token_limit", ("code", "message")),
+        "graphql_refusal_status.token_limit",
+    ),
+    "name length": (
+        "pat_name.max_length",
+        *_refusal_fields("invalid_input", ("code", "message")),
+        "graphql_refusal_status.invalid_input",
+    ),
+    "unknown id": (
+        *_refusal_fields("not_found", ("code", "message")),
+        "graphql_refusal_status.not_found",
+    ),
+    "non-admin create": (
+        *_refusal_fields("forbidden", ("code", "message")),
+        "graphql_refusal_status.forbidden",
+    ),
+}
+FIELDS: tuple[str, ...] = tuple(
+    name for fields in (*_READ_FIELDS.values(), *_WRITE_FIELDS_BY_PROBE.values()) for name in fields
 )
-"""Every profile field a probe may observe, in the order the probes look at them."""
+"""Every field a probe may observe, in the order the probes look at them: profile fields,
+and two answers compared but never a profile value: ``graphql_refusal_status.<kind>``, the
+HTTP status of a refusal inside an executed GraphQL request (the fake answers those 200), and
+``pages.over_maximum``, what a page size over the maximum gets (the fake refuses it)."""
+NOT_PROFILE_FIELDS = frozenset(
+    (*(name for name in FIELDS if name.startswith("graphql_")), "pages.over_maximum")
+)
+"""Fields compare looks at that no profile field holds."""
 
 NEEDS_WRITES = "needs --allow-writes (it creates and deletes tokens of its own)"
 """The reason of a field only a write probe shows, on a read-only run."""
@@ -92,6 +119,8 @@ _SEARCH_STEPS = 12
 """Requests (or creates) a bounded search may spend."""
 _USE_GAP = 1.1
 """Seconds between the two uses that show whether ``lastUsedDate`` moves on every use."""
+_INTERVALS = (5, 10, 15, 30, 60, 120, 300, 600, 900, 1800, 3600)
+"""The update intervals tried (seconds since the first use), within ``max_wait``."""
 _TIMESTAMP = re.compile(r"^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(?:\.(\d+))?(?:Z|[+-]00:?00)$")
 _PRECISION = {0: "seconds", 3: "milliseconds", 6: "microseconds"}
 _TOKEN_CHARS = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_-.")
@@ -154,9 +183,16 @@ class Probing:
     """Sends a probe's requests through a runner session and records what they showed."""
 
     def __init__(
-        self, session: ScenarioRunner, *, allow_writes: bool, sleep: Callable[[float], None]
+        self,
+        session: ScenarioRunner,
+        *,
+        allow_writes: bool,
+        sleep: Callable[[float], None],
+        max_wait: float = 0.0,
     ) -> None:
         self.session = session
+        self.max_wait = max_wait
+        """Seconds a probe may wait on a live target (beyond the first gap)."""
         self.context = session.context
         self.allow_writes = allow_writes
         self.result = ProbeResult()
@@ -288,14 +324,10 @@ def _refusal(probing: Probing, kind: str, observed: Observed, request: str) -> N
     Its HTTP status too when it is not 200: a refusal inside an executed GraphQL request
     answers 200 whatever the profile says, so a 200 shows nothing of the status."""
     prefix = f"refusals.{kind}"
-    if observed.status != 200:
-        probing.found(f"{prefix}.status", observed.status, request)
+    if kind != "unauthenticated":
+        probing.found(f"graphql_refusal_status.{kind}", observed.status, request)
     else:
-        probing.missed(
-            (f"{prefix}.status",),
-            "shown only inside an executed GraphQL request, which answers HTTP 200, and no "
-            "content API request meets it",
-        )
+        probing.found(f"{prefix}.status", observed.status, request)
     error = _first_error(observed)
     if error is None:
         probing.missed((f"{prefix}.code", f"{prefix}.message"), "the answer held no error")
@@ -441,6 +473,8 @@ def probe_hubs(probing: Probing) -> None:
         _page_maximum(probing, size)
     else:
         probing.missed(fields[2:], "the hubs listing carries no page.size")
+    zero = probing.get("/v2/content/hubs", size=0)
+    _rest_status(probing, "invalid_input", zero, f"{_HUBS}?size=0")
     missing = f"/v2/content/hubs/{probing.context.missing_id()}"
     _rest_status(probing, "not_found", probing.get(missing), f"{_HUBS}/<an id no hub has>")
     if probing.key("unpermitted_token"):
@@ -479,14 +513,15 @@ def _page_maximum(probing: Probing, default: int) -> None:
     def accepts(size: int) -> bool | None:
         observed = probing.get("/v2/content/hubs", size=size, page=0)
         if 400 <= observed.status < 500:
-            if "refusals.invalid_input.status" not in probing.result.findings:
-                _rest_status(probing, "invalid_input", observed, f"{_HUBS}?size={size} (too big)")
+            if "pages.over_maximum" not in probing.result.findings:
+                probing.found("pages.over_maximum", "refused", request)
             return False
         answered = _at(observed.body, "page", "size")
         if observed.status != 200 or not isinstance(answered, int):
             return None
         if answered < size:
             clamped.append(answered)
+            probing.found("pages.over_maximum", "cut to the maximum", request)
             return False
         return True
 
@@ -642,7 +677,7 @@ def probe_delete_shape(probing: Probing) -> None:
 
 # -- write probes -------------------------------------------------------------------------------
 
-_WRITE_FIELDS = FIELDS[16:]
+_WRITE_FIELDS = tuple(n for f in _WRITE_FIELDS_BY_PROBE.values() for n in f)
 
 
 def probe_lifecycle(probing: Probing) -> None:
@@ -690,29 +725,37 @@ def probe_lifecycle(probing: Probing) -> None:
 
 
 def _last_used(probing: Probing, admin: str, token: tuple[str, str, str]) -> None:
-    """Use ``token`` twice, :data:`_USE_GAP` apart, listing after each: does it move?"""
+    """Use ``token``, then again :data:`_USE_GAP` later, listing after each: does
+    ``lastUsedDate`` move on every use? If not, use it again once each of
+    :data:`_INTERVALS` has passed since the first use, within ``max_wait`` seconds: the
+    first that moves it is the interval (a value between two tried is rounded up)."""
     token_id, _, value = token
-    request = f"{_VIEWER} with the new token, twice {_USE_GAP:g} s apart"
+    request = f"{_VIEWER} with the new token, again after N s"
     query = "query { viewer { id } }"
     probing.graphql_as(query, value)
     first = _last_used_of(probing.listing(admin), token_id)
     precision = _precision(first)
     if precision is not None:
         probing.found("date_precision.lastUsedDate", precision, request)
-    probing.pause(_USE_GAP)
-    probing.graphql_as(query, value)
-    second = _last_used_of(probing.listing(admin), token_id)
     name = "last_used_date.update_interval_seconds"
-    if first is None or second is None:
+    if first is None:
         probing.missed((name,), "lastUsedDate stayed null after a use")
-    elif second != first:
-        probing.found(name, 0, request)
-    else:
-        probing.missed(
-            (name,),
-            f"lastUsedDate did not move between two uses {_USE_GAP:g} s apart: it moves less "
-            "often, and waiting out the interval is not done (set it by hand)",
-        )
+        return
+    waited = 0.0
+    for step in (_USE_GAP, *_INTERVALS):
+        if step > _USE_GAP and step > probing.max_wait:
+            break
+        probing.pause(step - waited)
+        waited = step
+        probing.graphql_as(query, value)
+        if _last_used_of(probing.listing(admin), token_id) != first:
+            probing.found(name, 0 if step == _USE_GAP else step, request)
+            return
+    probing.missed(
+        (name,),
+        f"lastUsedDate did not move between uses {waited:g} s apart: it moves less often "
+        "(--max-wait SECONDS lets the probe wait up to that long to find the interval)",
+    )
 
 
 def _last_used_of(tokens: list[dict[str, Any]] | None, token_id: str) -> Any:
@@ -731,9 +774,7 @@ def _token_limit(probing: Probing, admin: str) -> None:
             observed = probing.create(probing.name("-fill"))
             token = created_token(observed) if isinstance(observed.body, dict) else None
             if token is None:
-                probing.missed(
-                    ("refusals.token_limit.status",), "a create below the cap was refused"
-                )
+                probing.missed(("refusals.token_limit.code",), "a create below the cap was refused")
                 return
             extra.append((token.id, token.token or admin))
         request = f"{_CREATE} (a sixth token)"
@@ -859,48 +900,20 @@ def probe_forbidden(probing: Probing) -> None:
     _refusal(probing, "forbidden", observed, request)
 
 
-_REFUSAL_KEYS = ("status", "code", "message")
-
-
-def _refusal_fields(kind: str) -> tuple[str, ...]:
-    return tuple(f"refusals.{kind}.{key}" for key in _REFUSAL_KEYS)
-
-
+_RUNS: dict[str, Callable[[Probing], None]] = {
+    "client token": probe_client_token,
+    "hubs listing": probe_hubs,
+    "unauthenticated refusal": probe_unauthenticated,
+    "token listing": probe_listing,
+    "delete result shape": probe_delete_shape,
+    "token lifecycle": probe_lifecycle,
+    "name length": probe_name_length,
+    "unknown id": probe_not_found,
+    "non-admin create": probe_forbidden,
+}
 PROBES: tuple[Probe, ...] = (
-    Probe("client token", False, probe_client_token, FIELDS[0:2]),
-    Probe(
-        "hubs listing",
-        False,
-        probe_hubs,
-        (
-            *FIELDS[2:7],
-            *(f"refusals.{k}.status" for k in ("not_found", "forbidden", "invalid_input")),
-        ),
-    ),
-    Probe(
-        "unauthenticated refusal", False, probe_unauthenticated, _refusal_fields("unauthenticated")
-    ),
-    Probe("token listing", False, probe_listing, FIELDS[10:14]),
-    Probe("delete result shape", False, probe_delete_shape, FIELDS[14:16]),
-    Probe(
-        "token lifecycle",
-        True,
-        probe_lifecycle,
-        (
-            "delete_result.fields",
-            "listing_order",
-            "last_used_date.update_interval_seconds",
-            *_refusal_fields("token_limit"),
-        ),
-    ),
-    Probe(
-        "name length",
-        True,
-        probe_name_length,
-        ("pat_name.max_length", *_refusal_fields("invalid_input")),
-    ),
-    Probe("unknown id", True, probe_not_found, _refusal_fields("not_found")),
-    Probe("non-admin create", True, probe_forbidden, _refusal_fields("forbidden")),
+    *(Probe(name, False, _RUNS[name], fields) for name, fields in _READ_FIELDS.items()),
+    *(Probe(name, True, _RUNS[name], fields) for name, fields in _WRITE_FIELDS_BY_PROBE.items()),
 )
 """Every probe, in the order they run (the read-only ones first)."""
 
@@ -910,13 +923,14 @@ def probe_target(
     *,
     allow_writes: bool,
     sleep: Callable[[float], None] = time.sleep,
+    max_wait: float = 0.0,
 ) -> ProbeResult:
     """Run every probe :paramref:`allow_writes` permits against the session's target.
 
     The caller closes the session (its close deletes whatever a probe left). Raises
     :class:`~patgate.errors.TargetUnreachable` when the target does not answer at all.
     """
-    probing = Probing(session, allow_writes=allow_writes, sleep=sleep)
+    probing = Probing(session, allow_writes=allow_writes, sleep=sleep, max_wait=max_wait)
     for probe in PROBES:
         if probe.writes and not allow_writes:
             continue

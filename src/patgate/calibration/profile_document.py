@@ -14,11 +14,13 @@ import copy
 from collections.abc import Mapping
 from typing import Any
 
-from patgate.calibration.probes import FIELDS, ProbeResult
+from patgate.calibration.probes import FIELDS, NOT_PROFILE_FIELDS, ProbeResult
 
 __all__ = ["NEVER_PROBED", "Calibration", "calibrated_document", "render_profile"]
 
 NEVER_PROBED: Mapping[str, str] = {
+    "refusals.token_limit.status": "only a create over the cap meets this refusal, inside an "
+    "executed GraphQL request (its status is compared as graphql_refusal_status.token_limit)",
     "refusals.rate_limited.status": "a probe never goes over the rate limit",
     "refusals.rate_limited.code": "a probe never goes over the rate limit",
     "refusals.rate_limited.message": "a probe never goes over the rate limit",
@@ -74,6 +76,16 @@ def calibrated_document(
     calibration = Calibration(document, not_observed)
     for name in FIELDS:
         finding = target.findings.get(name)
+        if name in NOT_PROFILE_FIELDS:
+            mine = fake.findings.get(name)
+            if finding is not None and finding.observed:
+                theirs = mine.value if mine is not None and mine.observed else None
+                if theirs != finding.value:
+                    not_observed[name] = (
+                        f"the target answers {finding.value!r}, the fake {theirs!r}; no profile "
+                        "field holds this (compare reports it)"
+                    )
+            continue
         if finding is None or not finding.observed:
             not_observed[name] = finding.reason if finding is not None else "not probed"
             continue
@@ -84,10 +96,45 @@ def calibrated_document(
         if why:
             not_observed[name] = why
             continue
-        _set(document, name, finding.value)
-        calibration.adopted[name] = finding.value
+        kept, problem = _loadable(document, name, finding.value)
+        if problem:
+            not_observed[name] = problem
+        if kept is not None:
+            _set(document, name, kept)
+            calibration.adopted[name] = kept
     not_observed.update(NEVER_PROBED)
     return calibration
+
+
+def _loads(document: Mapping[str, Any]) -> str:
+    """Why the profile loader refuses ``document`` (empty: it loads)."""
+    from patgate.errors import UsageError
+    from patgate.fake.profile import load_profile
+
+    try:
+        load_profile(document)
+    except UsageError as error:
+        return str(error)
+    return ""
+
+
+def _loadable(document: dict[str, Any], name: str, value: Any) -> tuple[Any, str]:
+    """``(value to set, problem)``: ``value`` when the profile loads with it; for a list, the
+    items the fake can serve (the others named in ``problem``); else ``(None, why)``."""
+    trial = copy.deepcopy(document)
+    _set(trial, name, value)
+    problem = _loads(trial)
+    if not problem:
+        return value, ""
+    if not isinstance(value, list):
+        return None, f"the target showed {value!r}; the fake cannot take it ({problem})"
+    kept: list[Any] = []
+    dropped: list[Any] = []
+    for item in value:
+        _set(trial, name, [*kept, item])
+        (dropped if _loads(trial) else kept).append(item)
+    why = f"the target shows {dropped!r} too, which the fake cannot serve"
+    return kept, why
 
 
 def render_profile(calibration: Calibration, *, target: str, allow_writes: bool) -> str:

@@ -19,7 +19,7 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from patgate.commands.arguments import network_policy
+from patgate.commands.arguments import network_policy, seconds
 from patgate.commands.session import configure_network, configure_target, guarded, resolve_config
 from patgate.errors import TargetUnreachable, UsageError
 from patgate.runner.session import DEFAULT_LEDGER
@@ -66,6 +66,14 @@ def add_probe_options(parser: argparse.ArgumentParser, command: str) -> argparse
         help="also probe by creating and deleting tokens of its own (each in the ledger)",
     )
     group.add_argument(
+        "--max-wait",
+        type=seconds(zero_allowed=True),
+        default=0.0,
+        metavar="SECONDS",
+        help="with --allow-writes, how long the probe may wait to see how often lastUsedDate "
+        "moves (default 0: it only checks whether it moves on every use)",
+    )
+    group.add_argument(
         "--ledger",
         type=Path,
         metavar="PATH",
@@ -85,6 +93,7 @@ def probe_options(args: argparse.Namespace, config: TargetConfig, command: str) 
         raise UsageError(f"the target is marked production: {command} --allow-writes is refused")
     return RunOptions(
         allow_writes=args.allow_writes,
+        max_wait=args.max_wait,
         connect_timeout=args.connect_timeout,
         read_timeout=args.read_timeout,
         retry_budget=args.retry_budget,
