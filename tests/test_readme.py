@@ -48,11 +48,11 @@ def _help_texts() -> str:
     import subprocess
     import sys
 
-    from patgate.cli import build_parser
+    from patgate.cli import COMMANDS, build_parser
 
     parser = build_parser()
     texts = [parser.format_help()]
-    for name in ("run", "rules", "serve", "cleanup", "fuzz"):
+    for name in COMMANDS:
         out = io.StringIO()
         with contextlib.redirect_stdout(out), pytest.raises(SystemExit):
             parser.parse_args([name, "--help"])

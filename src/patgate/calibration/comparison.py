@@ -50,6 +50,10 @@ _CREDENTIAL_KEYS = (
 """Keys the fake's world always has: the fake is probed with only those the target has."""
 
 
+_FAKE_ORIGIN = "https://compared-fake.patgate.invalid"
+"""Where the fake compare probes answers (reached through its transport, never a network)."""
+
+
 @dataclass(frozen=True)
 class Drift:
     """One field the target answered otherwise than the fake."""
@@ -189,13 +193,16 @@ def probe_fake(
     from patgate.runner.fake_target import FakeTarget
     from patgate.runner.session import open_session
     from patgate.runner.target import TargetConfig
+    from patgate.wire.urls import FakeUrls
 
-    with Fake(profile=profile) as fake:
-        target = FakeTarget(fake)
-        world = {k: v for k, v in fake.world.items() if k not in _CREDENTIAL_KEYS or k in keys}
-        target.config = TargetConfig(world)
-        with open_session(target, RunOptions(allow_writes=True)) as session:
-            return probe_target(session, allow_writes=allow_writes, max_wait=max_wait)
+    # Not started, on URLs of its own: the session reaches it through its transport, and
+    # nothing else of the process is intercepted (a test's own fake may be active).
+    fake = Fake(profile=profile, urls=FakeUrls.same_origin(_FAKE_ORIGIN))
+    target = FakeTarget(fake)
+    world = {k: v for k, v in fake.world.items() if k not in _CREDENTIAL_KEYS or k in keys}
+    target.config = TargetConfig(world)
+    with open_session(target, RunOptions(allow_writes=True)) as session:
+        return probe_target(session, allow_writes=allow_writes, max_wait=max_wait)
 
 
 def held_keys(config: TargetConfig) -> frozenset[str]:
