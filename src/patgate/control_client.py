@@ -225,6 +225,11 @@ class ControlClient:
         value: str = created["value"]
         return value
 
+    def profile_document(self) -> dict[str, Any]:
+        """The fake's active profile (docs/profile.md), as its YAML document's mapping."""
+        document: dict[str, Any] = self.call("GET", "/profile")
+        return document
+
     def clock_now(self) -> str:
         """The fake's current instant (ISO 8601, UTC, milliseconds)."""
         now: str = self.call("GET", "/clock")["now"]

@@ -388,6 +388,10 @@ class Fake:
         """Move the fake's time forward (client tokens expire; PATs do not)."""
         self.control.advance_clock(seconds)
 
+    def profile_document(self) -> dict[str, Any]:
+        """The active profile as a document (``Fake.profile.as_document()``)."""
+        return self.control.profile_document()
+
     def clock_now(self) -> datetime:
         """The fake's current instant."""
         return self.control.clock_now()

@@ -18,7 +18,9 @@ the defaults: URLs (``auth_url``, ``base_url``, ``graphql_url``: the real hosts)
 (false), the deployment's settings (``expires_in``, ``session_expires_in``,
 ``max_tokens_per_user``, ``pat_prefix``, ``seed``, ``clock``: see
 :mod:`patgate.fake.settings`),
-``faults`` (fault rules, as ``fake.faults.add`` takes them) and ``rate_limit`` (false).
+``faults`` (fault rules, as ``fake.faults.add`` takes them), ``rate_limit`` (false) and
+``profile`` (docs/profile.md: a YAML file relative to the rootdir, or a dict; the
+``patgate_profile`` ini option names a file).
 """
 
 from __future__ import annotations
@@ -47,7 +49,7 @@ _SETTING_KEYS = (
     "seed",
     "clock",
 )
-_MARKER_KEYS = frozenset((*_URL_KEYS, "strict", *_SETTING_KEYS, "faults", "rate_limit"))
+_MARKER_KEYS = frozenset((*_URL_KEYS, "strict", *_SETTING_KEYS, "faults", "rate_limit", "profile"))
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
@@ -66,6 +68,10 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     )
     for key in _SETTING_KEYS:
         parser.addini(f"patgate_{key}", f"the fake deployment's {key} (default: the fake's)")
+    parser.addini(
+        "patgate_profile",
+        "the fake's profile: a YAML file, relative to the rootdir (default: the shipped one)",
+    )
     parser.addini(
         "patgate_faults",
         "fault rules of patgate_fake, one JSON object per line (default: none)",
@@ -93,8 +99,8 @@ def pytest_configure(config: pytest.Config) -> None:
         "markers",
         "patgate(auth_url=None, base_url=None, graphql_url=None, strict=None, expires_in=None, "
         "session_expires_in=None, max_tokens_per_user=None, pat_prefix=None, seed=None, "
-        "clock=None, faults=None, rate_limit=None): options of the patgate_fake fixture in "
-        "this test",
+        "clock=None, faults=None, rate_limit=None, profile=None): options of the patgate_fake "
+        "fixture in this test (profile: a YAML file, relative to the rootdir, or a dict)",
     )
 
 
@@ -128,6 +134,17 @@ def _read_ini_options(config: pytest.Config) -> dict[str, Any]:
                 options[key] = parse_setting(key, text)
     except UsageError as error:
         pytest.fail(f"ini option patgate_{error}", pytrace=False)
+    profile = config.getini("patgate_profile")
+    if profile:
+        from patgate.fake.profile import load_profile
+
+        problem = None
+        try:  # read once a session, then shared by every fake
+            options["profile"] = load_profile(_from_rootdir(config, profile))
+        except UsageError as error:
+            problem = str(error)
+        if problem is not None:
+            pytest.fail(f"ini option patgate_profile: {problem}", pytrace=False)
     faults = []
     for line in config.getini("patgate_faults"):
         try:
@@ -154,7 +171,15 @@ def _marker_options(request: pytest.FixtureRequest) -> dict[str, Any]:
             f"it knows {sorted(_MARKER_KEYS)}",
             pytrace=False,
         )
-    return {key: value for key, value in marker.kwargs.items() if value is not None}
+    options = {key: value for key, value in marker.kwargs.items() if value is not None}
+    if isinstance(options.get("profile"), (str, Path)):
+        options["profile"] = _from_rootdir(request.config, options["profile"])
+    return options
+
+
+def _from_rootdir(config: pytest.Config, path: str | Path) -> Path:
+    """A profile's path as written, relative to the rootdir unless absolute."""
+    return config.rootpath / str(path).strip()
 
 
 def _build_fake(options: dict[str, Any], where: str) -> Fake:

@@ -66,6 +66,7 @@ def test_every_control_operation_over_http(tmp_path: Path) -> None:
         call("POST", "/token-requests/approve", {"token_id": asked["id"], "approver_id": admin})
         assert _hubs(world, asked["value"]).status_code == 200
         call("POST", "/token-requests/reject", {"token_id": rejected["id"]})
+        assert call("GET", "/profile")["listing_order"] == "created_ascending"
         call("GET", "/clock")
         assert call("POST", "/clock/advance", {"seconds": 120})["offset_seconds"] == 120
         rule = call("POST", "/faults", {"endpoint": "hubs", "status": 503, "count": 1})

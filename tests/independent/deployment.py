@@ -133,6 +133,7 @@ BROKEN_RULES: dict[str, str] = {
     "sixth_token": "PAT-CAP",
     "unmasked_listing": "PAT-LIST-MASKED",
     "member_creates": "PAT-ADMIN-ONLY",
+    "never_last_used": "PAT-LAST-USED",
 }
 """``break_rule`` switches: each breaks the documented clause behind one gate rule."""
 
@@ -471,6 +472,8 @@ class State:
         # Null until the first use; after that it moves at most once a minute.
         now = self.clock()
         interval = self.choices["last_used_date"]["update_interval_seconds"]
+        if self.break_rule == "never_last_used":
+            return
         if token.last_used is None or now - token.last_used >= interval:
             token.last_used = now
 

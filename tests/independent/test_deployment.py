@@ -317,9 +317,13 @@ def test_each_switch_breaks_its_rule(switch: str) -> None:
         elif switch == "unmasked_listing":
             value = create(broken, "shown").json()["data"]["createPersonalAccessToken"]["token"]
             assert value in {token["token"] for token in listing(broken)}
-        else:
+        elif switch == "member_creates":
             answer = create(broken, "member's", broken.world["member_token"])
             assert answer.json()["data"]["createPersonalAccessToken"]["token"]
+        else:
+            value = create(broken, "used").json()["data"]["createPersonalAccessToken"]["token"]
+            graphql(broken, LIST, value)
+            assert {token["lastUsedDate"] for token in listing(broken)} == {None}
 
 
 def test_the_server_stops_on_exit() -> None:

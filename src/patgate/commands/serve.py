@@ -17,7 +17,8 @@ whole and the server answers.
 ``--log-bytes N`` bound the request log. For CI: ``--expires-in SECONDS`` (client tokens'
 lifetime), ``--public-url URL`` (the origin clients use: the world file, the HAL links and
 the printed addresses say it; required when ``--host`` is not a loopback address) and
-``--faults FILE`` (fault rules loaded at start, in the control API's format).
+``--faults FILE`` (fault rules loaded at start, in the control API's format); and
+``--profile FILE``, the fake's choices where the documentation is silent (docs/profile.md).
 """
 
 from __future__ import annotations
@@ -39,6 +40,7 @@ from patgate.errors import UsageError
 
 if TYPE_CHECKING:
     from patgate.commands.serve_state import Persistence
+    from patgate.fake.profile import Profile
     from patgate.harness import Fake
     from patgate.transports.loopback_server import LoopbackServer
     from patgate.wire.urls import FakeUrls
@@ -119,6 +121,14 @@ def configure(parser: argparse.ArgumentParser) -> None:
         help="the origin clients reach this server by (http://patgate:8080 in a container): "
         "used in the world file, the HAL links and the printed addresses; required when "
         "--host is not a loopback address",
+    )
+    parser.add_argument(
+        "--profile",
+        type=Path,
+        default=None,
+        metavar="FILE",
+        help="the fake's choices where the documentation is silent, as a YAML profile "
+        "(docs/profile.md; default: the shipped profile); GET /__patgate/profile shows it",
     )
     parser.add_argument(
         "--faults",
@@ -262,7 +272,9 @@ def _wait_until_answering(server: LoopbackServer, fake: Fake) -> None:
             connection.close()
 
 
-def _fake(args: argparse.Namespace, urls: FakeUrls) -> tuple[Fake, Persistence | None]:
+def _fake(
+    args: argparse.Namespace, urls: FakeUrls, profile: Profile
+) -> tuple[Fake, Persistence | None]:
     """The fake to serve, and its persistence with ``--state`` (restored when the file
     exists), else a new seeded world."""
     from patgate.fake.deployment import Deployment
@@ -271,7 +283,9 @@ def _fake(args: argparse.Namespace, urls: FakeUrls) -> tuple[Fake, Persistence |
     if args.state is not None:
         from patgate.commands.serve_state import open_state
 
-        persistence = open_state(args.state, urls, seed=args.seed, log_size=args.log_size)
+        persistence = open_state(
+            args.state, urls, seed=args.seed, log_size=args.log_size, profile=profile
+        )
         fake = persistence.fake
         if args.log_bytes is not None:
             fake.request_log.max_bytes = args.log_bytes
@@ -280,7 +294,7 @@ def _fake(args: argparse.Namespace, urls: FakeUrls) -> tuple[Fake, Persistence |
         return fake, persistence
     settings = {"expires_in": args.expires_in} if args.expires_in is not None else {}
     fake = Fake(
-        deployment=Deployment(seed=args.seed, **settings),
+        deployment=Deployment(seed=args.seed, profile=profile, **settings),
         urls=urls,
         log_size=args.log_size,
         log_bytes=args.log_bytes,
@@ -312,9 +326,11 @@ def _warn_if_reachable(host: str, base_url: str) -> None:
 
 def main(args: argparse.Namespace) -> int:
     """Serve until SIGINT or SIGTERM; 0 on a clean stop, 1 if the fake failed a request."""
+    from patgate.fake.profile import load_profile
     from patgate.transports.loopback_server import DEFAULT_MAX_CONNECTIONS, LoopbackServer
 
     public_url = _public_origin(args)
+    profile = load_profile(args.profile)  # a bad file: a UsageError naming file and line
     try:
         server = LoopbackServer(
             args.host,
@@ -337,7 +353,7 @@ def main(args: argparse.Namespace) -> int:
     previous = {sig: signal.signal(sig, request_stop) for sig in (signal.SIGINT, signal.SIGTERM)}
     persistence: Persistence | None = None
     try:
-        fake, persistence = _fake(args, server.urls)
+        fake, persistence = _fake(args, server.urls, profile)
         if args.faults is not None:
             _add_faults(fake, args.faults)
         server.start(persistence.handle if persistence is not None else fake.handle)

@@ -41,6 +41,7 @@ if TYPE_CHECKING:
     from filelock import BaseFileLock
 
     from patgate.fake.changes import Changes
+    from patgate.fake.profile import Profile
     from patgate.harness import Fake
     from patgate.wire.messages import WireRequest, WireResponse
     from patgate.wire.urls import FakeUrls
@@ -361,7 +362,11 @@ def _read_journal(path: Path, through: int) -> tuple[list[dict[str, Any]], int]:
 
 
 def _restore(
-    document: dict[str, Any], entries: list[dict[str, Any]], urls: FakeUrls, log_size: int | None
+    document: dict[str, Any],
+    entries: list[dict[str, Any]],
+    urls: FakeUrls,
+    log_size: int | None,
+    profile: Profile | None = None,
 ) -> Fake:
     from patgate.fake.deployment import Deployment
     from patgate.fake.state import apply_changes, load_state
@@ -372,7 +377,7 @@ def _restore(
         world = DefaultWorld(**document["world"])
     except TypeError as error:
         raise UsageError(f"the state file's world is damaged: {error}") from None
-    deployment = Deployment(seed=document["seed"])
+    deployment = Deployment(seed=document["seed"], profile=profile)
     load_state(deployment, document["seeded"])
     fake = Fake(
         deployment=deployment,
@@ -654,7 +659,14 @@ class Persistence:
             self._state_lock.release()
 
 
-def open_state(path: Path, urls: FakeUrls, *, seed: int, log_size: int | None) -> Persistence:
+def open_state(
+    path: Path,
+    urls: FakeUrls,
+    *,
+    seed: int,
+    log_size: int | None,
+    profile: Profile | None = None,
+) -> Persistence:
     """Lock ``path``, read it (and its journal) if it exists, or start a new world there."""
     from filelock import FileLock, Timeout
 
@@ -683,14 +695,16 @@ def open_state(path: Path, urls: FakeUrls, *, seed: int, log_size: int | None) -
             through = document.get("journal_through", 0)
             replayed, last = _read_journal(old, through)
             newer, last = _read_journal(journal, last)
-            fake = _restore(document, replayed + newer, urls, log_size)
+            fake = _restore(document, replayed + newer, urls, log_size, profile)
         else:
             if journal.exists() or old.exists():
                 raise UsageError(
                     f"{journal} exists without its state file {path}: restore the file, "
                     "or remove the journal to start afresh"
                 )
-            fake = Fake(deployment=Deployment(seed=seed), urls=urls, log_size=log_size)
+            fake = Fake(
+                deployment=Deployment(seed=seed, profile=profile), urls=urls, log_size=log_size
+            )
             last = 0
         return Persistence(path, fake, lock, last)
     except BaseException:

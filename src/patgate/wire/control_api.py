@@ -251,6 +251,10 @@ def _reject(s: ControlService, body: _Body, query: _Query) -> tuple[int, Any]:
     return 200, {"rejected": body["token_id"]}
 
 
+def _profile(s: ControlService, body: _Body, query: _Query) -> tuple[int, Any]:
+    return 200, s.profile_document()
+
+
 def _clock(s: ControlService, body: _Body, query: _Query) -> tuple[int, Any]:
     return 200, s.clock_view()
 
@@ -356,6 +360,7 @@ ROUTES: tuple[_Route, ...] = (
     _Route("POST", "/token-requests", _request_token),
     _Route("POST", "/token-requests/approve", _approve),
     _Route("POST", "/token-requests/reject", _reject),
+    _Route("GET", "/profile", _profile),
     _Route("GET", "/clock", _clock),
     _Route("POST", "/clock/advance", _advance),
     _Route("GET", "/requests", _requests),

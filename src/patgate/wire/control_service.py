@@ -225,6 +225,12 @@ class ControlService:
         """An admin rejects a pending token; it disappears."""
         self.deployment.reject_token_request(token_id)
 
+    # -- the profile -----------------------------------------------------------------------
+
+    def profile_document(self) -> dict[str, Any]:
+        """The active profile (docs/profile.md) as a document of ``specs/profile.schema.json``."""
+        return self.deployment.profile.as_document()
+
     # -- the clock -------------------------------------------------------------------------
 
     def clock_now(self) -> datetime:
