@@ -848,27 +848,43 @@ def probe_name_length(probing: Probing) -> None:
         refusals.append(observed)
         return False
 
-    shortest = len(probing.context.ledger.name_prefix) + 8
-    first_guess = 255
-    taken = accepts(first_guess)
-    if taken is None:
+    found = _common_limit(accepts, len(probing.context.ledger.name_prefix) + 8)
+    if found is None and not refusals:
         probing.missed(fields, "a create answered neither a token nor a refusal")
         return
-    if taken:
-        over = accepts(first_guess + 1)
-        found = (
-            first_guess
-            if over is False
-            else (_bounded_search(accepts, first_guess + 1, _NAME_CEILING + 1) if over else None)
-        )
-    else:
-        found = _bounded_search(accepts, shortest, first_guess)
     if found is None or found >= _NAME_CEILING:
         probing.missed(("pat_name.max_length",), f"no refusal up to {_NAME_CEILING} characters")
     else:
         probing.found("pat_name.max_length", found, request)
     if refusals:
         _refusal(probing, "invalid_input", refusals[-1], f"{_CREATE} with a name too long")
+
+
+_COMMON_NAME_LIMITS = (255, 100, 256, 128, 64, 50, 200, 500, 1000, 1024, 2048)
+"""Name limits deployments often choose: tried first, each with the length one above."""
+
+
+def _common_limit(accepts: Callable[[int], bool | None], shortest: int) -> int | None:
+    """The longest length ``accepts`` takes: the common limits first (a limit among them
+    costs two or four tries), then a bisection between the bounds they left."""
+    good, bad = shortest, _NAME_CEILING + 1
+    for limit in _COMMON_NAME_LIMITS:
+        if not good < limit < bad:
+            continue
+        verdict = accepts(limit)
+        if verdict is None:
+            return None
+        if not verdict:
+            bad = limit
+            continue
+        good = limit
+        above = accepts(limit + 1)
+        if above is None:
+            return None
+        if not above:
+            return limit
+        good = limit + 1
+    return _bounded_search(accepts, good, bad)
 
 
 def probe_not_found(probing: Probing) -> None:
