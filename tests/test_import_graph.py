@@ -79,6 +79,7 @@ LAYERS: Mapping[str, tuple[str, ...]] = {
     "patgate.calibration": (
         *_FOUNDATION,
         "patgate.fake",
+        "patgate.scenario",
         "patgate.wire",
         "patgate.harness",
         "patgate.runner",

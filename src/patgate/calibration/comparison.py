@@ -16,7 +16,15 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from patgate.calibration.probes import FIELDS, Finding, ProbeResult, RuleBreak, probe_target
+from patgate.calibration.probes import (
+    FIELDS,
+    PROBE_CONNECTIONS,
+    Finding,
+    ProbeResult,
+    RuleBreak,
+    probe_target,
+)
+from patgate.scenario.catalogue import Catalogue
 
 if TYPE_CHECKING:
     from patgate.fake.profile import Profile
@@ -50,6 +58,8 @@ _CREDENTIAL_KEYS = (
 """Keys the fake's world always has: the fake is probed with only those the target has."""
 
 
+NO_RULES = Catalogue(rules=())
+"""The catalogue of a probing session: probes run no scenario, so none is loaded."""
 _FAKE_ORIGIN = "https://compared-fake.patgate.invalid"
 """Where the fake compare probes answers (reached through its transport, never a network)."""
 
@@ -167,9 +177,13 @@ def probe_live(
 ) -> tuple[ProbeResult, Tallies]:
     """Probe a live target in a runner session; ``(result, tallies)``, the tallies of its
     ledger once the session's cleanup ran (what was created, deleted, left behind)."""
+    import dataclasses
+
     from patgate.runner.session import open_session
 
-    session = open_session(config, options, redactor=redactor)
+    # The probes run in two groups side by side: the client pools a connection for each.
+    options = dataclasses.replace(options, concurrency=max(options.concurrency, PROBE_CONNECTIONS))
+    session = open_session(config, options, catalogue=NO_RULES, redactor=redactor)
     try:
         result = probe_target(
             session, allow_writes=options.allow_writes, sleep=sleep, max_wait=options.max_wait
@@ -201,7 +215,8 @@ def probe_fake(
     target = FakeTarget(fake)
     world = {k: v for k, v in fake.world.items() if k not in _CREDENTIAL_KEYS or k in keys}
     target.config = TargetConfig(world)
-    with open_session(target, RunOptions(allow_writes=True)) as session:
+    options = RunOptions(allow_writes=True, concurrency=PROBE_CONNECTIONS)
+    with open_session(target, options, catalogue=NO_RULES) as session:
         return probe_target(session, allow_writes=allow_writes, max_wait=max_wait)
 
 
@@ -220,8 +235,16 @@ def probe_both(
 ) -> tuple[ProbeResult, ProbeResult, Tallies]:
     """The probes' results on the target, then on the fake (same keys, same writes), and
     the target's ledger tallies."""
-    target, tallies = probe_live(config, options, redactor, sleep=sleep)
-    fake = probe_fake(
-        profile, held_keys(config), allow_writes=options.allow_writes, max_wait=options.max_wait
-    )
-    return target, fake, tallies
+    from concurrent.futures import ThreadPoolExecutor
+
+    # The fake answers in this process while the target's answers travel: side by side.
+    with ThreadPoolExecutor(1, thread_name_prefix="patgate-fake-probe") as pool:
+        fake = pool.submit(
+            probe_fake,
+            profile,
+            held_keys(config),
+            allow_writes=options.allow_writes,
+            max_wait=options.max_wait,
+        )
+        target, tallies = probe_live(config, options, redactor, sleep=sleep)
+        return target, fake.result(), tallies

@@ -19,8 +19,10 @@ before it exists and the session's close deletes whatever a probe left.
 from __future__ import annotations
 
 import re
+import threading
 import time
 from collections.abc import Callable, Mapping, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -33,6 +35,7 @@ if TYPE_CHECKING:
 
 __all__ = [
     "FIELDS",
+    "PROBE_CONNECTIONS",
     "Finding",
     "Probe",
     "ProbeResult",
@@ -77,8 +80,6 @@ _WRITE_FIELDS_BY_PROBE = {
         "last_used_date.update_interval_seconds",
         *_refusal_fields("token_limit", ("code", "message")),
         "graphql_refusal_status.token_limit",
-    ),
-    "name length": (
         "pat_name.max_length",
         *_refusal_fields("invalid_input", ("code", "message")),
         "graphql_refusal_status.invalid_input",
@@ -104,6 +105,8 @@ NOT_PROFILE_FIELDS = frozenset(
 )
 """Fields compare looks at that no profile field holds."""
 
+PROBE_CONNECTIONS = 2
+"""Connections a probing session pools: the probes run in two groups side by side."""
 NEEDS_WRITES = "needs --allow-writes (it creates and deletes tokens of its own)"
 """The reason of a field only a write probe shows, on a read-only run."""
 
@@ -177,6 +180,9 @@ class Probe:
     run: Callable[[Probing], None]
     fields: tuple[str, ...]
     """The profile fields it may observe."""
+    holds_the_cap: bool = False
+    """It creates the admin's tokens up to the cap: it runs in the group that does, apart
+    from the others (which run beside it)."""
 
 
 class Probing:
@@ -201,28 +207,36 @@ class Probing:
         """The fields of the delete result's object type, when introspection showed one."""
         self.masked: str | None = None
         """A masked token as the admin's listing showed it (kept for the write probes)."""
+        self._lock = threading.Lock()  # two groups of probes record at once
 
     # -- recording ------------------------------------------------------------------------------
 
     def found(self, name: str, value: Any, request: str) -> None:
         """``name`` was seen as ``value`` (redacted: a value never carries a credential)."""
-        self.result.findings[name] = Finding(
-            name, self.context.redactor.redact_data(value), request
-        )
+        finding = Finding(name, self.context.redactor.redact_data(value), request)
+        with self._lock:
+            self.result.findings[name] = finding
 
     def missed(self, names: Sequence[str], reason: str) -> None:
         """None of ``names`` could be seen, for ``reason`` (a finding already made stays)."""
-        for name in names:
-            if name not in self.result.findings:
-                self.result.findings[name] = Finding(
-                    name, observed=False, reason=self.context.redact(reason)
-                )
+        reason = self.context.redact(reason)
+        with self._lock:
+            for name in names:
+                if name not in self.result.findings:
+                    self.result.findings[name] = Finding(name, observed=False, reason=reason)
+
+    def seen(self, name: str) -> bool:
+        """Whether ``name`` was observed already."""
+        with self._lock:
+            finding = self.result.findings.get(name)
+            return finding is not None and finding.observed
 
     def broke(self, rule: str, what: str, request: str) -> None:
         """The target broke the documented ``rule`` (said once per rule and text)."""
         found = RuleBreak(rule, self.context.redact(what), request)
-        if found not in self.result.breaks:
-            self.result.breaks.append(found)
+        with self._lock:
+            if found not in self.result.breaks:
+                self.result.breaks.append(found)
 
     # -- sending --------------------------------------------------------------------------------
 
@@ -292,13 +306,14 @@ class Probing:
         """A fresh name of the run (``patgate-<run id>-<n>``), with ``suffix``."""
         return self.context.new_name() + suffix
 
-    def pause(self, seconds: float) -> None:
-        """Let ``seconds`` pass on the target: its clock moves when patgate controls it."""
+    def pause(self, seconds: float, *, elapsed: float = 0.0) -> None:
+        """Let ``seconds`` pass on the target: its clock moves when patgate controls it;
+        else sleep what is left of them after ``elapsed`` seconds already spent."""
         control = self.context.target.control
         if control is not None:
             control.advance_clock(seconds)
-        else:
-            self._sleep(seconds)
+        elif seconds > elapsed:
+            self._sleep(seconds - elapsed)
 
 
 # -- helpers ------------------------------------------------------------------------------------
@@ -610,7 +625,7 @@ def judge_listing(probing: Probing, tokens: Sequence[Mapping[str, Any]]) -> None
                     "or shows its secret segment",
                     _VIEWER,
                 )
-            elif "masked_token.mask_width" not in probing.result.observed():
+            elif not probing.seen("masked_token.mask_width"):
                 probing.masked = value
                 visible, char, width = mask
                 probing.found("masked_token.visible_characters", visible, _VIEWER)
@@ -624,7 +639,7 @@ def judge_listing(probing: Probing, tokens: Sequence[Mapping[str, Any]]) -> None
                 _VIEWER,
             )
         used = _precision(token.get("lastUsedDate"))
-        if used is not None and "date_precision.lastUsedDate" not in probing.result.observed():
+        if used is not None and not probing.seen("date_precision.lastUsedDate"):
             probing.found("date_precision.lastUsedDate", used, _VIEWER)
 
 
@@ -678,6 +693,13 @@ def probe_delete_shape(probing: Probing) -> None:
 # -- write probes -------------------------------------------------------------------------------
 
 _WRITE_FIELDS = tuple(n for f in _WRITE_FIELDS_BY_PROBE.values() for n in f)
+_NAME_AND_CAP_FIELDS = (
+    *_refusal_fields("token_limit", ("code", "message")),
+    "graphql_refusal_status.token_limit",
+    "pat_name.max_length",
+    *_refusal_fields("invalid_input", ("code", "message")),
+    "graphql_refusal_status.invalid_input",
+)
 
 
 def probe_lifecycle(probing: Probing) -> None:
@@ -717,42 +739,63 @@ def probe_lifecycle(probing: Probing) -> None:
         probing.missed(("listing_order",), "the new tokens were not all listed")
     else:
         probing.found("listing_order", order, f"{_CREATE} x3, then {_VIEWER}")
-    _last_used(probing, admin, made[0])
-    _token_limit(probing, admin)
+    # The name and cap probes run between the two uses of the first token: their requests
+    # take up the gap lastUsedDate is watched over, instead of a sleep.
+    first = _first_use(probing, admin, made[0])
+    started = time.monotonic()
+    for step in (probe_name_length, lambda p: _token_limit(p, admin)):
+        try:
+            step(probing)
+        except (RequestFailed, UnexpectedAnswer) as error:
+            probing.missed(
+                _NAME_AND_CAP_FIELDS, f"the name length or token limit probe stopped: {error}"
+            )
+    if first is not None:
+        _moves(probing, admin, made[0], first, time.monotonic() - started)
     _delete_fields(probing, made[0], admin)
     for token_id, _, _ in made[1:]:
         probing.delete(token_id, admin)
 
 
-def _last_used(probing: Probing, admin: str, token: tuple[str, str, str]) -> None:
-    """Use ``token``, then again :data:`_USE_GAP` later, listing after each: does
-    ``lastUsedDate`` move on every use? If not, use it again once each of
-    :data:`_INTERVALS` has passed since the first use, within ``max_wait`` seconds: the
-    first that moves it is the interval (a value between two tried is rounded up)."""
+_LAST_USED = "last_used_date.update_interval_seconds"
+_USE_REQUEST = f"{_VIEWER} with the new token, again after N s"
+_USE_QUERY = "query { viewer { id } }"
+
+
+def _first_use(probing: Probing, admin: str, token: tuple[str, str, str]) -> Any:
+    """Use ``token`` and list it: its ``lastUsedDate`` (``None`` when it stayed null)."""
     token_id, _, value = token
-    request = f"{_VIEWER} with the new token, again after N s"
-    query = "query { viewer { id } }"
-    probing.graphql_as(query, value)
+    probing.graphql_as(_USE_QUERY, value)
     first = _last_used_of(probing.listing(admin), token_id)
     precision = _precision(first)
     if precision is not None:
-        probing.found("date_precision.lastUsedDate", precision, request)
-    name = "last_used_date.update_interval_seconds"
+        probing.found("date_precision.lastUsedDate", precision, _USE_REQUEST)
     if first is None:
-        probing.missed((name,), "lastUsedDate stayed null after a use")
-        return
+        probing.missed((_LAST_USED,), "lastUsedDate stayed null after a use")
+    return first
+
+
+def _moves(
+    probing: Probing, admin: str, token: tuple[str, str, str], first: Any, elapsed: float
+) -> None:
+    """Use ``token`` again :data:`_USE_GAP` after its first use (``elapsed`` seconds have
+    passed already) and list it: does ``lastUsedDate`` move on every use? If not, use it
+    again once each of :data:`_INTERVALS` has passed since the first use, within
+    ``max_wait`` seconds: the first that moves it is the interval (a value between two
+    tried is rounded up)."""
+    token_id, _, value = token
     waited = 0.0
     for step in (_USE_GAP, *_INTERVALS):
         if step > _USE_GAP and step > probing.max_wait:
             break
-        probing.pause(step - waited)
+        probing.pause(step - waited, elapsed=elapsed if step == _USE_GAP else 0.0)
         waited = step
-        probing.graphql_as(query, value)
+        probing.graphql_as(_USE_QUERY, value)
         if _last_used_of(probing.listing(admin), token_id) != first:
-            probing.found(name, 0 if step == _USE_GAP else step, request)
+            probing.found(_LAST_USED, 0 if step == _USE_GAP else step, _USE_REQUEST)
             return
     probing.missed(
-        (name,),
+        (_LAST_USED,),
         f"lastUsedDate did not move between uses {waited:g} s apart: it moves less often "
         "(--max-wait SECONDS lets the probe wait up to that long to find the interval)",
     )
@@ -923,13 +966,15 @@ _RUNS: dict[str, Callable[[Probing], None]] = {
     "token listing": probe_listing,
     "delete result shape": probe_delete_shape,
     "token lifecycle": probe_lifecycle,
-    "name length": probe_name_length,
     "unknown id": probe_not_found,
     "non-admin create": probe_forbidden,
 }
-PROBES: tuple[Probe, ...] = (
-    *(Probe(name, False, _RUNS[name], fields) for name, fields in _READ_FIELDS.items()),
-    *(Probe(name, True, _RUNS[name], fields) for name, fields in _WRITE_FIELDS_BY_PROBE.items()),
+_CAP_GROUP = ("delete result shape", "token lifecycle")
+"""Probes run one after the other in the group of the admin's creates (the delete result's
+fields are read with the shape introspection learned)."""
+PROBES: tuple[Probe, ...] = tuple(
+    Probe(name, name in _WRITE_FIELDS_BY_PROBE, _RUNS[name], fields, name in _CAP_GROUP)
+    for name, fields in (*_READ_FIELDS.items(), *_WRITE_FIELDS_BY_PROBE.items())
 )
 """Every probe, in the order they run (the read-only ones first)."""
 
@@ -947,13 +992,23 @@ def probe_target(
     :class:`~patgate.errors.TargetUnreachable` when the target does not answer at all.
     """
     probing = Probing(session, allow_writes=allow_writes, sleep=sleep, max_wait=max_wait)
-    for probe in PROBES:
-        if probe.writes and not allow_writes:
-            continue
+    chosen = [probe for probe in PROBES if allow_writes or not probe.writes]
+
+    def group(probes: Sequence[Probe]) -> None:
+        for probe in probes:
+            try:
+                probe.run(probing)
+            except (RequestFailed, UnexpectedAnswer) as error:
+                probing.missed(probe.fields, f"the {probe.name} probe stopped: {error}")
+
+    # Two groups side by side (the session's client pools a connection for each): the
+    # admin's creates and what reads their result, and everything else.
+    with ThreadPoolExecutor(1, thread_name_prefix="patgate-probe") as pool:
+        beside = pool.submit(group, [p for p in chosen if not p.holds_the_cap])
         try:
-            probe.run(probing)
-        except (RequestFailed, UnexpectedAnswer) as error:
-            probing.missed(probe.fields, f"the {probe.name} probe stopped: {error}")
+            group([p for p in chosen if p.holds_the_cap])
+        finally:
+            beside.result()
     if not allow_writes:
         probing.missed(_WRITE_FIELDS, NEEDS_WRITES)
     probing.missed(FIELDS, "not probed")
