@@ -80,6 +80,8 @@ _WRITE_FIELDS_BY_PROBE = {
         "last_used_date.update_interval_seconds",
         *_refusal_fields("token_limit", ("code", "message")),
         "graphql_refusal_status.token_limit",
+    ),
+    "name length": (
         "pat_name.max_length",
         *_refusal_fields("invalid_input", ("code", "message")),
         "graphql_refusal_status.invalid_input",
@@ -121,7 +123,9 @@ _NAME_CEILING = 4096
 _SEARCH_STEPS = 12
 """Requests (or creates) a bounded search may spend."""
 _USE_GAP = 1.1
-"""Seconds between the two uses that show whether ``lastUsedDate`` moves on every use."""
+"""Seconds between the two uses that show whether ``lastUsedDate`` moves on every use, for a
+date in whole seconds (one with fractions shows a move after :data:`_FINE_GAP`)."""
+_FINE_GAP = 0.05
 _INTERVALS = (5, 10, 15, 30, 60, 120, 300, 600, 900, 1800, 3600)
 """The update intervals tried (seconds since the first use), within ``max_wait``."""
 _TIMESTAMP = re.compile(r"^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(?:\.(\d+))?(?:Z|[+-]00:?00)$")
@@ -208,6 +212,19 @@ class Probing:
         self.masked: str | None = None
         """A masked token as the admin's listing showed it (kept for the write probes)."""
         self._lock = threading.Lock()  # two groups of probes record at once
+        self.room: int | None = None
+        """Tokens the admin may still create once the lifecycle made its own."""
+        self.made = threading.Event()
+        """Set once the lifecycle made its tokens (or gave up): :attr:`room` is known."""
+        self.named = threading.Event()
+        """Set once the name length probe is done: the cap may be filled."""
+        self.shaped = threading.Event()
+        """Set once introspection told the delete result's shape."""
+
+    def release(self) -> None:
+        """Let every probe waiting for another go on (a group ended, whichever way)."""
+        for event in (self.made, self.named, self.shaped):
+            event.set()
 
     # -- recording ------------------------------------------------------------------------------
 
@@ -651,6 +668,13 @@ _DELETE_TYPE = (
 
 def probe_delete_shape(probing: Probing) -> None:
     """``delete_result.shape`` and ``object_type`` through introspection (read-only)."""
+    try:
+        _delete_shape(probing)
+    finally:
+        probing.shaped.set()
+
+
+def _delete_shape(probing: Probing) -> None:
     fields = ("delete_result.shape", "delete_result.object_type")
     if not (probing.key("graphql_url") and probing.key("admin_token")):
         probing.missed(fields, "needs graphql_url and admin_token")
@@ -693,12 +717,9 @@ def probe_delete_shape(probing: Probing) -> None:
 # -- write probes -------------------------------------------------------------------------------
 
 _WRITE_FIELDS = tuple(n for f in _WRITE_FIELDS_BY_PROBE.values() for n in f)
-_NAME_AND_CAP_FIELDS = (
+_CAP_FIELDS = (
     *_refusal_fields("token_limit", ("code", "message")),
     "graphql_refusal_status.token_limit",
-    "pat_name.max_length",
-    *_refusal_fields("invalid_input", ("code", "message")),
-    "graphql_refusal_status.invalid_input",
 )
 
 
@@ -710,28 +731,39 @@ def probe_lifecycle(probing: Probing) -> None:
     if not (admin and probing.key("graphql_url")):
         probing.missed(_WRITE_FIELDS, "needs graphql_url and admin_token")
         return
-    held = probing.listing(admin)
-    if held is None:
-        probing.missed(_WRITE_FIELDS, "the admin's tokens could not be listed")
-        return
-    room = _CAP - len(held)
-    if room < 3:
-        probing.missed(
-            ("listing_order", "last_used_date.update_interval_seconds", "delete_result.fields"),
-            f"the admin holds {len(held)} tokens; the probe needs room for 3",
-        )
-        return
     made: list[tuple[str, str, str]] = []  # (id, name, value), in creation order
-    for suffix in ("-c", "-a", "-b"):
-        name = probing.name(suffix)
-        observed = probing.create(name)
-        token = created_token(observed) if isinstance(observed.body, dict) else None
-        if token is None or not token.token:
+    try:
+        held = probing.listing(admin)
+        if held is None:
+            probing.missed(_WRITE_FIELDS, "the admin's tokens could not be listed")
+            return
+        if _CAP - len(held) < 3:
+            probing.room = _CAP - len(held)
             probing.missed(
-                _WRITE_FIELDS, f"a create was answered HTTP {observed.status} without a token"
+                ("listing_order", _LAST_USED, "delete_result.fields"),
+                f"the admin holds {len(held)} tokens; the probe needs room for 3",
             )
             return
-        made.append((token.id, name, token.token))
+        for suffix in ("-c", "-a", "-b"):
+            name = probing.name(suffix)
+            observed = probing.create(name)
+            token = created_token(observed) if isinstance(observed.body, dict) else None
+            if token is None or not token.token:
+                probing.missed(
+                    _WRITE_FIELDS, f"a create was answered HTTP {observed.status} without a token"
+                )
+                return
+            made.append((token.id, name, token.token))
+        probing.room = _CAP - len(held) - len(made)
+    finally:
+        probing.made.set()
+    _use_and_fill(probing, admin, made, len(held))
+
+
+def _use_and_fill(
+    probing: Probing, admin: str, made: list[tuple[str, str, str]], held: int
+) -> None:
+    """The rest of the lifecycle once its tokens exist (``held``: the admin's before)."""
     listed = probing.listing(admin) or []
     judge_listing(probing, listed)
     order = _describe_order(listed, [i for i, _, _ in made])
@@ -739,19 +771,19 @@ def probe_lifecycle(probing: Probing) -> None:
         probing.missed(("listing_order",), "the new tokens were not all listed")
     else:
         probing.found("listing_order", order, f"{_CREATE} x3, then {_VIEWER}")
-    # The name and cap probes run between the two uses of the first token: their requests
-    # take up the gap lastUsedDate is watched over, instead of a sleep.
+    # The cap probe runs between the two uses of the first token: its requests take up
+    # the gap lastUsedDate is watched over, instead of a sleep. It waits for the name
+    # probe (beside it), which needs one of the admin's free places.
     first = _first_use(probing, admin, made[0])
     started = time.monotonic()
-    for step in (probe_name_length, lambda p: _token_limit(p, admin)):
-        try:
-            step(probing)
-        except (RequestFailed, UnexpectedAnswer) as error:
-            probing.missed(
-                _NAME_AND_CAP_FIELDS, f"the name length or token limit probe stopped: {error}"
-            )
+    probing.named.wait()
+    try:
+        _token_limit(probing, admin, held + len(made))
+    except (RequestFailed, UnexpectedAnswer) as error:
+        probing.missed(_CAP_FIELDS, f"the token limit probe stopped: {error}")
     if first is not None:
         _moves(probing, admin, made[0], first, time.monotonic() - started)
+    probing.shaped.wait()
     _delete_fields(probing, made[0], admin)
     for token_id, _, _ in made[1:]:
         probing.delete(token_id, admin)
@@ -784,15 +816,16 @@ def _moves(
     ``max_wait`` seconds: the first that moves it is the interval (a value between two
     tried is rounded up)."""
     token_id, _, value = token
+    gap = _USE_GAP if _precision(first) == "seconds" else _FINE_GAP
     waited = 0.0
-    for step in (_USE_GAP, *_INTERVALS):
-        if step > _USE_GAP and step > probing.max_wait:
+    for step in (gap, *_INTERVALS):
+        if step > gap and step > probing.max_wait:
             break
-        probing.pause(step - waited, elapsed=elapsed if step == _USE_GAP else 0.0)
+        probing.pause(step - waited, elapsed=elapsed if step == gap else 0.0)
         waited = step
         probing.graphql_as(_USE_QUERY, value)
         if _last_used_of(probing.listing(admin), token_id) != first:
-            probing.found(_LAST_USED, 0 if step == _USE_GAP else step, _USE_REQUEST)
+            probing.found(_LAST_USED, 0 if step == gap else step, _USE_REQUEST)
             return
     probing.missed(
         (_LAST_USED,),
@@ -808,12 +841,12 @@ def _last_used_of(tokens: list[dict[str, Any]] | None, token_id: str) -> Any:
     return None
 
 
-def _token_limit(probing: Probing, admin: str) -> None:
-    """Fill the admin's tokens to the cap, then ask for one more: the refusal (or PAT-CAP)."""
-    listed = probing.listing(admin) or []
+def _token_limit(probing: Probing, admin: str, held: int) -> None:
+    """Fill the admin's tokens (``held`` now) to the cap, then ask for one more: the
+    refusal (or PAT-CAP)."""
     extra: list[tuple[str, str]] = []
     try:
-        for _ in range(max(0, _CAP - len(listed))):
+        for _ in range(max(0, _CAP - held)):
             observed = probing.create(probing.name("-fill"))
             token = created_token(observed) if isinstance(observed.body, dict) else None
             if token is None:
@@ -864,13 +897,20 @@ def _delete_fields(probing: Probing, token: tuple[str, str, str], bearer: str) -
 def probe_name_length(probing: Probing) -> None:
     """``pat_name.max_length`` by a bounded search, and the refusal of a too-long name
     (``refusals.invalid_input``); every name the target takes is deleted at once."""
+    try:
+        _name_length(probing)
+    finally:
+        probing.named.set()
+
+
+def _name_length(probing: Probing) -> None:
     fields = ("pat_name.max_length", *_refusal_fields("invalid_input"))
     admin = probing.key("admin_token")
     if not (admin and probing.key("graphql_url")):
         probing.missed(fields, "needs graphql_url and admin_token")
         return
-    held = probing.listing(admin)
-    if held is None or len(held) >= _CAP:
+    probing.made.wait()  # the lifecycle's tokens first: the place left is this probe's
+    if not probing.room or probing.room < 1:
         probing.missed(fields, "the admin has no room for one more token")
         return
     refusals: list[Observed] = []
@@ -966,15 +1006,33 @@ _RUNS: dict[str, Callable[[Probing], None]] = {
     "token listing": probe_listing,
     "delete result shape": probe_delete_shape,
     "token lifecycle": probe_lifecycle,
+    "name length": probe_name_length,
     "unknown id": probe_not_found,
     "non-admin create": probe_forbidden,
 }
-_CAP_GROUP = ("delete result shape", "token lifecycle")
-"""Probes run one after the other in the group of the admin's creates (the delete result's
-fields are read with the shape introspection learned)."""
+_ORDER = (
+    "client token",
+    "unauthenticated refusal",
+    "delete result shape",
+    "name length",
+    "hubs listing",
+    "token listing",
+    "unknown id",
+    "non-admin create",
+    "token lifecycle",
+)
+"""The order of the probes beside the lifecycle: the name probe early, as it waits for the
+lifecycle's creates and the lifecycle waits for it before it fills the cap."""
+_FIELDS_OF = {**_READ_FIELDS, **_WRITE_FIELDS_BY_PROBE}
 PROBES: tuple[Probe, ...] = tuple(
-    Probe(name, name in _WRITE_FIELDS_BY_PROBE, _RUNS[name], fields, name in _CAP_GROUP)
-    for name, fields in (*_READ_FIELDS.items(), *_WRITE_FIELDS_BY_PROBE.items())
+    Probe(
+        name,
+        name in _WRITE_FIELDS_BY_PROBE,
+        _RUNS[name],
+        _FIELDS_OF[name],
+        name == "token lifecycle",
+    )
+    for name in _ORDER
 )
 """Every probe, in the order they run (the read-only ones first)."""
 
@@ -995,11 +1053,14 @@ def probe_target(
     chosen = [probe for probe in PROBES if allow_writes or not probe.writes]
 
     def group(probes: Sequence[Probe]) -> None:
-        for probe in probes:
-            try:
-                probe.run(probing)
-            except (RequestFailed, UnexpectedAnswer) as error:
-                probing.missed(probe.fields, f"the {probe.name} probe stopped: {error}")
+        try:
+            for probe in probes:
+                try:
+                    probe.run(probing)
+                except (RequestFailed, UnexpectedAnswer) as error:
+                    probing.missed(probe.fields, f"the {probe.name} probe stopped: {error}")
+        finally:
+            probing.release()
 
     # Two groups side by side (the session's client pools a connection for each): the
     # admin's creates and what reads their result, and everything else.
