@@ -107,8 +107,8 @@ NOT_PROFILE_FIELDS = frozenset(
 )
 """Fields compare looks at that no profile field holds."""
 
-PROBE_CONNECTIONS = 2
-"""Connections a probing session pools: the probes run in two groups side by side."""
+PROBE_CONNECTIONS = 3
+"""Connections a probing session pools: the probes run in three groups side by side."""
 NEEDS_WRITES = "needs --allow-writes (it creates and deletes tokens of its own)"
 """The reason of a field only a write probe shows, on a read-only run."""
 
@@ -184,9 +184,8 @@ class Probe:
     run: Callable[[Probing], None]
     fields: tuple[str, ...]
     """The profile fields it may observe."""
-    holds_the_cap: bool = False
-    """It creates the admin's tokens up to the cap: it runs in the group that does, apart
-    from the others (which run beside it)."""
+    group: int = 0
+    """The probes of a group run one after the other; the groups side by side."""
 
 
 class Probing:
@@ -214,6 +213,10 @@ class Probing:
         self._lock = threading.Lock()  # two groups of probes record at once
         self.room: int | None = None
         """Tokens the admin may still create once the lifecycle made its own."""
+        self.held: int | None = None
+        """Tokens the admin held before the lifecycle's creates (``None``: not listed)."""
+        self.counted = threading.Event()
+        """Set once the lifecycle listed the admin's tokens: :attr:`held` is known."""
         self.made = threading.Event()
         """Set once the lifecycle made its tokens (or gave up): :attr:`room` is known."""
         self.named = threading.Event()
@@ -221,10 +224,17 @@ class Probing:
         self.shaped = threading.Event()
         """Set once introspection told the delete result's shape."""
 
-    def release(self) -> None:
-        """Let every probe waiting for another go on (a group ended, whichever way)."""
-        for event in (self.made, self.named, self.shaped):
-            event.set()
+    def release(self, probes: Sequence[str]) -> None:
+        """Set what other probes wait for from ``probes`` (a group that ended, whichever
+        way: one cut short by an error must not leave another waiting)."""
+        events = {
+            "token lifecycle": (self.counted, self.made),
+            "name length": (self.named,),
+            "delete result shape": (self.shaped,),
+        }
+        for name in probes:
+            for event in events.get(name, ()):
+                event.set()
 
     # -- recording ------------------------------------------------------------------------------
 
@@ -734,6 +744,8 @@ def probe_lifecycle(probing: Probing) -> None:
     made: list[tuple[str, str, str]] = []  # (id, name, value), in creation order
     try:
         held = probing.listing(admin)
+        probing.held = None if held is None else len(held)
+        probing.counted.set()
         if held is None:
             probing.missed(_WRITE_FIELDS, "the admin's tokens could not be listed")
             return
@@ -756,6 +768,7 @@ def probe_lifecycle(probing: Probing) -> None:
             made.append((token.id, name, token.token))
         probing.room = _CAP - len(held) - len(made)
     finally:
+        probing.counted.set()
         probing.made.set()
     _use_and_fill(probing, admin, made, len(held))
 
@@ -909,10 +922,14 @@ def _name_length(probing: Probing) -> None:
     if not (admin and probing.key("graphql_url")):
         probing.missed(fields, "needs graphql_url and admin_token")
         return
-    probing.made.wait()  # the lifecycle's tokens first: the place left is this probe's
-    if not probing.room or probing.room < 1:
-        probing.missed(fields, "the admin has no room for one more token")
-        return
+    # The lifecycle takes 3 of the admin's free places; with a fourth free, this probe
+    # goes at once, else once the lifecycle's tokens exist, in the place left.
+    probing.counted.wait()
+    if probing.held is None or _CAP - probing.held < 4:
+        probing.made.wait()
+        if not probing.room or probing.room < 1:
+            probing.missed(fields, "the admin has no room for one more token")
+            return
     refusals: list[Observed] = []
     request = f"{_CREATE} with a name of N characters"
 
@@ -1010,31 +1027,27 @@ _RUNS: dict[str, Callable[[Probing], None]] = {
     "unknown id": probe_not_found,
     "non-admin create": probe_forbidden,
 }
-_ORDER = (
-    "client token",
-    "unauthenticated refusal",
-    "delete result shape",
-    "name length",
-    "hubs listing",
-    "token listing",
-    "unknown id",
-    "non-admin create",
-    "token lifecycle",
+_GROUPS = (
+    ("token lifecycle",),
+    ("client token", "unauthenticated refusal", "delete result shape", "name length"),
+    ("hubs listing", "token listing", "unknown id", "non-admin create"),
 )
-"""The order of the probes beside the lifecycle: the name probe early, as it waits for the
-lifecycle's creates and the lifecycle waits for it before it fills the cap."""
+"""The probes in groups that run side by side (each group in order). The lifecycle fills the
+admin's tokens to the cap only once the name probe, beside it, is done; the name probe
+starts once the lifecycle knows how many tokens the admin holds."""
 _FIELDS_OF = {**_READ_FIELDS, **_WRITE_FIELDS_BY_PROBE}
 PROBES: tuple[Probe, ...] = tuple(
     Probe(
         name,
-        name in _WRITE_FIELDS_BY_PROBE,
-        _RUNS[name],
-        _FIELDS_OF[name],
-        name == "token lifecycle",
+        writes=name in _WRITE_FIELDS_BY_PROBE,
+        run=_RUNS[name],
+        fields=_FIELDS_OF[name],
+        group=number,
     )
-    for name in _ORDER
+    for number, names in enumerate(_GROUPS)
+    for name in names
 )
-"""Every probe, in the order they run (the read-only ones first)."""
+"""Every probe, group by group."""
 
 
 def probe_target(
@@ -1060,16 +1073,17 @@ def probe_target(
                 except (RequestFailed, UnexpectedAnswer) as error:
                     probing.missed(probe.fields, f"the {probe.name} probe stopped: {error}")
         finally:
-            probing.release()
+            probing.release([probe.name for probe in probes])
 
-    # Two groups side by side (the session's client pools a connection for each): the
-    # admin's creates and what reads their result, and everything else.
-    with ThreadPoolExecutor(1, thread_name_prefix="patgate-probe") as pool:
-        beside = pool.submit(group, [p for p in chosen if not p.holds_the_cap])
+    # The groups side by side (the session's client pools a connection for each).
+    groups = [[p for p in chosen if p.group == number] for number in range(len(_GROUPS))]
+    with ThreadPoolExecutor(len(groups) - 1, thread_name_prefix="patgate-probe") as pool:
+        beside = [pool.submit(group, probes) for probes in groups[1:]]
         try:
-            group([p for p in chosen if p.holds_the_cap])
+            group(groups[0])
         finally:
-            beside.result()
+            for future in beside:
+                future.result()
     if not allow_writes:
         probing.missed(_WRITE_FIELDS, NEEDS_WRITES)
     probing.missed(FIELDS, "not probed")
