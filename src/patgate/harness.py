@@ -120,8 +120,9 @@ class Fake:
     caller; it never becomes a 500.
 
     The deployment's settings, keyword-only (without ``deployment``): ``expires_in`` (client
-    token lifetime, s, default 300), ``session_expires_in`` (default 86400),
-    ``max_tokens_per_user`` (the PAT cap, default 5), ``pat_prefix`` (default ``amp_pat_``),
+    token lifetime, s; default: the profile's, 300 in the shipped one; given, it wins),
+    ``session_expires_in`` (default 86400), ``max_tokens_per_user`` (the PAT cap, default
+    5), ``pat_prefix`` (default ``amp_pat_``),
     ``seed`` (ids and, other than 0, names of the world, generated with the ``worlds`` extra),
     ``clock`` (``"fake"``, the default: the fake's own clock, moved by :meth:`advance_clock`;
     ``"system"``: ``time.time()``, so time-machine and freezegun move the fake as they move
@@ -503,7 +504,8 @@ class Fake:
         self.control.clear_faults()
 
     def set_rate_limit(self, on: bool) -> None:
-        """Switch the GraphQL rate limit (60 requests per minute per key) on or off."""
+        """Switch the GraphQL rate limit (the profile's ``rate_limit``: 60 requests per minute
+        per key by default) on or off."""
         self.control.set_rate_limit(on)
 
     def issue_token(

@@ -4,7 +4,7 @@ memory are judged by ``python -m benchmarks``, side by side, never by a timed te
 from __future__ import annotations
 
 import pytest
-from benchmarks import memory, per_test
+from benchmarks import memory, per_test, profile_start
 from benchmarks.registry import Plan
 
 
@@ -25,3 +25,27 @@ def test_the_memory_benchmark_measures_each_library() -> None:
     assert results["memory"].b is not None
     # respx records every call; the fake keeps a bounded log: the reference grows more.
     assert results["memory"].b.median > results["memory"].a.median
+
+
+@pytest.mark.slow
+def test_the_profile_start_benchmark_times_both_starts_side_by_side() -> None:
+    [result] = profile_start.run(Plan(quick=True, rounds=2))
+    assert result.name == "profile_start"
+    assert result.a.samples == 2
+    assert result.b is not None
+    assert result.b.samples == 2
+    assert result.ratio is not None
+    assert result.verdict in ("met", "missed", "unsteady")
+    assert result.details["first_read_ms"]  # the one-off first read is reported apart
+
+
+def test_the_profile_start_benchmarks_profile_differs_from_the_default_everywhere() -> None:
+    import yaml
+
+    from patgate.fake.profile import default_profile, load_profile
+
+    profiled = load_profile(yaml.safe_load(profile_start.PROFILE)).as_document()
+    default = default_profile().as_document()
+    assert [
+        key for key in default if key != "profile_version" and profiled[key] == default[key]
+    ] == []

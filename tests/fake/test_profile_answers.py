@@ -190,14 +190,22 @@ def test_the_client_token_answer_follows_the_profile_and_an_explicit_setting_win
 
 
 def test_hub_fields_and_links_follow_the_profile(default: Client) -> None:
-    client = _with(hubs={"fields": ["label", "status"], "links": ["self", "content-types"]})
+    client = _with(
+        hubs={
+            "fields": ["label", "createdDate"],
+            "links": ["self", "content-types"],
+            "date_precision": "seconds",
+        }
+    )
     hub = client.hubs().json()["_embedded"]["hubs"][0]
-    assert list(hub) == ["id", "name", "label", "status", "_links"]
+    assert list(hub) == ["id", "name", "label", "createdDate", "_links"]
+    assert len(hub["createdDate"]) == len("2026-01-01T00:00:00Z")
     assert list(hub["_links"]) == ["self", "content-types"]
     single = client.get(hub["_links"]["self"]["href"]).json()
     assert list(single) == list(hub)
     hub = default.hubs().json()["_embedded"]["hubs"][0]
     assert "settings" in hub
+    assert len(hub["createdDate"]) == len("2026-01-01T00:00:00.000Z")
     assert "webhooks" in hub["_links"]
 
 
@@ -279,3 +287,45 @@ def test_the_fake_tells_its_profile_and_refuses_one_beside_its_own_deployment() 
         patgate.Fake(deployment=Deployment(), profile={"profile_version": 1})
     with pytest.raises(UsageError, match="did you mean 'listing_order'"):
         patgate.Fake(profile={"profile_version": 1, "listing_ordr": "name_ascending"})
+
+
+def test_the_default_hub_view_is_every_field_in_the_schemas_order() -> None:
+    from patgate.wire import content_resources
+
+    fake = patgate.Fake()
+    hub = fake.deployment.hubs[0]
+    written_out = content_resources.hub_view(hub, "https://h.test")
+    assert fake.profile.hub_fields == tuple(written_out)[:-1]  # the fast path is the default
+    picked = content_resources.hub_view(hub, "https://h.test", fields=("id", "name"))
+    assert picked == {key: written_out[key] for key in ("id", "name", "_links")}
+    generic = {
+        name: read(hub) for name, read in content_resources._HUB_FIELDS.items()
+    }  # the table the profile picks from
+    assert {key: value for key, value in written_out.items() if key != "_links"} == generic
+
+
+def test_an_object_result_changes_only_the_delete_field_of_the_served_schema() -> None:
+    from graphql import print_schema
+
+    from patgate.fake.graph_schema import graph_schema, schema_key
+    from patgate.fake.profile import load_profile
+
+    shape = load_profile({"profile_version": 1, "delete_result": OBJECT_RESULT}).delete_result
+    assert schema_key(default_profile().delete_result) is None  # specs/schema.graphql itself
+    default = graph_schema(None)
+    reshaped = graph_schema(schema_key(shape))
+    assert set(reshaped.type_map) - set(default.type_map) == {"PatDeleted"}
+    for name in default.type_map:
+        if name not in ("Mutation", "Boolean", "ID", "String") and not name.startswith("__"):
+            assert print_schema_of(reshaped, name) == print_schema_of(default, name), name
+    mutation = reshaped.mutation_type
+    assert mutation is not None
+    assert str(mutation.fields["deletePersonalAccessToken"].type) == "PatDeleted"
+    assert str(mutation.fields["createPersonalAccessToken"].type) == "PersonalAccessToken"
+    assert "type PatDeleted" in print_schema(reshaped)
+
+
+def print_schema_of(schema: Any, name: str) -> str:
+    from graphql import print_type
+
+    return str(print_type(schema.type_map[name]))

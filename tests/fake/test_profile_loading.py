@@ -199,3 +199,53 @@ def test_a_missing_file_or_a_wrong_argument_is_a_usage_error(tmp_path: Path) -> 
         load_profile(tmp_path / "absent.yaml")
     with pytest.raises(UsageError, match="a path or a mapping"):
         load_profile(42)  # type: ignore[arg-type]
+
+
+def test_a_profile_file_changed_on_disk_is_read_again(tmp_path: Path) -> None:
+    path = tmp_path / "p.yaml"
+    path.write_text("profile_version: 1\nlisting_order: name_ascending\n", encoding="utf-8")
+    assert load_profile(path).listing_order == "name_ascending"
+    assert load_profile(path) is load_profile(path)  # read once while unchanged
+    path.write_text("profile_version: 1\nlisting_order: created_descending\n", encoding="utf-8")
+    assert load_profile(path).listing_order == "created_descending"
+    path.write_text("profile_version: 1\nlisting_ordr: created_descending\n", encoding="utf-8")
+    with pytest.raises(UsageError, match="did you mean"):
+        load_profile(path)
+
+
+def test_a_huge_file_or_an_alias_bomb_is_refused_quickly(tmp_path: Path) -> None:
+    big = tmp_path / "big.yaml"
+    big.write_text("profile_version: 1\n" + "#" * (1024 * 1024) + "\n", encoding="utf-8")
+    with pytest.raises(UsageError, match="larger than 1048576 bytes"):
+        load_profile(big)
+    levels = ["a0: &a0 [x, x, x, x, x, x, x, x, x, x]"]
+    levels += [f"a{n}: &a{n} [{', '.join([f'*a{n - 1}'] * 10)}]" for n in range(1, 9)]
+    bomb = tmp_path / "bomb.yaml"
+    bomb.write_text(
+        "\n".join(levels) + "\nprofile_version: 1\nhubs:\n  fields: *a8\n", encoding="utf-8"
+    )
+    with pytest.raises(UsageError, match=r"bomb\.yaml:2: a profile has no YAML aliases"):
+        load_profile(bomb)
+    deep = tmp_path / "deep.yaml"
+    deep.write_text("profile_version: 1\nhubs: " + "[" * 100 + "]" * 100 + "\n", encoding="utf-8")
+    with pytest.raises(UsageError, match=r"deep\.yaml:2: nested deeper than 16 levels"):
+        load_profile(deep)
+    wide = {"profile_version": 1, "hubs": {"fields": [[0] * 100] * 200}}
+    with pytest.raises(UsageError, match="more than 10000 values"):
+        load_profile(wide)
+
+
+@pytest.mark.parametrize(
+    ("delete_result", "expected"),
+    [
+        ({"shape": "object", "object_type": "Viewer"}, "'Viewer' is already a type"),
+        ({"shape": "object", "object_type": "Boolean"}, "'Boolean' is already a type"),
+        ({"fields": {"__typename": "token_id"}}, "delete_result.fields"),
+        ({"fields": {"id": "everything"}}, "delete_result.fields.id must be one of"),
+    ],
+)
+def test_a_delete_result_the_schema_cannot_take_is_refused(
+    delete_result: dict[str, Any], expected: str
+) -> None:
+    with pytest.raises(UsageError, match=expected):
+        load_profile({"profile_version": 1, "delete_result": delete_result})

@@ -174,3 +174,25 @@ def test_serve_with_a_bad_profile_is_a_usage_error_naming_file_and_line(
     assert f"patgate serve: error: profile: {profile}{expected}" in done.stderr
     assert "Traceback" not in done.stderr
     assert "listening" not in done.stdout
+
+
+@pytest.mark.slow
+def test_serve_with_state_takes_the_profile_of_each_start(tmp_path: Path) -> None:
+    profile = tmp_path / "profile.yaml"
+    profile.write_text(OBJECT_PROFILE, encoding="utf-8")
+    state = tmp_path / "state.json"
+    with (
+        served(tmp_path / "w.json", "--state", str(state), "--profile", str(profile)) as world,
+        ControlClient(world["control_url"], world["control_token"]) as control,
+    ):
+        assert control.profile_document()["listing_order"] == "created_descending"
+    with (
+        served(tmp_path / "w2.json", "--state", str(state), "--profile", str(profile)) as world,
+        ControlClient(world["control_url"], world["control_token"]) as control,
+    ):
+        assert control.profile_document()["delete_result"]["shape"] == "object"
+    with (
+        served(tmp_path / "w3.json", "--state", str(state)) as world,
+        ControlClient(world["control_url"], world["control_token"]) as control,
+    ):
+        assert control.profile_document()["listing_order"] == "created_ascending"

@@ -42,10 +42,11 @@ from patgate.errors import UsageError
 from patgate.runner.session import DEFAULT_CONCURRENCY, DEFAULT_LEDGER, MAX_CONCURRENCY
 
 if TYPE_CHECKING:
+    from patgate.fake.profile import Profile
     from patgate.redaction import Redactor
     from patgate.reporting.artifact import TargetRun
     from patgate.runner.events import RunFinished
-    from patgate.runner.target import TargetConfig
+    from patgate.runner.target import Target, TargetConfig
     from patgate.scenario import Catalogue, Scenario
 
 __all__ = ["configure", "main"]
@@ -127,6 +128,13 @@ def configure(parser: argparse.ArgumentParser) -> None:
     )
     behaviour.add_argument("--strict", action="store_true", help="advisory warnings fail the run")
     behaviour.add_argument(
+        "--profile",
+        type=Path,
+        metavar="FILE",
+        help="the embedded fake's profile, its choices where the documentation is silent "
+        "(docs/profile.md); the gate checks only documented rules, so it passes under any",
+    )
+    behaviour.add_argument(
         "--require",
         action="append",
         metavar="all|checkable|ID",
@@ -160,6 +168,12 @@ def main(args: argparse.Namespace) -> int:
 
     worlds: list[Path] = list(args.world or [])
     configs = [resolve_config(args, world) for world in worlds] or [resolve_config(args)]
+    if args.profile is not None:
+        from patgate.fake.profile import load_profile
+
+        if any(config is not None for config in configs):
+            raise UsageError("--profile shapes the embedded fake; this run has a live target")
+        args.profile = load_profile(args.profile)  # a bad file: file and line, exit 2
     redactor = target_redactor(configs[0])
     for config in configs[1:]:
         if config is not None:
@@ -172,6 +186,14 @@ def main(args: argparse.Namespace) -> int:
         lambda: _run(args, list(zip(labels, configs, strict=True)), redactor),
         internal_code=EXIT_INTERNAL,
     )
+
+
+def _embedded(profile: Profile) -> Target:
+    """The embedded fake, answering by ``profile``."""
+    from patgate.harness import Fake
+    from patgate.runner.fake_target import FakeTarget
+
+    return FakeTarget(Fake(profile=profile))
 
 
 def _run(
@@ -221,7 +243,7 @@ def _run(
             if several:
                 handle(Targets(tuple(label for label, _ in targets)))
             for (label, config), given_ledger in zip(targets, ledgers, strict=True):
-                target = target_for(config)
+                target = _embedded(args.profile) if args.profile else target_for(config)
                 options = RunOptions(
                     allow_writes=args.allow_writes,
                     max_wait=args.max_wait,

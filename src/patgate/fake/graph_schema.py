@@ -56,7 +56,7 @@ def token_view(
     if last_used is None:
         last_used_text = None
     elif last_used_in_seconds:
-        last_used_text = format_timestamp(last_used.replace(microsecond=0))[:-5] + "Z"
+        last_used_text = format_timestamp(last_used, "seconds")
     else:
         last_used_text = format_timestamp(last_used)
     return {

@@ -20,6 +20,7 @@ import copy
 import difflib
 import functools
 import json
+import os
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from os import PathLike
@@ -54,6 +55,13 @@ REFUSAL_KINDS = (
     "rate_limited",
 )
 """Every kind of refusal a profile shapes, in the document's order."""
+
+MAX_PROFILE_BYTES = 1024 * 1024
+"""A profile file above 1 MiB is refused (a real one is about 1 KiB)."""
+MAX_PROFILE_DEPTH = 16
+"""A profile nested deeper than this is refused (a real one has 4 levels)."""
+MAX_PROFILE_VALUES = 10_000
+"""A profile with more values than this is refused (a real one has about 80)."""
 
 ID_SEGMENT_LENGTH = 22
 """Characters of a PAT's id segment (16 bytes in base64url)."""
@@ -173,6 +181,7 @@ class Profile:
     token_type: str
     hub_fields: tuple[str, ...]
     hub_links: tuple[str, ...]
+    hub_date_precision: str
     default_page_size: int
     maximum_page_size: int
     requests_per_minute: int | None
@@ -215,7 +224,11 @@ class Profile:
                 for kind, r in self.refusals.items()
             },
             "client_token": {"expires_in": self.expires_in, "token_type": self.token_type},
-            "hubs": {"fields": list(self.hub_fields), "links": list(self.hub_links)},
+            "hubs": {
+                "fields": list(self.hub_fields),
+                "links": list(self.hub_links),
+                "date_precision": self.hub_date_precision,
+            },
             "pages": {
                 "default_size": self.default_page_size,
                 "maximum_size": self.maximum_page_size,
@@ -278,19 +291,43 @@ def load_profile(
     if isinstance(source, Mapping):
         return _load_mapping(source)
     if isinstance(source, (str, PathLike)):
-        return _load_file(Path(source))
+        return _load_file(os.fspath(source))
     raise UsageError(f"a profile is a path or a mapping, got {type(source).__name__}")
 
 
-def _load_file(path: Path) -> Profile:
+_MAX_KEPT = 64
+_kept: dict[object, Profile] = {}
+"""Profiles already loaded: a file by its identity and version (device, inode, mtime, size),
+a mapping by its canonical JSON; so a fake per test with the same profile reads it once."""
+
+
+def _remember(key: object, profile: Profile) -> Profile:
+    if len(_kept) >= _MAX_KEPT:
+        _kept.clear()
+    _kept[key] = profile
+    return profile
+
+
+def _load_file(path: str) -> Profile:
     from patgate.yaml_source import read_documents
 
     try:
-        text = path.read_text(encoding="utf-8")
+        # A stat, not an open, when the file is known: a fake per test costs nothing more.
+        status = os.stat(path)
+        key = ("file", status.st_dev, status.st_ino, status.st_mtime_ns, status.st_size)
+        kept = _kept.get(key)
+        if kept is not None:
+            return kept
+        with Path(path).open("rb") as file:  # bounded: /dev/zero must not hang a start
+            raw = file.read(MAX_PROFILE_BYTES + 1)
+        if len(raw) > MAX_PROFILE_BYTES:
+            raise UsageError(f"profile: {path} is larger than {MAX_PROFILE_BYTES} bytes")
+        text = raw.decode("utf-8")
     except (OSError, UnicodeDecodeError) as error:
         raise UsageError(f"profile: cannot read {path}: {error}") from None
+    _plain_yaml(text, path)
     try:
-        documents = read_documents(text, str(path))
+        documents = read_documents(text, path)
     except UsageError as error:
         raise UsageError(f"profile: {error}") from None
     if len(documents) != 1 or not isinstance(documents[0].data, dict):
@@ -300,21 +337,75 @@ def _load_file(path: Path) -> Profile:
     def where(at: Sequence[str | int]) -> str:
         return f"profile: {path}:{document.line_of(at)}: "
 
-    return _checked(document.data, where, str(path))
+    _bounded(document.data, f"profile: {path}: ")
+
+    return _remember(key, _checked(document.data, where, path))
 
 
 def _load_mapping(mapping: Mapping[str, Any]) -> Profile:
     try:
-        data = json.loads(json.dumps(mapping))
+        text = json.dumps(mapping)  # in order: the order of fields and lists is meant
     except (TypeError, ValueError) as error:
         raise UsageError(f"profile: not a plain mapping of JSON values: {error}") from None
+    kept = _kept.get(("mapping", text))
+    if kept is not None:
+        return kept
+    data = json.loads(text)
+    _bounded(data, "profile: ")
     if not isinstance(data, dict):  # pragma: no cover - a Mapping dumps as an object
         raise UsageError("profile: a profile is a mapping")
 
     def where(_at: Sequence[str | int]) -> str:
         return "profile: "
 
-    return _checked(data, where, "<mapping>")
+    return _remember(("mapping", text), _checked(data, where, "<mapping>"))
+
+
+def _plain_yaml(text: str, path: str) -> None:
+    """Refuse YAML aliases and nesting deeper than :data:`MAX_PROFILE_DEPTH` before the
+    document is built: an alias can make a small file a huge tree. Syntax errors are left
+    to the loader, which names their line."""
+    import yaml
+
+    parser = getattr(yaml, "CSafeLoader", yaml.SafeLoader)(text)
+    depth = 0
+    try:
+        while True:
+            try:
+                event = parser.get_event()
+            except yaml.YAMLError:
+                return
+            if event is None or isinstance(event, yaml.StreamEndEvent):
+                return
+            line = event.start_mark.line + 1 if event.start_mark is not None else 1
+            if isinstance(event, yaml.AliasEvent):
+                raise UsageError(f"profile: {path}:{line}: a profile has no YAML aliases")
+            if isinstance(event, yaml.CollectionStartEvent):
+                depth += 1
+                if depth > MAX_PROFILE_DEPTH:
+                    raise UsageError(
+                        f"profile: {path}:{line}: nested deeper than {MAX_PROFILE_DEPTH} levels"
+                    )
+            elif isinstance(event, yaml.CollectionEndEvent):
+                depth -= 1
+    finally:
+        parser.dispose()
+
+
+def _bounded(data: Any, where: str) -> None:
+    """Refuse a document of more than :data:`MAX_PROFILE_VALUES` values (YAML aliases can
+    make a small file a huge tree), counting without walking past the budget."""
+    budget = MAX_PROFILE_VALUES
+    stack = [data]
+    while stack:
+        value = stack.pop()
+        budget -= 1
+        if budget < 0:
+            raise UsageError(f"{where}more than {MAX_PROFILE_VALUES} values: not a profile")
+        if isinstance(value, dict):
+            stack.extend(value.values())
+        elif isinstance(value, list):
+            stack.extend(value)
 
 
 def _dotted(at: Sequence[str | int]) -> str:
@@ -335,7 +426,11 @@ def _checked(data: dict[str, Any], where: Any, source: str) -> Profile:
         for name, carried in fields.items():
             if carried is True:
                 fields[name] = "true"
-    errors = sorted(_validator().iter_errors(data), key=lambda e: (-len(e.absolute_path), e.path))
+    # The deepest problem first (the most precise message), then in document order.
+    errors = sorted(
+        _validator().iter_errors(data),
+        key=lambda e: (-len(e.absolute_path), [str(part) for part in e.absolute_path]),
+    )
     if errors:
         raise UsageError(_schema_problem(errors[0], where))
     merged = _merged(data)
@@ -401,12 +496,29 @@ def _refuse_contradictions(merged: dict[str, Any], where: Any) -> None:
             _MASKED,
             where,
         )
+    taken = _schema_type_names()
+    if merged["delete_result"]["object_type"] in taken:
+        raise UsageError(
+            f"{where(('delete_result', 'object_type'))}delete_result.object_type: "
+            f"{merged['delete_result']['object_type']!r} is already a type of the GraphQL "
+            "schema; name the result's own type"
+        )
     pages = merged["pages"]
     if pages["default_size"] > pages["maximum_size"]:
         raise UsageError(
             f"{where(('pages', 'default_size'))}pages.default_size "
             f"({pages['default_size']}) is larger than pages.maximum_size ({pages['maximum_size']})"
         )
+
+
+@functools.cache
+def _schema_type_names() -> frozenset[str]:
+    """The type names ``specs/schema.graphql`` defines, and GraphQL's own scalars."""
+    import re
+
+    sdl = (specs_dir() / "schema.graphql").read_text(encoding="utf-8")
+    defined = re.findall(r"^(?:type|input|scalar|enum|interface|union)\s+(\w+)", sdl, re.M)
+    return frozenset({*defined, "String", "Boolean", "ID", "Int", "Float"})
 
 
 def _schema_problem(problem: Any, where: Any) -> str:
@@ -426,7 +538,8 @@ def _schema_problem(problem: Any, where: Any) -> str:
     field = _dotted(at)
     if problem.validator == "type":
         expected = problem.validator_value
-        shown = " or ".join(expected) if isinstance(expected, list) else expected
+        names: list[str] = expected if isinstance(expected, list) else [expected]
+        shown = " or ".join(_YAML_TYPES.get(name, name) for name in names)
         return (
             f"{where(at)}{field} must be {_article(shown)}, "
             f"got {type(problem.instance).__name__} {problem.instance!r}"
@@ -437,6 +550,10 @@ def _schema_problem(problem: Any, where: Any) -> str:
     if problem.validator == "const":
         return f"{where(at)}{field} must be {problem.validator_value!r}, got {problem.instance!r}"
     return f"{where(at)}{field}: {problem.message}"
+
+
+_YAML_TYPES: dict[str, str] = {"array": "list", "object": "mapping", "null": "null (~)"}
+"""JSON Schema's type names in the words of a YAML file."""
 
 
 def _article(shown: str) -> str:
@@ -486,6 +603,7 @@ def _build(document: dict[str, Any], source: str) -> Profile:
         token_type=document["client_token"]["token_type"],
         hub_fields=tuple(fields),
         hub_links=tuple(hubs["links"]),
+        hub_date_precision=hubs["date_precision"],
         default_page_size=document["pages"]["default_size"],
         maximum_page_size=document["pages"]["maximum_size"],
         requests_per_minute=document["rate_limit"]["requests_per_minute"],

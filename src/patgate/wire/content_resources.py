@@ -135,15 +135,42 @@ _DEFAULT_FIELDS = tuple(_HUB_FIELDS)
 _DEFAULT_LINKS = ("self", "hub", *(route.hub_relation for route in KIND_ROUTES))
 
 
+_IN_SECONDS: Mapping[str, Callable[[Hub], Any]] = MappingProxyType(
+    {
+        **_HUB_FIELDS,
+        "createdDate": lambda hub: format_timestamp(hub.created_date, "seconds"),
+        "lastModifiedDate": lambda hub: format_timestamp(hub.last_modified_date, "seconds"),
+    }
+)
+
+
 def hub_view(
     hub: Hub,
     base_url: str,
     fields: tuple[str, ...] = _DEFAULT_FIELDS,
     links: tuple[str, ...] = _DEFAULT_LINKS,
+    dates_in_seconds: bool = False,
 ) -> dict[str, Any]:
-    """A hub as the content API shows it: the profile's ``fields`` and ``links`` (by default
-    every field, and a link to every listing the fake serves)."""
-    view = {name: _HUB_FIELDS[name](hub) for name in fields}
+    """A hub as the content API shows it: the profile's ``fields``, ``links`` and dates'
+    precision (by default every field, a link to every listing the fake serves, and
+    milliseconds)."""
+    if fields == _DEFAULT_FIELDS and not dates_in_seconds:
+        # The default profile's view, written out: it is on every hubs page.
+        return {
+            "id": hub.id,
+            "name": hub.name,
+            "label": hub.label,
+            "description": hub.description,
+            "status": hub.status,
+            "settings": hub.settings,
+            "createdBy": hub.created_by,
+            "createdDate": _timestamp(hub.created_date),
+            "lastModifiedBy": hub.last_modified_by,
+            "lastModifiedDate": _timestamp(hub.last_modified_date),
+            "_links": _hub_links(hub.id, base_url, links),
+        }
+    readers = _IN_SECONDS if dates_in_seconds else _HUB_FIELDS
+    view = {name: readers[name](hub) for name in fields}
     view["_links"] = _hub_links(hub.id, base_url, links)
     return view
 
@@ -200,11 +227,12 @@ class HubsEndpoint(ContentEndpoint):
         listing = self.deployment.list_hubs(_caller(call), page=page.number, size=page.size)
         base = self.urls.base_url
         fields, links = profile.hub_fields, profile.hub_links
+        seconds = profile.hub_date_precision == "seconds"
         body = hal_page(
             "hubs",
             listing.hubs,
             listing.total_elements,
-            lambda hub: hub_view(hub, base, fields, links),
+            lambda hub: hub_view(hub, base, fields, links, seconds),
             page,
             self.urls.hubs_url,
         )
@@ -218,7 +246,10 @@ class HubEndpoint(ContentEndpoint):
         """The hub, with links to every listing below it."""
         hub = self.deployment.read_hub(_caller(call), call.params["hub_id"])
         profile = self.deployment.profile
-        return _hal(hub_view(hub, self.urls.base_url, profile.hub_fields, profile.hub_links))
+        seconds = profile.hub_date_precision == "seconds"
+        return _hal(
+            hub_view(hub, self.urls.base_url, profile.hub_fields, profile.hub_links, seconds)
+        )
 
 
 class HubListingEndpoint(ContentEndpoint):
