@@ -14,11 +14,13 @@ ephemeral port, in a thread:
 
 The management UI's approval path is a method pair (:meth:`State.request_token`,
 :meth:`State.approve`): a member's requested token is listed but refused until approved.
+With ``control=True`` it also serves the control API patgate's runner uses to set the
+stage on a deployment it may control (users, roles, the UI's token requests, the clock).
 
 Where the documentation is silent it chooses otherwise than patgate's fake, on every field of
-the profile contract; :data:`INDEPENDENT_CHOICES` writes those choices down in that shape.
-``break_rule`` breaks one documented rule on purpose (:data:`BROKEN_RULES`), for the proofs
-that the gate fails it.
+the profile contract; :data:`INDEPENDENT_CHOICES` writes those choices down in that shape,
+and ``choices=`` changes any of them for one deployment. ``break_rule`` breaks one
+documented rule on purpose (:data:`BROKEN_RULES`), for the proofs that the gate fails it.
 """
 
 from __future__ import annotations
@@ -89,8 +91,8 @@ INDEPENDENT_CHOICES: dict[str, Any] = {
         },
         "not_found": {
             "status": 404,
-            "code": "TOKEN_NOT_FOUND",
-            "message": "No such personal access token.",
+            "code": "RESOURCE_NOT_FOUND",
+            "message": "Nothing of that id is yours to see.",
         },
         "token_limit": {
             "status": 422,
@@ -102,7 +104,11 @@ INDEPENDENT_CHOICES: dict[str, Any] = {
             "code": "INVALID_ARGUMENT",
             "message": "The input is not valid.",
         },
-        "rate_limited": {"status": 429, "message": "Request quota exceeded; retry later."},
+        "rate_limited": {
+            "status": 429,
+            "code": None,
+            "message": "Request quota exceeded; retry later.",
+        },
     },
     "client_token": {"expires_in": 3600, "token_type": "bearer"},
     "hubs": {
@@ -111,7 +117,6 @@ INDEPENDENT_CHOICES: dict[str, Any] = {
             "name",
             "label",
             "status",
-            "region",
             "createdBy",
             "createdDate",
             "lastModifiedBy",
@@ -134,6 +139,9 @@ BROKEN_RULES: dict[str, str] = {
     "unmasked_listing": "PAT-LIST-MASKED",
     "member_creates": "PAT-ADMIN-ONLY",
     "never_last_used": "PAT-LAST-USED",
+    "removal_ignored": "PAT-REMOVAL-IMMEDIATE",
+    "pat_expires": "PAT-NO-EXPIRY",
+    "approval_skipped": "PAT-APPROVAL",
 }
 """``break_rule`` switches: each breaks the documented clause behind one gate rule."""
 
@@ -246,7 +254,6 @@ class Hub:
     organization_id: str
     name: str
     label: str
-    region: str
     created: float
 
 
@@ -264,6 +271,8 @@ class State:
     """Users, organizations, tokens and hubs; every method takes the lock."""
 
     clock: Callable[[], float] = time.time
+    offset: float = 0.0
+    """Seconds the control API moved this deployment's time forward."""
     break_rule: str | None = None
     choices: dict[str, Any] = field(default_factory=lambda: copy.deepcopy(INDEPENDENT_CHOICES))
     introspection: bool = True
@@ -280,6 +289,10 @@ class State:
     _sequence: int = 0
     _requests: dict[bytes, list[float]] = field(default_factory=dict)
 
+    def now(self) -> float:
+        """This deployment's time: its clock, plus what the control API added."""
+        return self.clock() + self.offset
+
     # -- refusals ------------------------------------------------------------------------
 
     def refusal(self, refusal: Refusal) -> dict[str, Any]:
@@ -289,22 +302,13 @@ class State:
 
     def graphql_error(self, refusal: Refusal) -> GraphQLError:
         detail = self.refusal(refusal)
-        extensions = {"code": detail["code"]} if "code" in detail else None
+        code = detail.get("code")
+        extensions = {"code": code} if code is not None else None
         return GraphQLError(detail["message"], extensions=extensions)
 
     def content_body(self, refusal: Refusal) -> dict[str, Any]:
         detail = self.refusal(refusal)
-        return {"error": {"code": detail.get("code", "RATE_LIMITED"), "message": detail["message"]}}
-
-    def status_of(self, errors: list[GraphQLError]) -> int:
-        """The HTTP status of a GraphQL answer: the first refusal's, else 200."""
-        for error in errors:
-            code = (error.extensions or {}).get("code")
-            for detail in self.choices["refusals"].values():
-                if code is not None and detail.get("code") == code:
-                    status: int = detail["status"]
-                    return status
-        return 200
+        return {"errors": [{"code": detail.get("code"), "message": detail["message"]}]}
 
     # -- tokens --------------------------------------------------------------------------
 
@@ -323,7 +327,7 @@ class State:
                 name=name,
                 segment=segment,
                 digest=_digest(value),
-                created=self.clock(),
+                created=self.now(),
                 sequence=self._sequence,
                 pending=pending,
             )
@@ -407,7 +411,7 @@ class State:
         known = self.clients.get(client_id)
         if known is None or not hmac.compare_digest(known[0], client_secret):
             return None
-        now = int(self.clock())
+        now = int(self.now())
         lifetime: int = self.choices["client_token"]["expires_in"]
         claims = {
             "sub": client_id,
@@ -440,11 +444,17 @@ class State:
                 credential,
                 self.signing_key,
                 algorithms=["HS256"],
-                options={"require": ["exp", "sub", "org"], "verify_exp": False},
+                options={
+                    "require": ["exp", "sub", "org"],
+                    # This deployment judges time by its own clock, below.
+                    "verify_exp": False,
+                    "verify_iat": False,
+                    "verify_nbf": False,
+                },
             )
         except jwt.PyJWTError:
             raise Refusal("unauthenticated") from None
-        if claims["exp"] <= self.clock() or claims["sub"] not in self.clients:
+        if claims["exp"] <= self.now() or claims["sub"] not in self.clients:
             raise Refusal("unauthenticated")
         return Caller(user=None, organization_id=str(claims["org"]))
 
@@ -460,17 +470,22 @@ class State:
                 ),
                 None,
             )
-            if token is None or token.pending:
+            if token is None or token.pending or self._expired(token):
                 raise Refusal("unauthenticated")
             user = self.users[token.user_id]
-            if token.organization_id not in user.organizations:
+            removed = token.organization_id not in user.organizations
+            if removed and self.break_rule != "removal_ignored":
                 raise Refusal("forbidden")
             self._touch(token)
             return Caller(user=user, organization_id=token.organization_id, token=token)
 
+    def _expired(self, token: Token) -> bool:
+        # Documented: "A PAT has no expiry state"; only the switch gives it a day.
+        return self.break_rule == "pat_expires" and self.now() - token.created > 86400
+
     def _touch(self, token: Token) -> None:
         # Null until the first use; after that it moves at most once a minute.
-        now = self.clock()
+        now = self.now()
         interval = self.choices["last_used_date"]["update_interval_seconds"]
         if self.break_rule == "never_last_used":
             return
@@ -478,13 +493,13 @@ class State:
             token.last_used = now
 
     def admit(self, authorization: str | None) -> None:
-        """The rate limit: so many requests a minute per credential."""
+        """The GraphQL rate limit: so many requests a minute per credential."""
         rate_limit = self.choices["rate_limit"]
         limit = rate_limit["requests_per_minute"] if rate_limit else None
         if not authorization or limit is None:
             return
         key = _digest(authorization)
-        now = self.clock()
+        now = self.now()
         with self.lock:
             recent = [t for t in self._requests.get(key, []) if now - t < 60]
             if len(recent) >= limit:
@@ -512,8 +527,12 @@ def _build_schema(choices: dict[str, Any]) -> GraphQLSchema:
 
     def viewer(_root: Any, info: Any) -> Caller:
         caller: Caller = info.context["caller"]
-        if caller.user is not None and caller.organization_id not in caller.user.organizations:
-            raise info.context["state"].graphql_error(Refusal("forbidden"))
+        state: State = info.context["state"]
+        removed = (
+            caller.user is not None and caller.organization_id not in caller.user.organizations
+        )
+        if removed and state.break_rule != "removal_ignored":
+            raise state.graphql_error(Refusal("forbidden"))
         return caller
 
     def viewer_field(name: str) -> Callable[..., Any]:
@@ -584,6 +603,9 @@ def _build_schema(choices: dict[str, Any]) -> GraphQLSchema:
 # -- HTTP -----------------------------------------------------------------------------------
 
 
+_NO_ROUTE = {"errors": [{"code": "NO_ROUTE", "message": "No such path."}]}
+
+
 class _Handler(BaseHTTPRequestHandler):
     protocol_version = "HTTP/1.1"
     server: _Server
@@ -627,22 +649,44 @@ class _Handler(BaseHTTPRequestHandler):
 
     def do_GET(self) -> None:
         path = urlsplit(self.path).path
-        if path.startswith(self.server.paths["content"]):
+        if self.server.control and path.startswith(self.server.paths["control"]):
+            self._control(path, b"")
+        elif path.startswith(self.server.paths["content"]):
             self._content()
         else:
-            self._answer(404, {"error": {"code": "NO_ROUTE", "message": "No such path."}})
+            self._answer(404, _NO_ROUTE)
 
     def do_POST(self) -> None:
         path = urlsplit(self.path).path
         body = self._body()
-        if path == self.server.paths["token"]:
+        if self.server.control and path.startswith(self.server.paths["control"]):
+            self._control(path, body)
+        elif path == self.server.paths["token"]:
             self._token(body)
         elif path == self.server.paths["graphql"]:
             self._graphql(body)
         elif path.startswith(self.server.paths["content"]):
             self._content()
         else:
-            self._answer(404, {"error": {"code": "NO_ROUTE", "message": "No such path."}})
+            self._answer(404, _NO_ROUTE)
+
+    def _control(self, path: str, body: bytes) -> None:
+        """The control API patgate's runner speaks to a deployment it may set the stage on
+        (``control_url``): users, roles, the UI's token requests and the clock. Tests only."""
+        presented = self.headers.get("Authorization", "")
+        if not hmac.compare_digest(presented, f"Bearer {self.server.control}"):
+            self._answer(401, {"error": {"code": "UNAUTHENTICATED", "message": "control key"}})
+            return
+        try:
+            request = json.loads(body) if body else {}
+            answer = self.server.controls.perform(self.command, path, request)
+        except (KeyError, TypeError, ValueError) as error:
+            self._answer(400, {"error": {"code": "BAD_REQUEST", "message": repr(error)}})
+            return
+        if answer is None:
+            self._answer(404, {"error": {"code": "NOT_FOUND", "message": path}})
+        else:
+            self._answer(200, answer)
 
     def _token(self, body: bytes) -> None:
         state = self.server.state
@@ -715,13 +759,14 @@ class _Handler(BaseHTTPRequestHandler):
         errors = list(result.errors or [])
         if errors:
             answer["errors"] = [error.formatted for error in errors]
-        self._answer(state.status_of(errors), answer)
+        # A refusal inside an executed document answers 200 with errors (and the field
+        # null); only what is refused before it executes carries the refusal's status.
+        self._answer(200, answer)
 
     def _content(self) -> None:
         state = self.server.state
         authorization = self.headers.get("Authorization")
         try:
-            state.admit(authorization)
             caller = state.authenticate(authorization)
             if caller.user is not None and not caller.user.content:
                 raise Refusal("forbidden")
@@ -731,13 +776,14 @@ class _Handler(BaseHTTPRequestHandler):
         parts = urlsplit(self.path)
         rest = parts.path[len(self.server.paths["content"]) :].strip("/").split("/")
         if self.command != "GET" or rest[0] != "hubs" or len(rest) > 2:
-            self._answer(404, {"error": {"code": "NO_ROUTE", "message": "No such path."}})
+            self._answer(404, _NO_ROUTE)
             return
         hubs = [hub for hub in state.hubs if hub.organization_id == caller.organization_id]
         if len(rest) == 2:
             hub = next((h for h in hubs if h.id == rest[1]), None)
             if hub is None:
-                self._answer(404, {"error": {"code": "HUB_NOT_FOUND", "message": "No such hub."}})
+                missing = Refusal("not_found")
+                self._answer(state.refusal(missing)["status"], state.content_body(missing))
             else:
                 self._answer(200, self._hub_view(hub), content_type="application/hal+json")
             return
@@ -750,11 +796,10 @@ class _Handler(BaseHTTPRequestHandler):
             size = int(query.get("size", [str(pages["default_size"])])[0])
         except ValueError:
             number, size = -1, 0
-        if number < 0 or size < 1:
+        if number < 0 or not 1 <= size <= pages["maximum_size"]:
             refusal, state = Refusal("invalid_input"), self.server.state
             self._answer(state.refusal(refusal)["status"], state.content_body(refusal))
             return
-        size = min(size, pages["maximum_size"])
         total = len(hubs)
         shown = hubs[number * size : (number + 1) * size]
         listing = self.server.urls["base_url"] + "/v2/content/hubs"
@@ -787,7 +832,6 @@ def _hub_fields(hub: Hub) -> dict[str, Any]:
         "label": hub.label,
         "description": None,
         "status": "ACTIVE",
-        "region": hub.region,
         "settings": {},
         "createdBy": "setup",
         "createdDate": _created_text(hub.created),
@@ -845,11 +889,75 @@ def _checked(choices: dict[str, Any]) -> dict[str, Any]:
     return choices
 
 
-_SAMPLE_HUB = Hub("0" * 24, "", "", "", "", 0.0)
+_SAMPLE_HUB = Hub("0" * 24, "", "", "", 0.0)
+
+
+@dataclass
+class _Controls:
+    """What the control API does to one deployment's state."""
+
+    state: State
+    organization_id: str
+    users: dict[str, str]
+    prefix: str
+
+    def perform(self, method: str, path: str, body: dict[str, Any]) -> dict[str, Any] | None:
+        state = self.state
+        route = (method, path[len(self.prefix) :])
+        organization = body.get("organization_id") or self.organization_id
+        if route == ("GET", "/world"):
+            return {"organization_id": self.organization_id, **self.users}
+        if route == ("GET", "/users"):
+            with state.lock:
+                users = [
+                    {"id": user.id, "roles": dict(user.organizations)}
+                    for user in state.users.values()
+                ]
+            return {"users": users}
+        if route == ("POST", "/users/remove"):
+            state.remove_user(str(body["user_id"]), organization)
+            return {"removed": body["user_id"]}
+        if route == ("POST", "/users/role"):
+            with state.lock:
+                role = str(body["role"])
+                if role not in ("admin", "member"):
+                    raise ValueError(f"role {role!r}")
+                state.users[str(body["user_id"])].organizations[organization] = role
+            return {"user_id": body["user_id"], "role": role}
+        if route == ("POST", "/token-requests"):
+            user_id = str(body["user_id"])
+            with state.lock:
+                admin = state.users[user_id].organizations.get(organization) == "admin"
+                token, value = state.mint(
+                    state.users[user_id],
+                    organization,
+                    str(body["name"]),
+                    pending=not admin and state.break_rule != "approval_skipped",
+                )
+            status = "pending" if token.pending else "active"
+            return {"id": token.id, "name": token.name, "value": value, "status": status}
+        if route == ("POST", "/token-requests/approve"):
+            state.approve(str(body["token_id"]))
+            return {"id": body["token_id"], "status": "active"}
+        if route == ("POST", "/token-requests/reject"):
+            with state.lock:
+                state.tokens.pop(str(body["token_id"]))
+            return {"id": body["token_id"], "status": "rejected"}
+        if route == ("POST", "/clock/advance"):
+            seconds = float(body["seconds"])
+            if not 0 <= seconds <= 10 * 365 * 86400:
+                raise ValueError(f"seconds {seconds}")
+            with state.lock:
+                state.offset += seconds
+            return {"now": _created_text(state.now())}
+        return None
 
 
 class _Server(ThreadingHTTPServer):
     daemon_threads = True
+    control: str | None
+    """The control API's key, or ``None`` when the deployment offers no control."""
+    controls: _Controls
     state: State
     schema: GraphQLSchema
     paths: dict[str, str]
@@ -868,7 +976,8 @@ class IndependentDeployment:
     world: dict[str, str]
     """The target file's keys (URLs, client credentials, organization id, four PATs)."""
     choices: dict[str, Any]
-    """:data:`INDEPENDENT_CHOICES`, a copy."""
+    """What this deployment chose: :data:`INDEPENDENT_CHOICES` with the ``choices=`` given
+    laid over it, in the profile contract's shape (a copy)."""
     state: State
     users: dict[str, str]
     """``admin``, ``member``, ``removed``, ``unpermitted`` -> user id."""
@@ -911,11 +1020,9 @@ def _populate(state: State) -> tuple[dict[str, str], dict[str, str]]:
         values[key] = state.mint(user, organization, f"{key} key")[1]
     state.remove_user(users["removed"], organization)
     now = state.clock()
-    for index, (name, region) in enumerate((("news", "eu"), ("shop", "us"), ("blog", "ap"))):
-        state.hubs.append(
-            Hub(secrets.token_hex(12), organization, name, name.title(), region, now - index)
-        )
-    state.hubs.append(Hub(secrets.token_hex(12), other, "secret", "Secret", "eu", now))
+    for index, name in enumerate(("news", "shop", "blog")):
+        state.hubs.append(Hub(secrets.token_hex(12), organization, name, name.title(), now - index))
+    state.hubs.append(Hub(secrets.token_hex(12), other, "secret", "Secret", now))
     client_id = f"client-{secrets.token_hex(6)}"
     client_secret = secrets.token_urlsafe(24)
     state.clients[client_id] = (client_secret, organization)
@@ -939,6 +1046,7 @@ def running_independent_deployment(
     clock: Callable[[], float] = time.time,
     introspection: bool = True,
     choices: Mapping[str, Any] | None = None,
+    control: bool = False,
 ) -> Iterator[IndependentDeployment]:
     """The deployment on 127.0.0.1 (an ephemeral port, a thread), stopped on exit.
 
@@ -948,20 +1056,25 @@ def running_independent_deployment(
     ``choices``: fields of :data:`INDEPENDENT_CHOICES` to choose otherwise (the same shape,
     only what changes: ``{"rate_limit": {"requests_per_minute": 60}}``); ``.choices`` then
     says what the deployment does. A field it does not know, or cannot serve, raises
-    ``ValueError``."""
+    ``ValueError``.
+    ``control``: also serve the control API patgate's runner uses to set the stage (remove
+    a user, change a role, the UI's token requests, move the clock), named by
+    ``control_url`` and ``control_token`` in :attr:`~IndependentDeployment.world`."""
     if break_rule is not None and break_rule not in BROKEN_RULES:
         raise ValueError(f"break_rule must be one of {sorted(BROKEN_RULES)}, not {break_rule!r}")
     chosen = _checked(_merged(INDEPENDENT_CHOICES, choices or {}))
     state = State(clock=clock, break_rule=break_rule, introspection=introspection, choices=chosen)
     keys, users = _populate(state)
+    schema = _build_schema(chosen)
     server = _Server(("127.0.0.1", 0), _Handler)
     server.state = state
-    server.schema = _build_schema(chosen)
+    server.schema = schema
     server.values = {}
     server.paths = {
         "token": "/identity/oauth/token",
         "graphql": "/asset-management/graphql",
         "content": "/cms/v2/content",
+        "control": "/stage",
     }
     origin = f"http://127.0.0.1:{server.server_address[1]}"
     server.urls = {"base_url": origin + "/cms"}
@@ -971,6 +1084,11 @@ def running_independent_deployment(
         "graphql_url": origin + "/asset-management/graphql",
         **keys,
     }
+    server.control = secrets.token_urlsafe(24) if control else None
+    server.controls = _Controls(state, keys["organization_id"], users, server.paths["control"])
+    if server.control is not None:
+        world["control_url"] = origin + server.paths["control"]
+        world["control_token"] = server.control
     thread = threading.Thread(
         target=server.serve_forever, kwargs={"poll_interval": 0.05}, name="independent-deployment"
     )

@@ -8,10 +8,12 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
 
+from patgate.cli import main
 from patgate.levels import Level
 from patgate.runner import LiveTarget, TargetConfig
 from patgate.runner.events import Outcome, RunFinished
@@ -80,9 +82,22 @@ def test_the_conforming_deployment_passes_every_gate_rule_it_can_check(tmp_path:
     assert warned == {"TOKEN-LIFETIME"}
 
 
+def test_with_a_control_plane_every_gate_rule_is_checked_and_passes(tmp_path: Path) -> None:
+    # Given the stage controls patgate's own served fake offers (remove a user, demote an
+    # admin, the UI's token requests, move the clock), the rules that need them are checked
+    # against this deployment too: expiry after 3600 s, no expiry after 400 days, approval.
+    with running_independent_deployment(control=True) as deployment:
+        end = gate_run(deployment, tmp_path)
+    count = gate_count(end.rules)
+    assert count.all_checked
+    assert count.failed == 0
+    assert count.passed == len([rule for rule in end.rules if rule.level is Level.GATE])
+    assert end.exit_code == 0
+
+
 @pytest.mark.parametrize("switch", sorted(BROKEN_RULES))
 def test_a_broken_documented_rule_fails_its_gate_rule(tmp_path: Path, switch: str) -> None:
-    with running_independent_deployment(switch) as deployment:
+    with running_independent_deployment(switch, control=True) as deployment:
         end = gate_run(deployment, tmp_path, BROKEN_RULES[switch])
     failed = {rule.rule_id for rule in end.rules if rule.outcome is Outcome.FAILED}
     assert BROKEN_RULES[switch] in failed
@@ -188,8 +203,8 @@ def test_open_points_at_their_edges_pass(tmp_path: Path) -> None:
     # Each choice the documentation leaves open, pushed to a far value at once, on a
     # deployment that answers no introspection.
     edges = {
-        "pat_name": {"max_length": 30},
-        "masked_token": {"visible_characters": 0, "mask_width": 1},
+        "pat_name": {"max_length": 32},
+        "masked_token": {"visible_characters": 1, "mask_width": 1},
         "pages": {"default_size": 1, "maximum_size": 1},
         "delete_result": {"object_type": "Gone", "fields": {"name": "name"}},
         "listing_order": "name_ascending",
@@ -202,3 +217,33 @@ def test_open_points_at_their_edges_pass(tmp_path: Path) -> None:
     with running_independent_deployment(choices=edges, introspection=False) as deployment:
         end = gate_run(deployment, tmp_path)
     assert_conforms(end)
+
+
+def test_what_a_rate_limit_left_behind_is_deleted_by_patgate_cleanup(tmp_path: Path) -> None:
+    # A delete refused with 429 leaves its token on the target: the run says so and names
+    # the command; once the limit's minute has passed, that command deletes it.
+    shift = {"seconds": 0.0}
+
+    def clock() -> float:
+        return time.time() + shift["seconds"]
+
+    ledger = tmp_path / "ledger.jsonl"
+    limited = {"rate_limit": {"requests_per_minute": 40}}
+    with running_independent_deployment(clock=clock, choices=limited) as deployment:
+        _, end = run_events(
+            builtin(),
+            LiveTarget(TargetConfig(deployment.world)),
+            allow_writes=True,
+            ledger_path=ledger,
+            retry_budget=0.0,
+        )
+        assert end.tallies is not None
+        assert end.tallies.tokens_leaked > 0, "no delete met the limit: nothing to clean up"
+        assert end.exit_code == 1
+        world = deployment.write_world(tmp_path / "world.json")
+        cleanup = ["cleanup", "--world", str(world), "--ledger", str(ledger)]
+        assert main(cleanup) == 1  # still within the limit's minute: refused again
+        shift["seconds"] += 61
+        assert main(cleanup) == 0
+        left = sorted(token.name for token in deployment.state.tokens.values())
+    assert left == ["admin key", "member key", "removed key", "unpermitted key"]

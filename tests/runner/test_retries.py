@@ -170,3 +170,38 @@ steps:
     events, _ = run_events(chosen, calm, retry_budget=0.0)
     (failure,) = finished(events)["own-limit"].failures
     assert "expected status [429], got 401" in failure.message
+
+
+def test_a_429_on_a_later_step_leaves_its_rule_not_checked_though_an_earlier_step_held() -> None:
+    fake = Fake()
+    inner = fake.httpx_transport()
+    seen = {"n": 0}
+
+    def handler(request: httpx.Request) -> httpx.Response:
+        seen["n"] += 1
+        if seen["n"] == 2:
+            return httpx.Response(429, headers={"Retry-After": "60"})
+        return inner.handle_request(request)
+
+    target = LiveTarget(TargetConfig(fake.world), transport=httpx.MockTransport(handler))
+    chosen = scenarios(
+        """\
+id: two-steps
+title: The first step holds, the second meets the limit
+rules: [CONTENT-PAT]
+steps:
+  - hubs: true
+    bearer: ${admin_token}
+    expect:
+      - ok: true
+  - hubs: true
+    bearer: ${admin_token}
+    expect:
+      - ok: true
+"""
+    )
+    events, end = run_events(chosen, target, every_rule=False)
+    assert finished(events)["two-steps"].outcome is Outcome.SKIPPED
+    (rule,) = end.rules
+    assert rule.outcome is Outcome.SKIPPED
+    assert "answered 429" in rule.reason
