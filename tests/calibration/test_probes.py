@@ -37,7 +37,7 @@ OTHER_CHOICES: dict[str, Any] = {
         "invalid_input": {"status": 422, "code": "BAD_INPUT", "message": "Bad input."},
     },
     "client_token": {"expires_in": 900, "token_type": "bearer"},
-    "hubs": {"fields": ["id", "name", "status"], "links": ["self"]},
+    "hubs": {"fields": ["id", "name", "status", "createdDate"], "links": ["self"]},
     "pages": {"default_size": 10, "maximum_size": 40},
     "pat_name": {"max_length": 80},
     "listing_order": "created_descending",
@@ -205,3 +205,16 @@ def test_every_probed_field_is_a_profile_field_or_named_as_not_one() -> None:
         if name in NOT_PROFILE_FIELDS:
             continue
         _get(document, name)  # raises KeyError for a field the profile does not have
+
+
+def test_every_profile_field_is_probed_or_named_as_never_probed() -> None:
+    from patgate.calibration.profile_document import NEVER_PROBED
+
+    def paths(node: Any, at: str = "") -> list[str]:
+        if isinstance(node, dict) and node and at != "delete_result.fields":
+            return [p for k, v in node.items() for p in paths(v, f"{at}.{k}" if at else k)]
+        return [at]
+
+    document = default_profile().as_document()
+    left = [p for p in paths(document) if p not in FIELDS and p not in NEVER_PROBED]
+    assert left == ["profile_version"]

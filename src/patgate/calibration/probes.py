@@ -56,6 +56,7 @@ _READ_FIELDS = {
     "hubs listing": (
         "hubs.fields",
         "hubs.links",
+        "hubs.date_precision",
         "pages.default_size",
         "pages.maximum_size",
         "pages.over_maximum",
@@ -507,8 +508,16 @@ def probe_hubs(probing: Probing) -> None:
         probing.found("hubs.fields", [key for key in first if key != "_links"], _HUBS)
         links = first.get("_links")
         probing.found("hubs.links", list(links) if isinstance(links, dict) else [], _HUBS)
+        dated = [_precision(first.get(key)) for key in ("createdDate", "lastModifiedDate")]
+        precision = next((d for d in dated if d is not None), None)
+        if precision is None:
+            probing.missed(("hubs.date_precision",), "a hub shows no ISO 8601 UTC date")
+        else:
+            probing.found("hubs.date_precision", precision, _HUBS)
     else:
-        probing.missed(("hubs.fields", "hubs.links"), "the organization lists no hub")
+        probing.missed(
+            ("hubs.fields", "hubs.links", "hubs.date_precision"), "the organization lists no hub"
+        )
     size = _at(body, "page", "size")
     if isinstance(size, int) and not isinstance(size, bool) and size > 0:
         probing.found("pages.default_size", size, _HUBS)

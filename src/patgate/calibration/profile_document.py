@@ -31,6 +31,7 @@ _ALLOWED: Mapping[str, tuple[Any, ...]] = {
     "delete_result.shape": ("boolean", "object"),
     "listing_order": ("created_ascending", "created_descending", "name_ascending"),
     "date_precision.lastUsedDate": ("milliseconds", "seconds"),
+    "hubs.date_precision": ("milliseconds", "seconds"),
 }
 _CARRIES = ("token_id", "true", "name")
 
