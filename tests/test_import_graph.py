@@ -79,6 +79,16 @@ LAYERS: Mapping[str, tuple[str, ...]] = {
         "patgate.runner",
         "patgate.reporting",
     ),
+    # Calibration: probes sent through a runner session, compared with an embedded fake.
+    "patgate.calibration": (
+        *_FOUNDATION,
+        "patgate.fake",
+        "patgate.scenario",
+        "patgate.wire",
+        "patgate.harness",
+        "patgate.runner",
+        "patgate.reporting",
+    ),
     # Front doors: may import anything below; nothing below imports them.
     "patgate.behaviour_coverage": ("patgate.behaviours",),
     "patgate.scenario_workers": (*_FOUNDATION, "patgate.runner", "patgate.reporting"),
@@ -110,6 +120,7 @@ LAYERS: Mapping[str, tuple[str, ...]] = {
         "patgate.runner",
         "patgate.reporting",
         "patgate.fuzz",
+        "patgate.calibration",
     ),
     "patgate.cli": (*_FOUNDATION, "patgate.commands"),
     "patgate.__main__": ("patgate.cli",),

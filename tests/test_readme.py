@@ -48,11 +48,11 @@ def _help_texts() -> str:
     import subprocess
     import sys
 
-    from patgate.cli import build_parser
+    from patgate.cli import COMMANDS, build_parser
 
     parser = build_parser()
     texts = [parser.format_help()]
-    for name in ("run", "rules", "serve", "cleanup", "fuzz"):
+    for name in COMMANDS:
         out = io.StringIO()
         with contextlib.redirect_stdout(out), pytest.raises(SystemExit):
             parser.parse_args([name, "--help"])
@@ -154,4 +154,21 @@ def test_the_example_workflow_serves_the_fake_and_runs_the_gate_with_real_flags(
     assert run[run.index("--world") + 1] == served_world
     serve_step = next(step for step in steps if "patgate serve" in step.get("run", ""))
     assert "&\n" in serve_step["run"], "the fake is served in the background"
+    assert any(step.get("if") == "always()" for step in steps), "reports are kept on failure"
+
+
+def test_the_compare_workflow_runs_on_a_schedule_with_real_flags() -> None:
+    import yaml
+
+    assert "examples/compare-schedule.yml" in README
+    workflow = yaml.safe_load((ROOT / "examples" / "compare-schedule.yml").read_text("utf-8"))
+    assert workflow[True]["schedule"], "it runs on a schedule"  # YAML 1.1 reads `on` as True
+    steps = workflow["jobs"]["compare"]["steps"]
+    commands = [argv for step in steps for argv in _patgate_commands(step.get("run", ""))]
+    assert [argv[0] for argv in commands] == ["compare"]
+    for argv in commands:
+        _parses(argv)
+    [compare] = commands
+    assert "--profile" in compare
+    assert any(a.startswith("junit:") for a in compare), "drift shows as test results"
     assert any(step.get("if") == "always()" for step in steps), "reports are kept on failure"

@@ -24,6 +24,8 @@ COMMANDS: Mapping[str, str] = MappingProxyType(
         "serve": "Serve the fake on a loopback address for clients in any language.",
         "cleanup": "Delete what an interrupted run left behind, from its ledger.",
         "fuzz": "Fuzz a deployment's token endpoint, hubs listing and GraphQL API.",
+        "calibrate": "Write the profile that makes the fake answer like a deployment.",
+        "compare": "List where a deployment and the fake answer differently.",
     }
 )
 """Subcommand -> its one-line summary; the module is ``patgate.commands.<name>``."""

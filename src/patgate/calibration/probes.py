@@ -1,0 +1,1099 @@
+"""The probes: requests that show what a target chose where the documentation is silent.
+
+Each probe sends a few requests through a runner session (:class:`Probing`) and records,
+per profile field (a dotted path such as ``delete_result.shape``), either the value the
+target showed or why it could not be seen. A probe that meets a broken documented rule
+records a :class:`RuleBreak` instead: that is a gate failure for ``patgate run``, never a
+value to adopt.
+
+Read-only probes (always run): the client token's ``expires_in`` and ``token_type``; the
+hubs listing's fields, links and page sizes; the unauthenticated refusal; the masked form
+and date precision of the tokens the admin already holds; the delete result's shape through
+introspection. Write probes (``allow_writes``): a create and delete of the probe's own
+tokens (the delete result's fields, the listing order, ``lastUsedDate`` after a use), the
+refusals of a sixth token, of a too-long name, of a non-admin's create and of an unknown
+id. Every create goes through the session's custodian, so the ledger holds each token
+before it exists and the session's close deletes whatever a probe left.
+"""
+
+from __future__ import annotations
+
+import re
+import threading
+import time
+from collections.abc import Callable, Mapping, Sequence
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from patgate.errors import RequestFailed, UnexpectedAnswer
+from patgate.runner.answers import created_token
+from patgate.runner.model import Observed
+
+if TYPE_CHECKING:
+    from patgate.runner.engine import ScenarioRunner
+
+__all__ = [
+    "FIELDS",
+    "PROBE_CONNECTIONS",
+    "Finding",
+    "Probe",
+    "ProbeResult",
+    "Probing",
+    "RuleBreak",
+    "probe_target",
+]
+
+_REFUSAL_KEYS = ("status", "code", "message")
+
+
+def _refusal_fields(kind: str, keys: Sequence[str] = _REFUSAL_KEYS) -> tuple[str, ...]:
+    return tuple(f"refusals.{kind}.{key}" for key in keys)
+
+
+_READ_FIELDS = {
+    "client token": ("client_token.expires_in", "client_token.token_type"),
+    "hubs listing": (
+        "hubs.fields",
+        "hubs.links",
+        "hubs.date_precision",
+        "pages.default_size",
+        "pages.maximum_size",
+        "pages.over_maximum",
+        "rate_limit.requests_per_minute",
+        "refusals.not_found.status",
+        "refusals.forbidden.status",
+        "refusals.invalid_input.status",
+    ),
+    "unauthenticated refusal": _refusal_fields("unauthenticated"),
+    "token listing": (
+        "masked_token.visible_characters",
+        "masked_token.mask_character",
+        "masked_token.mask_width",
+        "date_precision.lastUsedDate",
+    ),
+    "delete result shape": ("delete_result.shape", "delete_result.object_type"),
+}
+_WRITE_FIELDS_BY_PROBE = {
+    "token lifecycle": (
+        "delete_result.fields",
+        "listing_order",
+        "last_used_date.update_interval_seconds",
+        *_refusal_fields("token_limit", ("code", "message")),
+        "graphql_refusal_status.token_limit",
+    ),
+    "name length": (
+        "pat_name.max_length",
+        *_refusal_fields("invalid_input", ("code", "message")),
+        "graphql_refusal_status.invalid_input",
+    ),
+    "unknown id": (
+        *_refusal_fields("not_found", ("code", "message")),
+        "graphql_refusal_status.not_found",
+    ),
+    "non-admin create": (
+        *_refusal_fields("forbidden", ("code", "message")),
+        "graphql_refusal_status.forbidden",
+    ),
+}
+FIELDS: tuple[str, ...] = tuple(
+    name for fields in (*_READ_FIELDS.values(), *_WRITE_FIELDS_BY_PROBE.values()) for name in fields
+)
+"""Every field a probe may observe, in the order the probes look at them: profile fields,
+and two answers compared but never a profile value: ``graphql_refusal_status.<kind>``, the
+HTTP status of a refusal inside an executed GraphQL request (the fake answers those 200), and
+``pages.over_maximum``, what a page size over the maximum gets (the fake refuses it)."""
+NOT_PROFILE_FIELDS = frozenset(
+    (*(name for name in FIELDS if name.startswith("graphql_")), "pages.over_maximum")
+)
+"""Fields compare looks at that no profile field holds."""
+
+PROBE_CONNECTIONS = 3
+"""Connections a probing session pools: the probes run in three groups side by side."""
+NEEDS_WRITES = "needs --allow-writes (it creates and deletes tokens of its own)"
+"""The reason of a field only a write probe shows, on a read-only run."""
+
+_CAP = 5
+"""The documented number of tokens a user may hold."""
+_PAGE_CEILING = 10_000
+"""The largest page size the page probe asks for."""
+_USUAL_PAGE_MAXIMUM = 100
+"""The page size the page probe tries first as the maximum (the fake's default)."""
+_NAME_CEILING = 4096
+"""The longest name the name probe tries."""
+_SEARCH_STEPS = 12
+"""Requests (or creates) a bounded search may spend."""
+_USE_GAP = 1.1
+"""Seconds between the two uses that show whether ``lastUsedDate`` moves on every use, for a
+date in whole seconds (one with fractions shows a move after :data:`_FINE_GAP`)."""
+_FINE_GAP = 0.05
+_INTERVALS = (5, 10, 15, 30, 60, 120, 300, 600, 900, 1800, 3600)
+"""The update intervals tried (seconds since the first use), within ``max_wait``."""
+_TIMESTAMP = re.compile(r"^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(?:\.(\d+))?(?:Z|[+-]00:?00)$")
+_PRECISION = {0: "seconds", 3: "milliseconds", 6: "microseconds"}
+_TOKEN_CHARS = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_-.")
+
+
+@dataclass(frozen=True)
+class Finding:
+    """One profile field as a probe saw it: ``value`` when ``observed``, else ``reason``.
+    ``request`` is the request that showed it, with the target's keys in braces
+    (``POST {graphql_url}: mutation deletePersonalAccessToken``), never a credential."""
+
+    field: str
+    value: Any = None
+    request: str = ""
+    observed: bool = True
+    reason: str = ""
+
+
+@dataclass(frozen=True)
+class RuleBreak:
+    """A documented rule the target broke while it was probed: a gate failure."""
+
+    rule: str
+    what: str
+    request: str
+
+
+@dataclass
+class ProbeResult:
+    """What the probes of one target found."""
+
+    findings: dict[str, Finding] = field(default_factory=dict)
+    breaks: list[RuleBreak] = field(default_factory=list)
+
+    def observed(self) -> dict[str, Finding]:
+        """The findings that carry a value."""
+        return {name: f for name, f in self.findings.items() if f.observed}
+
+    def not_observed(self) -> dict[str, str]:
+        """Field -> why it was not observed (every field of :data:`FIELDS` a probe missed)."""
+        return {
+            name: (self.findings[name].reason if name in self.findings else "not probed")
+            for name in FIELDS
+            if name not in self.findings or not self.findings[name].observed
+        }
+
+
+@dataclass(frozen=True)
+class Probe:
+    """One probe: its name, whether it writes, and what it does."""
+
+    name: str
+    writes: bool
+    run: Callable[[Probing], None]
+    fields: tuple[str, ...]
+    """The profile fields it may observe."""
+    group: int = 0
+    """The probes of a group run one after the other; the groups side by side."""
+
+
+class Probing:
+    """Sends a probe's requests through a runner session and records what they showed."""
+
+    def __init__(
+        self,
+        session: ScenarioRunner,
+        *,
+        allow_writes: bool,
+        sleep: Callable[[float], None],
+        max_wait: float = 0.0,
+    ) -> None:
+        self.session = session
+        self.max_wait = max_wait
+        """Seconds a probe may wait on a live target (beyond the first gap)."""
+        self.context = session.context
+        self.allow_writes = allow_writes
+        self.result = ProbeResult()
+        self._sleep = sleep
+        self.schema_fields: tuple[str, ...] = ()
+        """The fields of the delete result's object type, when introspection showed one."""
+        self.masked: str | None = None
+        """A masked token as the admin's listing showed it (kept for the write probes)."""
+        self._lock = threading.Lock()  # two groups of probes record at once
+        self.room: int | None = None
+        """Tokens the admin may still create once the lifecycle made its own."""
+        self.held: int | None = None
+        """Tokens the admin held before the lifecycle's creates (``None``: not listed)."""
+        self.counted = threading.Event()
+        """Set once the lifecycle listed the admin's tokens: :attr:`held` is known."""
+        self.made = threading.Event()
+        """Set once the lifecycle made its tokens (or gave up): :attr:`room` is known."""
+        self.named = threading.Event()
+        """Set once the name length probe is done: the cap may be filled."""
+        self.shaped = threading.Event()
+        """Set once introspection told the delete result's shape."""
+
+    def release(self, probes: Sequence[str]) -> None:
+        """Set what other probes wait for from ``probes`` (a group that ended, whichever
+        way: one cut short by an error must not leave another waiting)."""
+        events = {
+            "token lifecycle": (self.counted, self.made),
+            "name length": (self.named,),
+            "delete result shape": (self.shaped,),
+        }
+        for name in probes:
+            for event in events.get(name, ()):
+                event.set()
+
+    # -- recording ------------------------------------------------------------------------------
+
+    def found(self, name: str, value: Any, request: str) -> None:
+        """``name`` was seen as ``value`` (redacted: a value never carries a credential)."""
+        finding = Finding(name, self.context.redactor.redact_data(value), request)
+        with self._lock:
+            self.result.findings[name] = finding
+
+    def missed(self, names: Sequence[str], reason: str) -> None:
+        """None of ``names`` could be seen, for ``reason`` (a finding already made stays)."""
+        reason = self.context.redact(reason)
+        with self._lock:
+            for name in names:
+                if name not in self.result.findings:
+                    self.result.findings[name] = Finding(name, observed=False, reason=reason)
+
+    def seen(self, name: str) -> bool:
+        """Whether ``name`` was observed already."""
+        with self._lock:
+            finding = self.result.findings.get(name)
+            return finding is not None and finding.observed
+
+    def broke(self, rule: str, what: str, request: str) -> None:
+        """The target broke the documented ``rule`` (said once per rule and text)."""
+        found = RuleBreak(rule, self.context.redact(what), request)
+        with self._lock:
+            if found not in self.result.breaks:
+                self.result.breaks.append(found)
+
+    # -- sending --------------------------------------------------------------------------------
+
+    def key(self, name: str) -> str | None:
+        """A target key's value (a credential is revealed here only to build a request)."""
+        return self.context.config.text(name)
+
+    def graphql(self, query: str, bearer_key: str | None = "admin_token") -> Observed:
+        """POST ``query`` with the bearer of ``bearer_key`` (none when ``None``)."""
+        bearer = self.key(bearer_key) if bearer_key else None
+        return self.context.graphql(query, None, bearer)
+
+    def graphql_as(self, query: str, bearer: str | None) -> Observed:
+        """POST ``query`` with ``bearer`` (a token a probe created)."""
+        return self.context.graphql(query, None, bearer)
+
+    def get(self, path: str, bearer_key: str | None = "admin_token", **params: Any) -> Observed:
+        """GET ``{base_url}{path}`` with the bearer of ``bearer_key``."""
+        bearer = self.key(bearer_key) if bearer_key else None
+        headers = {"Authorization": f"Bearer {bearer}"} if bearer else {}
+        url = f"{self.key('base_url') or ''}{path}"
+        return self.context.exchange.send(
+            "GET", url, kind="http", headers=headers, params=params or None
+        )
+
+    def listing(self, bearer: str | None) -> list[dict[str, Any]] | None:
+        """The tokens ``bearer`` lists (each an object), or ``None`` when they cannot be read."""
+        query, _ = self.context.documents.viewer()
+        observed = self.context.graphql(query, None, bearer)
+        viewer = _at(observed.body, "data", "viewer")
+        tokens = viewer.get("personalAccessTokens") if isinstance(viewer, dict) else None
+        if observed.status != 200 or not isinstance(tokens, list):
+            return None
+        return [token for token in tokens if isinstance(token, dict)]
+
+    def create(self, name: str, bearer_key: str = "admin_token") -> Observed:
+        """Create a token named ``name`` as ``bearer_key``, through the ledger."""
+        context = self.context
+        organization, why = context.organization_id()
+        if organization is None:
+            raise UnexpectedAnswer(why)
+        query, variables = context.documents.create_token(name, organization)
+        url = self.key("graphql_url") or ""
+        bearer = self.key(bearer_key)
+
+        def send() -> Observed:
+            headers = {"Authorization": f"Bearer {bearer}"} if bearer else {}
+            payload: dict[str, Any] = {"query": query}
+            if variables:
+                payload["variables"] = variables
+            return context.exchange.send(
+                "POST", url, kind="graphql", headers=headers, json=payload, repeat=False
+            )
+
+        return context.custodian.create(name, send, bearer=bearer, bearer_key=bearer_key)
+
+    def delete(self, token_id: str, bearer: str | None) -> Observed | None:
+        """Delete ``token_id`` (one of the probe's own, the ledger holds it) with ``bearer``."""
+        context = self.context
+
+        def send(query: str, variables: Mapping[str, Any] | None) -> Observed:
+            return context.graphql(query, variables, bearer)
+
+        return context.custodian.delete(token_id, send, cleanup=False)
+
+    def name(self, suffix: str = "") -> str:
+        """A fresh name of the run (``patgate-<run id>-<n>``), with ``suffix``."""
+        return self.context.new_name() + suffix
+
+    def pause(self, seconds: float, *, elapsed: float = 0.0) -> None:
+        """Let ``seconds`` pass on the target: its clock moves when patgate controls it;
+        else sleep what is left of them after ``elapsed`` seconds already spent."""
+        control = self.context.target.control
+        if control is not None:
+            control.advance_clock(seconds)
+        elif seconds > elapsed:
+            self._sleep(seconds - elapsed)
+
+
+# -- helpers ------------------------------------------------------------------------------------
+
+
+def _at(body: Any, *path: str) -> Any:
+    for step in path:
+        if not isinstance(body, dict):
+            return None
+        body = body.get(step)
+    return body
+
+
+def _first_error(observed: Observed) -> dict[str, Any] | None:
+    errors = _at(observed.body, "errors")
+    if isinstance(errors, list) and errors and isinstance(errors[0], dict):
+        return errors[0]
+    return None
+
+
+def _refusal(probing: Probing, kind: str, observed: Observed, request: str) -> None:
+    """Record ``refusals.<kind>``'s code and text from a GraphQL refusal (its first error).
+    Its HTTP status too when it is not 200: a refusal inside an executed GraphQL request
+    answers 200 whatever the profile says, so a 200 shows nothing of the status."""
+    prefix = f"refusals.{kind}"
+    if kind != "unauthenticated":
+        probing.found(f"graphql_refusal_status.{kind}", observed.status, request)
+    else:
+        probing.found(f"{prefix}.status", observed.status, request)
+    error = _first_error(observed)
+    if error is None:
+        probing.missed((f"{prefix}.code", f"{prefix}.message"), "the answer held no error")
+        return
+    code = _at(error, "extensions", "code")
+    probing.found(f"{prefix}.code", code if isinstance(code, str) else None, request)
+    message = error.get("message")
+    if isinstance(message, str):
+        probing.found(f"{prefix}.message", message, request)
+
+
+def _rest_status(probing: Probing, kind: str, observed: Observed, request: str) -> None:
+    """Record ``refusals.<kind>.status`` from a content API refusal (a 4xx)."""
+    if 400 <= observed.status < 500:
+        probing.found(f"refusals.{kind}.status", observed.status, request)
+    else:
+        probing.missed(
+            (f"refusals.{kind}.status",), f"{request} was answered HTTP {observed.status}"
+        )
+
+
+def _precision(value: Any) -> str | None:
+    """``milliseconds``/``seconds``/... of an ISO 8601 UTC timestamp, ``None`` if not one."""
+    if not isinstance(value, str):
+        return None
+    match = _TIMESTAMP.match(value)
+    if match is None:
+        return None
+    digits = len(match.group(1) or "")
+    return _PRECISION.get(digits, f"{digits} fractional digits")
+
+
+def _mask(token: str, prefix: str) -> tuple[int, str, int] | None:
+    """``(visible characters, mask character, mask width)`` of a masked token, or ``None``
+    when ``token`` ends in no run of a character tokens never hold (it is not masked)."""
+    if not token.startswith(prefix):
+        return None
+    rest = token[len(prefix) :]
+    end = len(rest)
+    if not end or rest[-1] in _TOKEN_CHARS:
+        return None
+    char = rest[-1]
+    start = end
+    while start and rest[start - 1] == char:
+        start -= 1
+    return start, char, end - start
+
+
+def _describe_order(tokens: Sequence[Mapping[str, Any]], made: Sequence[str]) -> str | None:
+    """The listing order ``tokens`` show for the ids ``made`` (in creation order)."""
+    positions = {t.get("id"): i for i, t in enumerate(tokens)}
+    if any(i not in positions for i in made):
+        return None
+    shown = sorted(made, key=lambda i: positions[i])
+    names = {t.get("id"): str(t.get("name")) for t in tokens}
+    if shown == list(made):
+        return "created_ascending"
+    if shown == list(reversed(made)):
+        return "created_descending"
+    if shown == sorted(made, key=lambda i: names[i]):
+        return "name_ascending"
+    return "other"
+
+
+def _bounded_search(
+    accepts: Callable[[int], bool | None], good: int, bad: int, steps: int = _SEARCH_STEPS
+) -> int | None:
+    """The largest value ``accepts`` takes, between ``good`` (taken) and ``bad`` (refused),
+    in at most ``steps`` calls; ``None`` when an answer said neither."""
+    for _ in range(steps):
+        if bad - good <= 1:
+            return good
+        middle = (good + bad) // 2
+        verdict = accepts(middle)
+        if verdict is None:
+            return None
+        if verdict:
+            good = middle
+        else:
+            bad = middle
+    return good if bad - good <= 1 else None
+
+
+# -- read-only probes ---------------------------------------------------------------------------
+
+_TOKEN_REQUEST = "POST {auth_url}/oauth/token (client_credentials)"
+_HUBS = "GET {base_url}/v2/content/hubs"
+_VIEWER = "POST {graphql_url}: query viewer { personalAccessTokens }"
+_CREATE = "POST {graphql_url}: mutation createPersonalAccessToken"
+_DELETE = "POST {graphql_url}: mutation deletePersonalAccessToken"
+
+
+def probe_client_token(probing: Probing) -> None:
+    """``client_token``: what the token endpoint answers valid client credentials."""
+    fields = ("client_token.expires_in", "client_token.token_type")
+    client_id, secret, auth_url = (
+        probing.key(k) for k in ("client_id", "client_secret", "auth_url")
+    )
+    if not (client_id and secret and auth_url):
+        probing.missed(fields, "needs client_id, client_secret and auth_url")
+        return
+    observed = probing.context.exchange.send(
+        "POST",
+        f"{auth_url}/oauth/token",
+        kind="http",
+        form={"grant_type": "client_credentials", "client_id": client_id, "client_secret": secret},
+    )
+    body = observed.body
+    if observed.status != 200 or not isinstance(body, dict):
+        probing.missed(fields, f"the token endpoint answered HTTP {observed.status}")
+        return
+    for name, key in zip(fields, ("expires_in", "token_type"), strict=True):
+        if key in body:
+            probing.found(name, body[key], _TOKEN_REQUEST)
+        else:
+            probing.missed((name,), f"the token answer has no {key}")
+
+
+def probe_hubs(probing: Probing) -> None:
+    """``hubs``, ``pages.default_size`` and (from its headers) ``rate_limit``; the
+    unauthenticated listing must be refused (AUTH-REQUIRED)."""
+    fields = ("hubs.fields", "hubs.links", "pages.default_size", "pages.maximum_size")
+    if not (probing.key("base_url") and probing.key("admin_token")):
+        probing.missed(fields, "needs base_url and admin_token")
+        return
+    observed = probing.get("/v2/content/hubs")
+    body = observed.body
+    if observed.status != 200 or not isinstance(body, dict):
+        probing.missed(fields, f"the hubs listing answered HTTP {observed.status}")
+        return
+    _rate_limit(probing, observed)
+    hubs = _at(body, "_embedded", "hubs")
+    if isinstance(hubs, list) and hubs and all(isinstance(h, dict) for h in hubs):
+        first = hubs[0]
+        probing.found("hubs.fields", [key for key in first if key != "_links"], _HUBS)
+        links = first.get("_links")
+        probing.found("hubs.links", list(links) if isinstance(links, dict) else [], _HUBS)
+        dated = [_precision(first.get(key)) for key in ("createdDate", "lastModifiedDate")]
+        precision = next((d for d in dated if d is not None), None)
+        if precision is None:
+            probing.missed(("hubs.date_precision",), "a hub shows no ISO 8601 UTC date")
+        else:
+            probing.found("hubs.date_precision", precision, _HUBS)
+    else:
+        probing.missed(
+            ("hubs.fields", "hubs.links", "hubs.date_precision"), "the organization lists no hub"
+        )
+    size = _at(body, "page", "size")
+    if isinstance(size, int) and not isinstance(size, bool) and size > 0:
+        probing.found("pages.default_size", size, _HUBS)
+        _page_maximum(probing, size)
+    else:
+        probing.missed(fields[2:], "the hubs listing carries no page.size")
+    zero = probing.get("/v2/content/hubs", size=0)
+    _rest_status(probing, "invalid_input", zero, f"{_HUBS}?size=0")
+    missing = f"/v2/content/hubs/{probing.context.missing_id()}"
+    _rest_status(probing, "not_found", probing.get(missing), f"{_HUBS}/<an id no hub has>")
+    if probing.key("unpermitted_token"):
+        observed = probing.get("/v2/content/hubs", bearer_key="unpermitted_token")
+        _rest_status(probing, "forbidden", observed, f"{_HUBS} as a member without permission")
+    else:
+        probing.missed(("refusals.forbidden.status",), "needs unpermitted_token")
+    unauthenticated = probing.get("/v2/content/hubs", bearer_key=None)
+    if unauthenticated.status == 200:
+        probing.broke(
+            "AUTH-REQUIRED", "the hubs listing answered 200 without a token", f"{_HUBS} (no token)"
+        )
+
+
+def _rate_limit(probing: Probing, observed: Observed) -> None:
+    name = "rate_limit.requests_per_minute"
+    policy = observed.headers.get("ratelimit-policy", "")
+    match = re.match(r"^\s*(\d+)\s*;\s*w=(\d+)", policy)
+    if match and int(match.group(2)) > 0:
+        per_minute = round(int(match.group(1)) * 60 / int(match.group(2)))
+        probing.found(name, per_minute, f"{_HUBS} (RateLimit-Policy header)")
+        return
+    probing.missed(
+        (name,),
+        "no RateLimit-Policy header; finding the limit takes a burst of requests the "
+        "deployment counts against the organization, which a probe does not send",
+    )
+
+
+def _page_maximum(probing: Probing, default: int) -> None:
+    """``pages.maximum_size``: a page size the listing refuses (4xx) or cuts down (a smaller
+    ``page.size``) bounds it; searched in at most a dozen requests."""
+    request = f"{_HUBS}?size=N"
+    clamped: list[int] = []
+
+    def accepts(size: int) -> bool | None:
+        observed = probing.get("/v2/content/hubs", size=size, page=0)
+        if 400 <= observed.status < 500:
+            if "pages.over_maximum" not in probing.result.findings:
+                probing.found("pages.over_maximum", "refused", request)
+            return False
+        answered = _at(observed.body, "page", "size")
+        if observed.status != 200 or not isinstance(answered, int):
+            return None
+        if answered < size:
+            clamped.append(answered)
+            probing.found("pages.over_maximum", "cut to the maximum", request)
+            return False
+        return True
+
+    top = accepts(_PAGE_CEILING)
+    if clamped:
+        probing.found("pages.maximum_size", clamped[0], request)
+        return
+    if top is None:
+        probing.missed(("pages.maximum_size",), f"size={_PAGE_CEILING} got no page answer")
+        return
+    if top:
+        probing.missed(
+            ("pages.maximum_size",), f"the listing takes size={_PAGE_CEILING}; no maximum seen"
+        )
+        return
+    # The usual maximum first (two requests settle it), then a bisection.
+    usual = accepts(_USUAL_PAGE_MAXIMUM) if default < _USUAL_PAGE_MAXIMUM else None
+    if usual:
+        good, bad = _USUAL_PAGE_MAXIMUM, _PAGE_CEILING
+        found = good if accepts(good + 1) is False else _bounded_search(accepts, good, bad, 16)
+    else:
+        found = _bounded_search(
+            accepts, default, _USUAL_PAGE_MAXIMUM if usual is False else _PAGE_CEILING, 16
+        )
+    if clamped:
+        found = clamped[0]
+    if found is None:
+        probing.missed(("pages.maximum_size",), "the page answers did not settle a maximum")
+    else:
+        probing.found("pages.maximum_size", found, request)
+
+
+def probe_unauthenticated(probing: Probing) -> None:
+    """``refusals.unauthenticated``: a GraphQL query without a token."""
+    fields = _refusal_fields("unauthenticated")
+    if not probing.key("graphql_url"):
+        probing.missed(fields, "needs graphql_url")
+        return
+    request = "POST {graphql_url}: query viewer (no token)"
+    observed = probing.graphql("query { viewer { id } }", bearer_key=None)
+    if observed.status == 200 and _at(observed.body, "data", "viewer"):
+        probing.broke("AUTH-REQUIRED", "the viewer query answered data without a token", request)
+        probing.missed(fields, "the target answered without a token (a gate failure)")
+        return
+    _refusal(probing, "unauthenticated", observed, request)
+
+
+def probe_listing(probing: Probing) -> None:
+    """The admin's own tokens: the masked form, ``lastUsedDate``'s precision, and the
+    documented rules a listing shows (masked, at most 5, createdDate with milliseconds)."""
+    fields = (
+        "masked_token.visible_characters",
+        "masked_token.mask_character",
+        "masked_token.mask_width",
+        "date_precision.lastUsedDate",
+    )
+    if not (probing.key("graphql_url") and probing.key("admin_token")):
+        probing.missed(fields, "needs graphql_url and admin_token")
+        return
+    tokens = probing.listing(probing.key("admin_token"))
+    if tokens is None:
+        probing.missed(fields, "the admin's tokens could not be listed")
+        return
+    judge_listing(probing, tokens)
+    if not tokens:
+        probing.missed(fields, "the admin holds no token to read the listing from")
+
+
+def judge_listing(probing: Probing, tokens: Sequence[Mapping[str, Any]]) -> None:
+    """Read a listing: record the masked form and the date precision, note broken rules."""
+    prefix = probing.context.config.pat_prefix
+    if len(tokens) > _CAP:
+        probing.broke("PAT-CAP", f"the admin's listing holds {len(tokens)} tokens", _VIEWER)
+    for token in tokens:
+        value = token.get("token")
+        if isinstance(value, str) and value:
+            mask = _mask(value, prefix)
+            if mask is None:
+                probing.broke(
+                    "PAT-LIST-MASKED", "a listed token is not masked (shown in full?)", _VIEWER
+                )
+            elif mask[1] != "*" or "." in value[len(prefix) : len(prefix) + mask[0]]:
+                probing.broke(
+                    "PAT-LIST-MASKED",
+                    "a listed token is masked with another character than an asterisk, "
+                    "or shows its secret segment",
+                    _VIEWER,
+                )
+            elif not probing.seen("masked_token.mask_width"):
+                probing.masked = value
+                visible, char, width = mask
+                probing.found("masked_token.visible_characters", visible, _VIEWER)
+                probing.found("masked_token.mask_character", char, _VIEWER)
+                probing.found("masked_token.mask_width", width, _VIEWER)
+        created = token.get("createdDate")
+        if created is not None and _precision(created) != "milliseconds":
+            probing.broke(
+                "PAT-DATE-FORMAT",
+                f"createdDate {created!r} is not ISO 8601 UTC with milliseconds",
+                _VIEWER,
+            )
+        used = _precision(token.get("lastUsedDate"))
+        if used is not None and not probing.seen("date_precision.lastUsedDate"):
+            probing.found("date_precision.lastUsedDate", used, _VIEWER)
+
+
+_DELETE_TYPE = (
+    "query { __schema { mutationType { fields { name type { kind name ofType { kind name "
+    "ofType { kind name ofType { kind name } } } } } } } }"
+)
+
+
+def probe_delete_shape(probing: Probing) -> None:
+    """``delete_result.shape`` and ``object_type`` through introspection (read-only)."""
+    try:
+        _delete_shape(probing)
+    finally:
+        probing.shaped.set()
+
+
+def _delete_shape(probing: Probing) -> None:
+    fields = ("delete_result.shape", "delete_result.object_type")
+    if not (probing.key("graphql_url") and probing.key("admin_token")):
+        probing.missed(fields, "needs graphql_url and admin_token")
+        return
+    request = "POST {graphql_url}: introspection of deletePersonalAccessToken"
+    observed = probing.graphql(_DELETE_TYPE)
+    mutations = _at(observed.body, "data", "__schema", "mutationType", "fields")
+    if observed.status != 200 or not isinstance(mutations, list):
+        probing.missed(fields, f"introspection is not answered (HTTP {observed.status})")
+        return
+    entry = next(
+        (
+            m
+            for m in mutations
+            if isinstance(m, dict) and m.get("name") == "deletePersonalAccessToken"
+        ),
+        None,
+    )
+    type_ref = entry.get("type") if entry else None
+    while isinstance(type_ref, dict) and type_ref.get("kind") in ("NON_NULL", "LIST"):
+        type_ref = type_ref.get("ofType")
+    if not isinstance(type_ref, dict):
+        probing.missed(fields, "the schema names no deletePersonalAccessToken mutation")
+        return
+    kind, name = type_ref.get("kind"), type_ref.get("name")
+    if kind in ("SCALAR", "ENUM"):
+        probing.found("delete_result.shape", "boolean" if name == "Boolean" else str(name), request)
+        probing.missed(("delete_result.object_type",), "the result is not an object")
+        return
+    probing.found("delete_result.shape", "object", request)
+    probing.found("delete_result.object_type", name, request)
+    described = probing.graphql(f'query {{ __type(name: "{name}") {{ fields {{ name }} }} }}')
+    listed = _at(described.body, "data", "__type", "fields")
+    if isinstance(listed, list):
+        probing.schema_fields = tuple(
+            str(f["name"]) for f in listed if isinstance(f, dict) and isinstance(f.get("name"), str)
+        )
+
+
+# -- write probes -------------------------------------------------------------------------------
+
+_WRITE_FIELDS = tuple(n for f in _WRITE_FIELDS_BY_PROBE.values() for n in f)
+_CAP_FIELDS = (
+    *_refusal_fields("token_limit", ("code", "message")),
+    "graphql_refusal_status.token_limit",
+)
+
+
+def probe_lifecycle(probing: Probing) -> None:
+    """Create three tokens of the probe's own (names out of creation order), list them, use
+    one twice, fill the admin's tokens to the cap and ask for one more, then delete them all:
+    the listing order, ``lastUsedDate``, the token-limit refusal and the delete result."""
+    admin = probing.key("admin_token")
+    if not (admin and probing.key("graphql_url")):
+        probing.missed(_WRITE_FIELDS, "needs graphql_url and admin_token")
+        return
+    made: list[tuple[str, str, str]] = []  # (id, name, value), in creation order
+    try:
+        held = probing.listing(admin)
+        probing.held = None if held is None else len(held)
+        probing.counted.set()
+        if held is None:
+            probing.missed(_WRITE_FIELDS, "the admin's tokens could not be listed")
+            return
+        if _CAP - len(held) < 3:
+            probing.room = _CAP - len(held)
+            probing.missed(
+                ("listing_order", _LAST_USED, "delete_result.fields"),
+                f"the admin holds {len(held)} tokens; the probe needs room for 3",
+            )
+            return
+        for suffix in ("-c", "-a", "-b"):
+            name = probing.name(suffix)
+            observed = probing.create(name)
+            token = created_token(observed) if isinstance(observed.body, dict) else None
+            if token is None or not token.token:
+                probing.missed(
+                    _WRITE_FIELDS, f"a create was answered HTTP {observed.status} without a token"
+                )
+                return
+            made.append((token.id, name, token.token))
+        probing.room = _CAP - len(held) - len(made)
+    finally:
+        probing.counted.set()
+        probing.made.set()
+    _use_and_fill(probing, admin, made, len(held))
+
+
+def _use_and_fill(
+    probing: Probing, admin: str, made: list[tuple[str, str, str]], held: int
+) -> None:
+    """The rest of the lifecycle once its tokens exist (``held``: the admin's before)."""
+    listed = probing.listing(admin) or []
+    judge_listing(probing, listed)
+    order = _describe_order(listed, [i for i, _, _ in made])
+    if order is None:
+        probing.missed(("listing_order",), "the new tokens were not all listed")
+    else:
+        probing.found("listing_order", order, f"{_CREATE} x3, then {_VIEWER}")
+    # The cap probe runs between the two uses of the first token: its requests take up
+    # the gap lastUsedDate is watched over, instead of a sleep. It waits for the name
+    # probe (beside it), which needs one of the admin's free places.
+    first = _first_use(probing, admin, made[0])
+    started = time.monotonic()
+    probing.named.wait()
+    try:
+        _token_limit(probing, admin, held + len(made))
+    except (RequestFailed, UnexpectedAnswer) as error:
+        probing.missed(_CAP_FIELDS, f"the token limit probe stopped: {error}")
+    if first is not None:
+        _moves(probing, admin, made[0], first, time.monotonic() - started)
+    probing.shaped.wait()
+    _delete_fields(probing, made[0], admin)
+    for token_id, _, _ in made[1:]:
+        probing.delete(token_id, admin)
+
+
+_LAST_USED = "last_used_date.update_interval_seconds"
+_USE_REQUEST = f"{_VIEWER} with the new token, again after N s"
+_USE_QUERY = "query { viewer { id } }"
+
+
+def _first_use(probing: Probing, admin: str, token: tuple[str, str, str]) -> Any:
+    """Use ``token`` and list it: its ``lastUsedDate`` (``None`` when it stayed null)."""
+    token_id, _, value = token
+    probing.graphql_as(_USE_QUERY, value)
+    first = _last_used_of(probing.listing(admin), token_id)
+    precision = _precision(first)
+    if precision is not None:
+        probing.found("date_precision.lastUsedDate", precision, _USE_REQUEST)
+    if first is None:
+        probing.missed((_LAST_USED,), "lastUsedDate stayed null after a use")
+    return first
+
+
+def _moves(
+    probing: Probing, admin: str, token: tuple[str, str, str], first: Any, elapsed: float
+) -> None:
+    """Use ``token`` again :data:`_USE_GAP` after its first use (``elapsed`` seconds have
+    passed already) and list it: does ``lastUsedDate`` move on every use? If not, use it
+    again once each of :data:`_INTERVALS` has passed since the first use, within
+    ``max_wait`` seconds: the first that moves it is the interval (a value between two
+    tried is rounded up)."""
+    token_id, _, value = token
+    gap = _USE_GAP if _precision(first) == "seconds" else _FINE_GAP
+    waited = 0.0
+    for step in (gap, *_INTERVALS):
+        if step > gap and step > probing.max_wait:
+            break
+        probing.pause(step - waited, elapsed=elapsed if step == gap else 0.0)
+        waited = step
+        probing.graphql_as(_USE_QUERY, value)
+        if _last_used_of(probing.listing(admin), token_id) != first:
+            probing.found(_LAST_USED, 0 if step == gap else step, _USE_REQUEST)
+            return
+    probing.missed(
+        (_LAST_USED,),
+        f"lastUsedDate did not move between uses {waited:g} s apart: it moves less often "
+        "(--max-wait SECONDS lets the probe wait up to that long to find the interval)",
+    )
+
+
+def _last_used_of(tokens: list[dict[str, Any]] | None, token_id: str) -> Any:
+    for token in tokens or ():
+        if token.get("id") == token_id:
+            return token.get("lastUsedDate")
+    return None
+
+
+def _token_limit(probing: Probing, admin: str, held: int) -> None:
+    """Fill the admin's tokens (``held`` now) to the cap, then ask for one more: the
+    refusal (or PAT-CAP)."""
+    extra: list[tuple[str, str]] = []
+    try:
+        for _ in range(max(0, _CAP - held)):
+            observed = probing.create(probing.name("-fill"))
+            token = created_token(observed) if isinstance(observed.body, dict) else None
+            if token is None:
+                probing.missed(("refusals.token_limit.code",), "a create below the cap was refused")
+                return
+            extra.append((token.id, token.token or admin))
+        request = f"{_CREATE} (a sixth token)"
+        observed = probing.create(probing.name("-sixth"))
+        token = created_token(observed) if isinstance(observed.body, dict) else None
+        if token is not None:
+            extra.append((token.id, token.token or admin))
+            probing.broke("PAT-CAP", "a sixth token was created", request)
+            return
+        _refusal(probing, "token_limit", observed, request)
+    finally:
+        for token_id, _bearer in extra:
+            probing.delete(token_id, admin)
+
+
+def _delete_fields(probing: Probing, token: tuple[str, str, str], bearer: str) -> None:
+    """Delete ``token`` selecting every field of the result: what each field carries."""
+    token_id, name, _ = token
+    documents = probing.context.documents
+    if probing.schema_fields:
+        documents.delete_selection = " { " + " ".join(probing.schema_fields) + " }"
+    observed = probing.delete(token_id, bearer)
+    if observed is None:
+        return
+    result = _at(observed.body, "data", "deletePersonalAccessToken")
+    if isinstance(result, dict):
+        carried = {}
+        for key, value in result.items():
+            if key == "__typename":
+                continue
+            if value == token_id:
+                carried[key] = "token_id"
+            elif value is True:
+                carried[key] = "true"
+            elif value == name:
+                carried[key] = "name"
+            else:
+                carried[key] = f"other ({type(value).__name__})"
+        probing.found("delete_result.fields", carried, f"{_DELETE} selecting every field")
+    elif isinstance(result, bool):
+        probing.found("delete_result.fields", {}, f"{_DELETE}")
+
+
+def probe_name_length(probing: Probing) -> None:
+    """``pat_name.max_length`` by a bounded search, and the refusal of a too-long name
+    (``refusals.invalid_input``); every name the target takes is deleted at once."""
+    try:
+        _name_length(probing)
+    finally:
+        probing.named.set()
+
+
+def _name_length(probing: Probing) -> None:
+    fields = ("pat_name.max_length", *_refusal_fields("invalid_input"))
+    admin = probing.key("admin_token")
+    if not (admin and probing.key("graphql_url")):
+        probing.missed(fields, "needs graphql_url and admin_token")
+        return
+    # The lifecycle takes 3 of the admin's free places; with a fourth free, this probe
+    # goes at once, else once the lifecycle's tokens exist, in the place left.
+    probing.counted.wait()
+    if probing.held is None or _CAP - probing.held < 4:
+        probing.made.wait()
+        if not probing.room or probing.room < 1:
+            probing.missed(fields, "the admin has no room for one more token")
+            return
+    refusals: list[Observed] = []
+    request = f"{_CREATE} with a name of N characters"
+
+    def accepts(length: int) -> bool | None:
+        base = probing.name("-")
+        if length < len(base) + 1:
+            return True
+        name = base + "n" * (length - len(base))
+        observed = probing.create(name)
+        token = created_token(observed) if isinstance(observed.body, dict) else None
+        if token is not None:
+            probing.delete(token.id, admin)
+            return True
+        if observed.status >= 500 or observed.status == 429:
+            return None
+        refusals.append(observed)
+        return False
+
+    found = _common_limit(accepts, len(probing.context.ledger.name_prefix) + 8)
+    if found is None and not refusals:
+        probing.missed(fields, "a create answered neither a token nor a refusal")
+        return
+    if found is None or found >= _NAME_CEILING:
+        probing.missed(("pat_name.max_length",), f"no refusal up to {_NAME_CEILING} characters")
+    else:
+        probing.found("pat_name.max_length", found, request)
+    if refusals:
+        _refusal(probing, "invalid_input", refusals[-1], f"{_CREATE} with a name too long")
+
+
+_COMMON_NAME_LIMITS = (255, 100, 256, 128, 64, 50, 200, 500, 1000, 1024, 2048)
+"""Name limits deployments often choose: tried first, each with the length one above."""
+
+
+def _common_limit(accepts: Callable[[int], bool | None], shortest: int) -> int | None:
+    """The longest length ``accepts`` takes: the common limits first (a limit among them
+    costs two or four tries), then a bisection between the bounds they left."""
+    good, bad = shortest, _NAME_CEILING + 1
+    for limit in _COMMON_NAME_LIMITS:
+        if not good < limit < bad:
+            continue
+        verdict = accepts(limit)
+        if verdict is None:
+            return None
+        if not verdict:
+            bad = limit
+            continue
+        good = limit
+        above = accepts(limit + 1)
+        if above is None:
+            return None
+        if not above:
+            return limit
+        good = limit + 1
+    return _bounded_search(accepts, good, bad)
+
+
+def probe_not_found(probing: Probing) -> None:
+    """``refusals.not_found``: a delete of an id no token has (made up by this run)."""
+    context = probing.context
+    if not (probing.key("admin_token") and probing.key("graphql_url")):
+        probing.missed(("refusals.not_found.status",), "needs graphql_url and admin_token")
+        return
+    context.discover()
+    query, variables = context.documents.delete_token(context.missing_id())
+    observed = context.graphql(query, variables, probing.key("admin_token"))
+    _refusal(probing, "not_found", observed, f"{_DELETE} of an id no token has")
+
+
+def probe_forbidden(probing: Probing) -> None:
+    """``refusals.forbidden``: a member who is not an admin asks for a token (PAT-ADMIN-ONLY
+    if it is made; the ledger then deletes it)."""
+    fields = _refusal_fields("forbidden")
+    if not (probing.key("member_token") and probing.key("graphql_url")):
+        probing.missed(fields, "needs member_token")
+        return
+    request = f"{_CREATE} as a member who is not an admin"
+    observed = probing.create(probing.name("-member"), bearer_key="member_token")
+    token = created_token(observed) if isinstance(observed.body, dict) else None
+    if token is not None:
+        probing.broke("PAT-ADMIN-ONLY", "a member who is not an admin created a token", request)
+        probing.delete(token.id, probing.key("member_token"))
+        return
+    _refusal(probing, "forbidden", observed, request)
+
+
+_RUNS: dict[str, Callable[[Probing], None]] = {
+    "client token": probe_client_token,
+    "hubs listing": probe_hubs,
+    "unauthenticated refusal": probe_unauthenticated,
+    "token listing": probe_listing,
+    "delete result shape": probe_delete_shape,
+    "token lifecycle": probe_lifecycle,
+    "name length": probe_name_length,
+    "unknown id": probe_not_found,
+    "non-admin create": probe_forbidden,
+}
+_GROUPS = (
+    ("token lifecycle",),
+    ("client token", "unauthenticated refusal", "delete result shape", "name length"),
+    ("hubs listing", "token listing", "unknown id", "non-admin create"),
+)
+"""The probes in groups that run side by side (each group in order). The lifecycle fills the
+admin's tokens to the cap only once the name probe, beside it, is done; the name probe
+starts once the lifecycle knows how many tokens the admin holds."""
+_FIELDS_OF = {**_READ_FIELDS, **_WRITE_FIELDS_BY_PROBE}
+PROBES: tuple[Probe, ...] = tuple(
+    Probe(
+        name,
+        writes=name in _WRITE_FIELDS_BY_PROBE,
+        run=_RUNS[name],
+        fields=_FIELDS_OF[name],
+        group=number,
+    )
+    for number, names in enumerate(_GROUPS)
+    for name in names
+)
+"""Every probe, group by group."""
+
+
+def probe_target(
+    session: ScenarioRunner,
+    *,
+    allow_writes: bool,
+    sleep: Callable[[float], None] = time.sleep,
+    max_wait: float = 0.0,
+) -> ProbeResult:
+    """Run every probe :paramref:`allow_writes` permits against the session's target.
+
+    The caller closes the session (its close deletes whatever a probe left). Raises
+    :class:`~patgate.errors.TargetUnreachable` when the target does not answer at all.
+    """
+    probing = Probing(session, allow_writes=allow_writes, sleep=sleep, max_wait=max_wait)
+    chosen = [probe for probe in PROBES if allow_writes or not probe.writes]
+
+    def group(probes: Sequence[Probe]) -> None:
+        try:
+            for probe in probes:
+                try:
+                    probe.run(probing)
+                except (RequestFailed, UnexpectedAnswer) as error:
+                    probing.missed(probe.fields, f"the {probe.name} probe stopped: {error}")
+        finally:
+            probing.release([probe.name for probe in probes])
+
+    # The groups side by side (the session's client pools a connection for each).
+    groups = [[p for p in chosen if p.group == number] for number in range(len(_GROUPS))]
+    with ThreadPoolExecutor(len(groups) - 1, thread_name_prefix="patgate-probe") as pool:
+        beside = [pool.submit(group, probes) for probes in groups[1:]]
+        try:
+            group(groups[0])
+        finally:
+            for future in beside:
+                future.result()
+    if not allow_writes:
+        probing.missed(_WRITE_FIELDS, NEEDS_WRITES)
+    probing.missed(FIELDS, "not probed")
+    return probing.result
