@@ -26,7 +26,7 @@ from patgate.cli import main
 from patgate.fake.profile import default_profile, load_profile
 from patgate.runner.context import RunOptions
 from patgate.runner.session import target_redactor
-from patgate.runner.target import TargetConfig
+from patgate.runner.target.config import TargetConfig
 
 from ..independent.deployment import IndependentDeployment, running_independent_deployment
 

@@ -16,9 +16,9 @@ from patgate.calibration.probes import FIELDS, NOT_PROFILE_FIELDS, ProbeResult, 
 from patgate.calibration.profile_document import calibrated_document, render_profile
 from patgate.fake.profile import default_profile
 from patgate.runner.context import RunOptions
-from patgate.runner.fake_target import FakeTarget
-from patgate.runner.ledger import LedgerState
+from patgate.runner.custody.ledger import LedgerState
 from patgate.runner.session import open_session
+from patgate.runner.target.fake import FakeTarget
 from patgate.wire.messages import WireRequest, WireResponse
 
 OTHER_CHOICES: dict[str, Any] = {

@@ -30,8 +30,8 @@ if TYPE_CHECKING:
     from patgate.fake.profile import Profile
     from patgate.redaction import Redactor
     from patgate.runner.context import RunOptions
-    from patgate.runner.events import Tallies
-    from patgate.runner.target import TargetConfig
+    from patgate.runner.results.events import Tallies
+    from patgate.runner.target.config import TargetConfig
 
 __all__ = [
     "Comparison",
@@ -204,9 +204,9 @@ def probe_fake(
     """Probe an embedded fake of ``profile`` holding only the credential ``keys`` given."""
     from patgate.harness import Fake
     from patgate.runner.context import RunOptions
-    from patgate.runner.fake_target import FakeTarget
     from patgate.runner.session import open_session
-    from patgate.runner.target import TargetConfig
+    from patgate.runner.target.config import TargetConfig
+    from patgate.runner.target.fake import FakeTarget
     from patgate.wire.urls import FakeUrls
 
     # Not started, on URLs of its own: the session reaches it through its transport, and

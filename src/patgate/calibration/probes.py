@@ -27,8 +27,8 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from patgate.errors import RequestFailed, UnexpectedAnswer
-from patgate.runner.answers import created_token
 from patgate.runner.model import Observed
+from patgate.runner.target.answers import created_token
 
 if TYPE_CHECKING:
     from patgate.runner.engine import ScenarioRunner

@@ -23,7 +23,7 @@ from patgate.commands.session import guarded
 
 if TYPE_CHECKING:
     from patgate.redaction import Redactor
-    from patgate.runner.target import TargetConfig
+    from patgate.runner.target.config import TargetConfig
 
 __all__ = ["configure", "main"]
 

@@ -28,7 +28,7 @@ if TYPE_CHECKING:
     from patgate.calibration.comparison import Comparison
     from patgate.redaction import Redactor
     from patgate.runner.context import RunOptions
-    from patgate.runner.target import TargetConfig
+    from patgate.runner.target.config import TargetConfig
 
 __all__ = ["configure", "main", "probe_options", "target_label"]
 
