@@ -6,8 +6,8 @@ or ``graphql_url``) and a path template whose ``{name}`` segments are path param
     api_paths.HUB.url("https://api.example.com", hub_id="5b32...")
     # -> "https://api.example.com/v2/content/hubs/5b32..."
 
-This module is plain data with no imports from the rest of patgate, so every layer (the
-domain excepted, which knows no URLs) may read it.
+This module is plain data that imports only the exception tree, so every layer (the domain
+excepted, which knows no URLs) may read it.
 """
 
 from __future__ import annotations
@@ -15,6 +15,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 from urllib.parse import quote
+
+from patgate.errors import PatgateError
 
 __all__ = [
     "ALL_PATHS",
@@ -51,7 +53,7 @@ _PARAMETER = re.compile(r"\{([a-z_][a-z0-9_]*)\}")
 _UNRESERVED = re.compile(r"[A-Za-z0-9_.~-]*")
 
 
-class TemplateError(ValueError):
+class TemplateError(PatgateError, ValueError):
     """A path or route template that the template grammar does not understand."""
 
 
