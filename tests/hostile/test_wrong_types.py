@@ -15,6 +15,9 @@ from .server import Server
 from .test_hostile_server import run_against
 from .wrong_types import FOREIGN_ID, HOSTILE_TEXT, UNKNOWN_ID, WRONG_TYPES, WrongType
 
+# Each case runs the scenarios against a deployment served on loopback.
+pytestmark = pytest.mark.slow
+
 
 def _report(folder: Path) -> dict[str, object]:
     report = json.loads((folder / "run.json").read_text(encoding="utf-8"))
