@@ -258,7 +258,45 @@ def test_the_hub_step_runs_on_the_fake(tmp_path: Path, capsys: pytest.CaptureFix
     ("tests/scenario/test_toy_hub.py", "tests/scenario/test_registries.py"),
 )
 
-RECIPES = {"endpoint": ENDPOINT, "check": CHECK, "step kind": STEP_KIND}
+RULE = Recipe(
+    "**A rule.**",
+    (
+        Insert(
+            "specs/rules.yaml",
+            """  - id: TOY-TOKEN-TYPE
+    title: The token type is named
+    sections: ["2.5"]
+    level: advisory
+    source:
+      section: "2.5"
+      clause: "Lifetime of the token. Generally 300."
+    summary: A toy rule, checked by a toy scenario.
+    needs: {writes: false, waits: false, control: false}
+
+""",
+            after="\nrules:\n",
+        ),
+        Regenerate("patgate.scenario.clause_table", ("docs/clauses.md",)),
+        Insert(
+            "scenarios/toy-token-type.yaml",
+            """id: toy-token-type
+title: The token type is named
+rules: [TOY-TOKEN-TYPE]
+steps:
+  - name: ask for a token
+    token:
+      client_id: ${client_id}
+      client_secret: ${client_secret}
+      grant_type: client_credentials
+    expect:
+      - {path: token_type, type: string, rule: TOY-TOKEN-TYPE}
+""",
+        ),
+    ),
+    ("tests/specs/test_rules.py", "tests/runner/test_engine.py", "tests/selftest/test_faults.py"),
+)
+
+RECIPES = {"endpoint": ENDPOINT, "check": CHECK, "step kind": STEP_KIND, "rule": RULE}
 
 
 def _copy_tree(into: Path) -> Path:
@@ -342,7 +380,11 @@ def test_following_the_recipe_adds_a_working_toy(name: str, tmp_path: Path) -> N
         if path.startswith("tests/") or path in ("README.md", "specs/scenario.schema.json"):
             continue
         shown = re.sub(r"^src/patgate/", "", path)
-        assert shown in text or Path(path).name in text, f"the {name} recipe never names {path}"
+        folder = shown.rpartition("/")[0] + "/"
+        new_in_named_folder = path not in before and f"`{folder}`" in text
+        assert shown in text or Path(path).name in text or new_in_named_folder, (
+            f"the {name} recipe never names {path}"
+        )
     pytest_command = [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider"]
     done = subprocess.run(
         [*pytest_command, "--run-slow", "-x", *recipe.tests],
