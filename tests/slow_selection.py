@@ -32,6 +32,8 @@ def _slow_left_out(config: pytest.Config) -> bool:
 
 
 def pytest_configure(config: pytest.Config) -> None:
+    if config.getoption("help") or config.getoption("version"):
+        return  # no test runs
     if _slow_left_out(config) and counterparts_required():
         raise pytest.UsageError(
             f"{REQUIRE_VARIABLE}=1 runs every test: pass {RUN_SLOW} "

@@ -60,6 +60,13 @@ def test_ci_refuses_a_run_without_the_slow_tests(
     _run(project, "--run-slow").assert_outcomes(passed=2)
 
 
+def test_ci_still_shows_the_help(project: pytest.Pytester, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv(REQUIRE_VARIABLE, "1")
+    result = _run(project, "--help")
+    assert result.ret == pytest.ExitCode.OK
+    result.stdout.fnmatch_lines(["*--run-slow*"])
+
+
 def test_a_ci_run_that_selects_nothing_fails(
     project: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
 ) -> None:
