@@ -2,6 +2,9 @@
 
 Under ``PATGATE_REQUIRE_COUNTERPARTS=1`` (CI) a skip that ``tests/counterparts.py`` does not
 list as expected fails its test, so nothing CI means to run can pass as skipped.
+
+The default run leaves out the tests marked ``slow``; ``--run-slow`` runs everything
+(``tests/slow_selection.py``).
 """
 
-pytest_plugins = ["tests.counterparts"]
+pytest_plugins = ["tests.counterparts", "tests.slow_selection"]

@@ -155,7 +155,7 @@ def test_the_readme_shows_the_report_of_the_examples() -> None:
     root = Path(__file__).resolve().parent.parent
     command = [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-p", "no:xdist"]
     done = subprocess.run(
-        [*command, "tests/examples", "--patgate-coverage"],
+        [*command, "tests/examples", "--run-slow", "--patgate-coverage"],
         cwd=root,
         capture_output=True,
         text=True,

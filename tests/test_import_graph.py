@@ -353,3 +353,42 @@ def test_the_runner_rooms_import_downwards() -> None:
         if (there := _room(imported)) is not None and there != here and rank[there] > rank[here]
     ]
     assert found == [], "runner rooms importing upwards:\n" + "\n".join(found)
+
+
+def private_to(module: str) -> str | None:
+    """The folder (package) a private module belongs to, or ``None`` for a public one.
+
+    The convention: a module whose name starts with one underscore (``_step_builder``,
+    ``_version``) is private to its folder; only modules in that folder or below import it.
+    """
+    folder, _dot, leaf = module.rpartition(".")
+    if leaf.startswith("_") and not leaf.startswith("__"):
+        return folder
+    return None
+
+
+def private_imports(graph: Mapping[str, Iterable[str]]) -> list[str]:
+    """``importer -> imported`` for every import of a private module from outside its folder."""
+    found = []
+    for importer, names in sorted(graph.items()):
+        for imported in sorted(names):
+            folder = private_to(imported)
+            if folder is not None and not (importer + ".").startswith(folder + "."):
+                found.append(f"{importer} -> {imported}")
+    return found
+
+
+def test_the_private_module_rule_is_read() -> None:
+    assert private_to("patgate.scenario._step_builder") == "patgate.scenario"
+    assert private_to("patgate.scenario.loader") is None
+    assert private_to("patgate.__main__") is None
+    graph = {
+        "patgate.scenario.loader": {"patgate.scenario._step_builder"},
+        "patgate.runner.engine": {"patgate.scenario._step_builder", "patgate._version"},
+    }
+    assert private_imports(graph) == ["patgate.runner.engine -> patgate.scenario._step_builder"]
+
+
+def test_a_private_module_is_imported_only_from_its_folder() -> None:
+    found = private_imports(GRAPH)
+    assert found == [], "private modules imported from outside their folder:\n" + "\n".join(found)

@@ -6,8 +6,8 @@ or ``graphql_url``) and a path template whose ``{name}`` segments are path param
     api_paths.HUB.url("https://api.example.com", hub_id="5b32...")
     # -> "https://api.example.com/v2/content/hubs/5b32..."
 
-This module is plain data with no imports from the rest of patgate, so every layer (the
-domain excepted, which knows no URLs) may read it.
+This module is plain data that imports only the exception tree, so every layer (the domain
+excepted, which knows no URLs) may read it.
 """
 
 from __future__ import annotations
@@ -15,6 +15,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 from urllib.parse import quote
+
+from patgate.errors import PatgateError
 
 __all__ = [
     "ALL_PATHS",
@@ -39,14 +41,48 @@ __all__ = [
     "WEBHOOK",
     "WORKFLOW_STATE",
     "ApiPath",
+    "TemplateError",
+    "template_pieces",
 ]
 
 CONTENT_PREFIX = "/v2/content"
 """Every path under ``{base_url}`` + this prefix needs a valid bearer (401/403 before 404)."""
 
-_PARAMETER = re.compile(r"\{([a-z_]+)\}")
+_PARAMETER = re.compile(r"\{([a-z_][a-z0-9_]*)\}")
 # Characters quote(..., safe="") leaves alone: a value made only of them is its own encoding.
 _UNRESERVED = re.compile(r"[A-Za-z0-9_.~-]*")
+
+
+class TemplateError(PatgateError, ValueError):
+    """A path or route template that the template grammar does not understand."""
+
+
+def template_pieces(template: str) -> tuple[str, ...]:
+    """``template`` split at its parameters: literal, name, literal, name, ..., literal.
+
+    The one grammar of path and route templates: a parameter is a whole path segment
+    ``{name}``, the name lower_snake_case (``[a-z_][a-z0-9_]*``), each name once. Anything
+    else with a brace in it (``{hubId}``, ``{id}.json``, a lone ``}``) raises
+    :class:`TemplateError` naming the template, so a typo is an error at startup instead of
+    literal text that never matches.
+    """
+    seen: set[str] = set()
+    for segment in template.split("/"):
+        if "{" not in segment and "}" not in segment:
+            continue
+        found = _PARAMETER.fullmatch(segment)
+        if found is None:
+            raise TemplateError(
+                f"the route template {template!r} has {segment!r}, which is not a path "
+                "parameter: a parameter is a whole segment, {name} in lower_snake_case "
+                "(e.g. {hub_id})"
+            )
+        if found.group(1) in seen:
+            raise TemplateError(
+                f"the route template {template!r} names the parameter {segment} twice"
+            )
+        seen.add(found.group(1))
+    return tuple(_PARAMETER.split(template))
 
 
 @dataclass(frozen=True)
@@ -65,7 +101,7 @@ class ApiPath:
 
     def __post_init__(self) -> None:
         # Split once: building links is on the hot path of every listing the fake serves.
-        object.__setattr__(self, "_pieces", tuple(_PARAMETER.split(self.template)))
+        object.__setattr__(self, "_pieces", template_pieces(self.template))
 
     @property
     def parameters(self) -> tuple[str, ...]:

@@ -24,6 +24,8 @@
     ├── ExpressionError (ValueError)            scenario/expressions.py: cannot parse or evaluate
     ├── PathError (ValueError)                  scenario/paths.py: a path that cannot be read
     ├── PathMissing (LookupError)               scenario/paths.py: nothing at that path
+    ├── TemplateError (ValueError)              api_paths.py: a path or route template the
+    │                                           template grammar does not understand
     ├── WaitTooLong                             runner/execution/step_senders.py: a live
     │                                           wait over --max-wait (the scenario is
     │                                           skipped)

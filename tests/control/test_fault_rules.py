@@ -95,6 +95,7 @@ def test_a_dropped_connection_is_each_librarys_own_connection_error() -> None:
     assert entry.status == 0  # logged as dropped
 
 
+@pytest.mark.slow
 def test_the_rate_limit_is_off_by_default_and_allows_60_per_minute_per_key() -> None:
     # A frozen clock: on real time the 61 requests could straddle the turn of a minute.
     frozen = Deployment(clock=Clock(datetime(2026, 1, 1, 12, 0, 10, tzinfo=timezone.utc)))

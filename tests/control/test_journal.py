@@ -20,6 +20,7 @@ from tests.control.served import patgate_command
 URLS = FakeUrls.same_origin("http://127.0.0.1:9")
 
 
+@pytest.mark.slow
 def test_the_journal_is_folded_into_the_snapshot_while_serving(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -18,6 +18,9 @@ from patgate.cli import main
 from .cases import CASES
 from .server import Misbehaviour, Server
 
+# Each case serves a misbehaving deployment on loopback and waits out its timeouts.
+pytestmark = pytest.mark.slow
+
 EXIT_CODES = {0: "no gate rule failed", 1: "a gate rule failed"}
 """The README's exit codes a hostile answer may lead to (2 and 3 are for bad input and an
 unreachable target, which the first answer disproves)."""

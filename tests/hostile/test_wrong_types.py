@@ -19,6 +19,8 @@ ONE_AT_A_TIME = ("--concurrency", "1")
 """A case spoils the first few answers of a kind (the first listings, say): with one scenario
 at a time the same answers are spoiled in every run, the runner's own reads among them; side
 by side, which scenario meets them depends on timing."""
+# Each case runs the scenarios against a deployment served on loopback.
+pytestmark = pytest.mark.slow
 
 
 def _report(folder: Path) -> dict[str, object]:

@@ -22,6 +22,9 @@ from patgate.transports.loopback_server import LoopbackServer
 from tests.fake.test_concurrency import RacyDeployment
 from tests.load.conftest import LIMIT, GraphClient, create_document, delete_document, error_codes
 
+# Load: many threads, many rounds, real sockets.
+pytestmark = pytest.mark.slow
+
 THREADS = 32
 CAP = 5
 Answer = dict[str, Any]

@@ -4,7 +4,10 @@ import html
 import io
 import re
 from dataclasses import replace
+from html.parser import HTMLParser
 from pathlib import Path
+
+from markupsafe import escape
 
 from patgate.redaction import REDACTED
 from patgate.reporting import make_reporter
@@ -38,8 +41,8 @@ def test_the_failure_shows_rule_step_and_escaped_values(
     tmp_path: Path, sample_run: list[Event]
 ) -> None:
     page = write_page(tmp_path / "report.html", sample_run)
-    assert html.escape(CAP_EXPECTED) in page
-    assert html.escape(CAP_ACTUAL) in page
+    assert escape(CAP_EXPECTED) in page
+    assert escape(CAP_ACTUAL) in page
     assert "&lt;script&gt;alert(1)&lt;/script&gt;" in page
     assert "<script" not in page
     assert "create a 6th token" in page
@@ -118,7 +121,7 @@ def test_the_same_answer_across_scenarios_is_one_card_listing_them(tmp_path: Pat
     assert "content-pat" in first
     assert "content-client" in first
     # Once as the answer, once in the answer of the request shown.
-    assert first.count("{&quot;errors&quot;:[{&quot;message&quot;:&quot;boom&quot;}]}") == 2
+    assert first.count(escape('{"errors":[{"message":"boom"}]}')) == 2
 
 
 def test_a_failure_links_its_file_and_step_line_relative_to_the_report(tmp_path: Path) -> None:
@@ -170,7 +173,7 @@ def test_filters_and_levels_are_marked_for_the_style_sheet(
     assert 'data-level="advisory"' in page
     assert 'data-level="gate"' in page
     assert 'data-outcome="passed"' in page
-    assert "body:has(#show-gate:checked) [data-level=&quot;advisory&quot;]" not in page
+    assert escape('body:has(#show-gate:checked) [data-level="advisory"]') not in page
     assert 'body:has(#show-gate:checked) [data-level="advisory"]' in page
 
 
@@ -182,3 +185,54 @@ def test_a_run_with_no_scenarios_renders_and_says_why(tmp_path: Path) -> None:
     assert "did not complete" in page.lower()
     assert "No scenario ran: exit 3: the target did not answer" in page
     assert "<dt>Started</dt>" in page
+
+
+HOSTILE = "\"'><img src=x onerror=alert(1)><script>alert(2)</script>&amp;"
+
+
+class _Elements(HTMLParser):
+    """Every start tag of a page, with its attributes, as a browser's tokenizer sees them."""
+
+    def __init__(self) -> None:
+        super().__init__(convert_charrefs=True)
+        self.tags: list[tuple[str, list[tuple[str, str | None]]]] = []
+        self.text: list[str] = []
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        self.tags.append((tag, attrs))
+
+    def handle_data(self, data: str) -> None:
+        self.text.append(data)
+
+
+def test_hostile_text_in_every_field_stays_text(tmp_path: Path) -> None:
+    failure = Failure(
+        rule=HOSTILE,
+        level="gate",
+        step=HOSTILE,
+        message=HOSTILE,
+        expected=HOSTILE,
+        actual=HOSTILE + "!",
+        exchange=Exchange(
+            method="POST",
+            url="https://api.example.test/" + HOSTILE,
+            request_headers=(("X-Name", HOSTILE),),
+            request_body=HOSTILE,
+            status=400,
+            response_headers=(("X-Echo", HOSTILE),),
+            response_body=HOSTILE,
+        ),
+    )
+    hostile = replace(
+        scenario(HOSTILE, HOSTILE, Outcome.FAILED, failures=(failure,), reason=HOSTILE),
+        title=HOSTILE,
+        source=HOSTILE + ".yaml:3",
+    )
+    page = write_page(tmp_path / "report.html", run_events(hostile))
+    parser = _Elements()
+    parser.feed(page)
+    assert {tag for tag, _attrs in parser.tags}.isdisjoint({"img", "script"})
+    names = {name for _tag, attrs in parser.tags for name, _value in attrs}
+    assert not any(name.startswith("on") for name in names), names
+    # The text a reader sees is the hostile string itself, shown not interpreted.
+    assert HOSTILE in "".join(parser.text)

@@ -49,11 +49,32 @@ def fails(name: str, observed: Observed, argument: Any, **options: Any) -> Check
     return caught.value
 
 
-def test_every_check_of_the_format_is_registered() -> None:
+def _exercised(helper: str) -> set[str]:
+    """The check names this module calls ``helper`` (``passes`` or ``fails``) with."""
+    import ast
+    from pathlib import Path
+
+    tree = ast.parse(Path(__file__).read_text(encoding="utf-8"))
+    return {
+        node.args[0].value
+        for node in ast.walk(tree)
+        if isinstance(node, ast.Call)
+        and isinstance(node.func, ast.Name)
+        and node.func.id == helper
+        and node.args
+        and isinstance(node.args[0], ast.Constant)
+        and isinstance(node.args[0].value, str)
+    }
+
+
+def test_every_registered_check_runs_and_has_a_fault_twin() -> None:
     from patgate.scenario.check_kinds import CHECKS
 
     assert CHECKS.unbound() == []
-    assert len(CHECKS) == 12
+    # Each check is seen passing on a right answer and failing on the matching wrong one.
+    names = set(CHECKS.names())
+    assert names - _exercised("passes") == set(), "checks never seen passing here"
+    assert names - _exercised("fails") == set(), "checks without a fault twin here"
 
 
 # -- status, error, ok ------------------------------------------------------------------------

@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 
 from patgate.scenario.expressions import (
+    MAX_BUILT,
     ExpressionError,
     evaluate,
     expression_names,
@@ -77,3 +78,32 @@ def test_anything_outside_the_language_is_refused(text: str) -> None:
 def test_a_type_error_while_evaluating_is_an_expression_error() -> None:
     with pytest.raises(ExpressionError, match="cannot evaluate"):
         evaluate("token - 1", VALUES.__getitem__)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "'a' * 100001",
+        "100001 * 'a'",
+        "ids * 60000",
+        "('ab' * 50000) + 'c'",
+        # Hostile: each step stays small, the product does not; refused before it is built.
+        "'x' * 1000 * 1000 * 1000 * 1000",
+        "'x' * 99999999999999999999",
+    ],
+)
+def test_an_expression_cannot_build_past_the_limit(text: str) -> None:
+    with pytest.raises(ExpressionError, match=rf"over the limit of {MAX_BUILT} \(MAX_BUILT\)"):
+        evaluate(text, VALUES.__getitem__)
+
+
+def test_building_up_to_the_limit_works() -> None:
+    assert len(evaluate(f"'a' * {MAX_BUILT}", VALUES.__getitem__)) == MAX_BUILT
+    assert evaluate("ids * 2 + ids", VALUES.__getitem__) == ["a", "b"] * 3
+
+
+def test_percent_does_not_format_strings() -> None:
+    # '%999999999d' would build a gigabyte of spaces.
+    with pytest.raises(ExpressionError, match="does not format strings"):
+        evaluate("'%999999999d' % 1", VALUES.__getitem__)
+    assert evaluate("7 % held", VALUES.__getitem__) == 1

@@ -29,6 +29,9 @@ from patgate.wire.messages import WireHandler, WireRequest, WireResponse
 
 from .faults import Wrap, _walk, listings_showing, rewrite
 
+# Every scenario against each variant deployment.
+pytestmark = pytest.mark.slow
+
 _JSON = (("content-type", "application/json"),)
 
 

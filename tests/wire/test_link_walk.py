@@ -60,12 +60,19 @@ def walk(app: WireApp, bearer: str, start: str) -> tuple[dict[str, int], list[st
 def test_every_link_resolves(app: WireApp, world: DefaultWorld) -> None:
     seen, problems = walk(app, world.admin_token, f"{HUBS_URL}?size=1")
     assert problems == []
-    # 3 hubs, each with 7 listings and 11 records, reached through the listing's pages.
+    # Not a vacuous walk: through the listing's pages it reached every hub and every link
+    # each hub advertises, whatever the relations are.
     reached = {re.sub(r"\?.*", "", url) for url in seen}
-    assert len([url for url in reached if "/hubs/" in url and url.count("/") == 6]) == 3
-    kinds = {url.split("/")[5] for url in reached if url.count("/") == 6}
-    expected = {"content-repositories", "content-types", "content-type-schemas", "events"}
-    assert expected | {"workflow-states", "extensions", "hubs"} == kinds
+    request = WireRequest(
+        "GET", f"{HUBS_URL}?size=100", (("Authorization", f"Bearer {world.admin_token}"),)
+    )
+    response = app(request)
+    assert response is not None
+    hubs = response.json()["_embedded"]["hubs"]
+    assert hubs
+    for hub in hubs:
+        advertised = {_OPTIONAL.sub("", link["href"]) for link in hub["_links"].values()}
+        assert advertised - reached == set(), hub["id"]
 
 
 def test_the_hub_links_each_relation_the_sdk_looks_up(app: WireApp, world: DefaultWorld) -> None:
@@ -84,7 +91,7 @@ def test_the_hub_links_each_relation_the_sdk_looks_up(app: WireApp, world: Defau
         "webhooks",
         "events",
     }
-    assert set(hub["_links"]) == relations
+    assert relations <= set(hub["_links"])
 
 
 def _declared_query_parameters() -> list[tuple[re.Pattern[str], set[str]]]:

@@ -168,6 +168,7 @@ def test_a_secret_across_the_cut_leaves_no_piece_behind() -> None:
     assert secret[:10] not in entry.url
 
 
+@pytest.mark.slow
 def test_ten_thousand_long_url_requests_stay_under_the_byte_bound() -> None:
     bound = 2 * 1024 * 1024
     log = RequestLog(capacity=1_000_000, max_bytes=bound)

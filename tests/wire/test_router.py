@@ -1,8 +1,11 @@
 from __future__ import annotations
 
+import re
+
 import pytest
 
 from patgate import api_paths
+from patgate.api_paths import ApiPath, TemplateError
 from patgate.fake.world import DefaultWorld
 from patgate.wire import FakeUrls, WireApp, WireRequest, WireResponse
 from patgate.wire.content_api import ContentEndpoint
@@ -98,3 +101,28 @@ def test_runner_urls_come_from_the_same_names() -> None:
     assert api_paths.TOKEN.url(urls.auth_url) == urls.token_url
     with pytest.raises(TypeError, match="hub_id"):
         api_paths.HUB.url(urls.base_url)
+
+
+@pytest.mark.parametrize(
+    "path",
+    [
+        "/v2/content/mine/{hubId}",
+        "/v2/content/mine/{id}.json",
+        "/v2/content/mine/{id",
+        "/v2/content/mine/id}",
+        "/v2/content/mine/{}",
+        "/v2/content/mine/{id}/{id}",
+    ],
+)
+def test_a_template_the_grammar_does_not_understand_is_refused_naming_the_route(
+    app: WireApp, path: str
+) -> None:
+    with pytest.raises(TemplateError, match=re.escape(path)):
+        app.mount(app.urls.base_url, path, _Echo(app.deployment, app.urls))
+    assert not any(template.endswith(path) for template, _ in app.router)
+
+
+def test_a_path_template_is_read_by_the_same_grammar() -> None:
+    with pytest.raises(TemplateError, match=r"'\{hubId\}', which is not a path parameter"):
+        ApiPath("mine", "base_url", "/v2/content/hubs/{hubId}")
+    assert ApiPath("mine", "base_url", "/hubs/{hub_id}/x/{id2}").parameters == ("hub_id", "id2")

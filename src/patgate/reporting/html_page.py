@@ -1,8 +1,10 @@
 """``--report html:PATH``: one self-contained page for a person to read.
 
 Inline CSS, no scripts, no external assets: the file can be mailed, attached to a CI job or
-opened from disk. Every value is escaped with ``html.escape``; control characters are shown
-as escapes first, so what a deployment answered is displayed, never interpreted.
+opened from disk. HTML is built through markupsafe, escaping by default: every piece is a
+:class:`~markupsafe.Markup` made by :func:`_html` from a literal template, whose ``{}`` fields
+are escaped unless they are ``Markup`` themselves; control characters are shown as escapes
+first, so what a deployment answered is displayed, never interpreted.
 
 On top: the verdict, when the run started, its target, duration and required rules, and the
 token tally with the retries. Failures are grouped by cause: checks that failed on the same
@@ -14,13 +16,14 @@ line to replay it. Two filters ("failed only", "gate only") work without a scrip
 
 from __future__ import annotations
 
-import html
 import os
 import shlex
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
+
+from markupsafe import Markup
 
 from patgate._version import __version__
 from patgate.levels import Level
@@ -55,6 +58,8 @@ _LABELS = {
     Outcome.SKIPPED: "Skipped",
     Outcome.PASSED: "Passed",
 }
+
+_LABELS_IN_ORDER = [(outcome, _LABELS[outcome]) for outcome in OUTCOME_ORDER]
 
 _STYLE = """
 :root { --fg: #1f2328; --muted: #59636e; --bg: #ffffff; --panel: #f6f8fa; --line: #d1d9e0;
@@ -171,18 +176,34 @@ body:has(#show-gate:checked) [data-level="advisory"] { display: none; }
 """
 
 # Fixed column widths, so that the rule tables of every outcome group line up.
-_RULE_COLUMNS = (
+_RULE_COLUMNS = Markup(
     '<colgroup><col style="width:22%"><col style="width:30%"><col style="width:10%">'
     '<col style="width:18%"><col style="width:20%"></colgroup>'
 )
-_SCENARIO_COLUMNS = (
+_SCENARIO_COLUMNS = Markup(
     '<colgroup><col style="width:11%"><col style="width:16%"><col style="width:26%">'
     '<col style="width:18%"><col style="width:7%"><col style="width:22%"></colgroup>'
 )
 
 
-def _e(value: str) -> str:
-    return html.escape(printable(value), quote=True)
+def _html(template: str, /, *values: object, **named: object) -> Markup:
+    """``template`` (literal HTML) with its ``{}`` fields filled in, each escaped unless it is
+    ``Markup`` already; text is passed through :func:`printable` first."""
+    # The one place a template becomes Markup: callers pass literal HTML, never a value.
+    shown = [_shown(value) for value in values]
+    named_shown = {key: _shown(value) for key, value in named.items()}
+    return Markup(template).format(*shown, **named_shown)  # noqa: S704
+
+
+def _shown(value: object) -> object:
+    if isinstance(value, Markup) or not isinstance(value, str):
+        return value
+    return printable(value)
+
+
+def _join(pieces: Iterable[Markup], separator: str = "") -> Markup:
+    """Pieces of HTML one after the other (``separator`` is text, escaped)."""
+    return _html("{}", separator).join(pieces)
 
 
 @dataclass
@@ -233,15 +254,15 @@ def render_targets_page(
 
 def _page(title: str, runs: list[TargetRun], started_at: datetime | None, folder: Path) -> str:
     parts = [
-        "<!DOCTYPE html>",
-        '<html lang="en">',
-        "<head>",
-        '<meta charset="utf-8">',
-        '<meta name="viewport" content="width=device-width, initial-scale=1">',
-        f"<title>{_e(title)}</title>",
-        f"<style>{_STYLE}</style>",
-        "</head>",
-        "<body>",
+        Markup("<!DOCTYPE html>"),
+        Markup('<html lang="en">'),
+        Markup("<head>"),
+        Markup('<meta charset="utf-8">'),
+        Markup('<meta name="viewport" content="width=device-width, initial-scale=1">'),
+        _html("<title>{}</title>", title),
+        Markup(f"<style>{_STYLE}</style>"),  # noqa: S704 - the module's own constant
+        Markup("</head>"),
+        Markup("<body>"),
         _filters(),
     ]
     for number, (label, started, finished) in enumerate(runs, start=1):
@@ -252,18 +273,18 @@ def _page(title: str, runs: list[TargetRun], started_at: datetime | None, folder
             anchors.setdefault(scenario.scenario_id, f"{prefix}scenario-{index}")
         parts += [
             _banner(started, finished, started_at, label),
-            "<main>",
+            Markup("<main>"),
             _problems(finished, anchors, folder, prefix),
             _rules(finished, anchors),
             _scenarios(finished, folder, prefix),
-            "</main>",
+            Markup("</main>"),
         ]
     parts += [
-        f"<footer>patgate {_e(__version__)}</footer>",
-        "</body>",
-        "</html>",
+        _html("<footer>patgate {}</footer>", __version__),
+        Markup("</body>"),
+        Markup("</html>"),
     ]
-    return "\n".join(parts) + "\n"
+    return str(_join(parts, "\n")) + "\n"
 
 
 def _verdict(finished: RunFinished) -> tuple[str, Outcome]:
@@ -290,7 +311,7 @@ def _when(moment: datetime | None) -> str:
 
 def _banner(
     started: RunStarted | None, finished: RunFinished, started_at: datetime | None, label: str
-) -> str:
+) -> Markup:
     verdict, tone = _verdict(finished)
     counts = count_outcomes(finished)
     meta = [
@@ -306,28 +327,35 @@ def _banner(
         ("Stopped by", finished.interrupted),
     ]
     meta += [("Waivers", line) for line in waiver_lines(finished)]
-    rows = "".join(f"<dt>{_e(name)}</dt><dd>{_e(value)}</dd>" for name, value in meta if value)
+    rows = _join(_html("<dt>{}</dt><dd>{}</dd>", name, value) for name, value in meta if value)
     unchecked = [line.removeprefix("not checked: ") for line in unchecked_lines(finished)]
     if unchecked:
-        items = "".join(f"<li>{_e(line)}</li>" for line in unchecked)
-        rows += (
-            f"<dt>Not checked</dt><dd><details{' open' if len(unchecked) <= 3 else ''}>"
-            f"<summary>{len(unchecked)} rule{'' if len(unchecked) == 1 else 's'}</summary>"
-            f'<ul class="unchecked">{items}</ul></details></dd>'
+        items = _join(_html("<li>{}</li>", line) for line in unchecked)
+        rows += _html(
+            "<dt>Not checked</dt><dd><details{}><summary>{} rule{}</summary>"
+            '<ul class="unchecked">{}</ul></details></dd>',
+            Markup(" open") if len(unchecked) <= 3 else "",
+            len(unchecked),
+            "" if len(unchecked) == 1 else "s",
+            items,
         )
-    chips = "".join(
-        f'<li class="{outcome.value}">{counts[outcome.value]} {_e(_LABELS[outcome].lower())}</li>'
-        for outcome in OUTCOME_ORDER
+    chips = _join(
+        _html('<li class="{}">{} {}</li>', outcome.value, counts[outcome.value], label.lower())
+        for outcome, label in _LABELS_IN_ORDER
         if counts[outcome.value]
     )
-    return (
+    return _html(
         '<header class="banner"><div class="banner-inner">'
         "<h1>patgate conformance report</h1>"
-        f'<div class="verdict {tone.value}">{_e(verdict.capitalize())}'
-        f" &middot; {_e(exit_meaning(finished))}</div>"
-        f'<dl class="meta">{rows}</dl>'
-        f'<ul class="counts">{chips}</ul>'
-        "</div></header>"
+        '<div class="verdict {}">{} &middot; {}</div>'
+        '<dl class="meta">{}</dl>'
+        '<ul class="counts">{}</ul>'
+        "</div></header>",
+        tone.value,
+        verdict.capitalize(),
+        exit_meaning(finished),
+        rows,
+        chips,
     )
 
 
@@ -340,19 +368,24 @@ def _retries(finished: RunFinished) -> str:
     return f"{count} request{'' if count == 1 else 's'} resent after a 429 or 503"
 
 
-def _filters() -> str:
+def _filters() -> Markup:
     """Radio buttons the style sheet reads with ``:has``: no script, works offline."""
     choices = (
         ("show-all", "Everything", True),
         ("show-failed", "Failed only", False),
         ("show-gate", "Gate only", False),
     )
-    inputs = "".join(
-        f'<input type="radio" name="show" id="{key}"{" checked" if on else ""}>'
-        f'<label for="{key}">{_e(label)}</label>'
+    inputs = _join(
+        _html(
+            '<input type="radio" name="show" id="{key}"{checked}>'
+            '<label for="{key}">{label}</label>',
+            key=key,
+            checked=Markup(" checked") if on else "",
+            label=label,
+        )
         for key, label, on in choices
     )
-    return f'<fieldset class="filters"><legend>Show</legend>{inputs}</fieldset>'
+    return _html('<fieldset class="filters"><legend>Show</legend>{}</fieldset>', inputs)
 
 
 def _answer_of(failure: Failure) -> str:
@@ -377,28 +410,28 @@ def _causes(scenarios: Iterable[ScenarioFinished]) -> list[_Cause]:
 _PROBLEMS = (Outcome.FAILED, Outcome.WAIVED, Outcome.WARNING)
 
 
-def _problems(finished: RunFinished, anchors: dict[str, str], folder: Path, prefix: str) -> str:
+def _problems(finished: RunFinished, anchors: dict[str, str], folder: Path, prefix: str) -> Markup:
     scenarios = finished.scenarios
-    heading = "<h2>Failures and warnings</h2>"
+    heading = Markup("<h2>Failures and warnings</h2>")
     if not scenarios:
-        return (
-            heading + '<p class="muted">No scenario ran: '
-            f"{_e(exit_meaning(finished))}. Nothing was checked against the target.</p>"
+        return heading + _html(
+            '<p class="muted">No scenario ran: {}. Nothing was checked against the target.</p>',
+            exit_meaning(finished),
         )
     causes = _causes(scenarios)
     # A scenario that failed without a failure record (stopped, say) is still listed.
     bare = [s for s in scenarios if s.outcome in _PROBLEMS and not s.failures]
     if not causes and not bare:
-        return heading + '<p class="muted">None: every check passed.</p>'
+        return heading + Markup('<p class="muted">None: every check passed.</p>')
     cards = [
         _cause_card(f"{prefix}cause-{index}", cause, anchors, folder)
         for index, cause in enumerate(causes, 1)
     ]
     cards += [_bare_card(scenario, anchors, folder) for scenario in bare]
-    return heading + "".join(cards)
+    return heading + _join(cards)
 
 
-def _cause_card(anchor: str, cause: _Cause, anchors: dict[str, str], folder: Path) -> str:
+def _cause_card(anchor: str, cause: _Cause, anchors: dict[str, str], folder: Path) -> Markup:
     level = "gate" if cause.gate else "advisory"
     badge = Outcome.FAILED if cause.gate else Outcome.WARNING
     if cause.waived:
@@ -410,65 +443,86 @@ def _cause_card(anchor: str, cause: _Cause, anchors: dict[str, str], folder: Pat
         f"{checks} check{'' if checks == 1 else 's'} in {len(names)} "
         f"scenario{'' if len(names) == 1 else 's'} failed on this answer"
     )
-    rows = "".join(
-        f'<tr data-level="{"gate" if failure.level is Level.GATE else "advisory"}">'
-        f"<td>{_scenario_link(scenario.scenario_id, anchors)}"
-        f"<div>{_source_link(scenario, failure, folder)}</div></td>"
-        f'<td><span class="rule mono">{_e(failure.rule)}</span> {_level(failure.level.value)}</td>'
-        f"<td>{_e(failure.step)}</td>"
-        f"<td><strong>{_e(failure.message)}</strong>"
-        + (f'<div class="muted">expected: {_e(failure.expected)}</div>' if failure.expected else "")
-        + (
-            f'<div class="muted">actual: {_e(failure.actual)}</div>'
-            if failure.actual and failure.actual != cause.answer
-            else ""
-        )
-        + _own_exchange(failure, cause.exchange)
-        + "</td></tr>"
+    rows = _join(
+        _failure_row(scenario, failure, cause, anchors, folder)
         for scenario, failure in cause.failures
     )
     exchange = cause.exchange
-    return (
-        f'<article class="card {tone}" id="{anchor}" data-level="{level}">'
-        f"<h3>{_badge(badge)}"
-        f"{_level(level)} <span>{_e(summary)}</span></h3>"
-        f'<div class="answer"><h4>The answer</h4><pre>{_e(cause.answer)}</pre></div>'
+    return _html(
+        '<article class="card {tone}" id="{anchor}" data-level="{level}">'
+        "<h3>{badge}{level_span} <span>{summary}</span></h3>"
+        '<div class="answer"><h4>The answer</h4><pre>{answer}</pre></div>'
         '<div class="table-box"><table class="checks">'
         '<colgroup><col style="width:30%"><col style="width:20%"><col style="width:20%">'
         '<col style="width:30%"></colgroup>'
         "<thead><tr><th>Scenario and step</th><th>Rule</th><th>Step</th><th>What failed</th>"
-        f"</tr></thead><tbody>{rows}</tbody></table></div>"
-        + (_exchange_block(exchange) if exchange is not None else "")
-        + "</article>"
+        "</tr></thead><tbody>{rows}</tbody></table></div>{exchange}</article>",
+        tone=tone,
+        anchor=anchor,
+        level=level,
+        badge=_badge(badge),
+        level_span=_level(level),
+        summary=summary,
+        answer=cause.answer,
+        rows=rows,
+        exchange=_exchange_block(exchange) if exchange is not None else "",
     )
 
 
-def _bare_card(scenario: ScenarioFinished, anchors: dict[str, str], folder: Path) -> str:
-    tone = scenario.outcome.value
-    return (
-        f'<article class="card {tone}" data-level="gate">'
-        f"<h3>{_badge(scenario.outcome)}{_scenario_link(scenario.scenario_id, anchors)}"
-        f"<span>{_e(scenario.title)}</span></h3>"
-        f'<p class="where">{_source_link(scenario, None, folder)}</p>'
-        f'<p class="message">{_e(scenario.reason or "the scenario did not finish")}</p>'
-        "</article>"
+def _failure_row(
+    scenario: ScenarioFinished,
+    failure: Failure,
+    cause: _Cause,
+    anchors: dict[str, str],
+    folder: Path,
+) -> Markup:
+    expected = _html('<div class="muted">expected: {}</div>', failure.expected)
+    actual = _html('<div class="muted">actual: {}</div>', failure.actual)
+    return _html(
+        '<tr data-level="{level}"><td>{link}<div>{source}</div></td>'
+        '<td><span class="rule mono">{rule}</span> {level_span}</td>'
+        "<td>{step}</td><td><strong>{message}</strong>{expected}{actual}{own}</td></tr>",
+        level="gate" if failure.level is Level.GATE else "advisory",
+        link=_scenario_link(scenario.scenario_id, anchors),
+        source=_source_link(scenario, failure, folder),
+        rule=failure.rule,
+        level_span=_level(failure.level.value),
+        step=failure.step,
+        message=failure.message,
+        expected=expected if failure.expected else "",
+        actual=actual if failure.actual and failure.actual != cause.answer else "",
+        own=_own_exchange(failure, cause.exchange),
     )
 
 
-def _own_exchange(failure: Failure, shown: Exchange | None) -> str:
+def _bare_card(scenario: ScenarioFinished, anchors: dict[str, str], folder: Path) -> Markup:
+    return _html(
+        '<article class="card {}" data-level="gate"><h3>{}{}<span>{}</span></h3>'
+        '<p class="where">{}</p><p class="message">{}</p></article>',
+        scenario.outcome.value,
+        _badge(scenario.outcome),
+        _scenario_link(scenario.scenario_id, anchors),
+        scenario.title,
+        _source_link(scenario, None, folder),
+        scenario.reason or "the scenario did not finish",
+    )
+
+
+def _own_exchange(failure: Failure, shown: Exchange | None) -> Markup:
     """A check's own request, folded, when it is not the one the card shows."""
     own = failure.exchange
     if own is None or own == shown:
-        return ""
-    return f'<details class="own">{_exchange_inner(own, "Its request and answer")}</details>'
+        return Markup()
+    inner = _exchange_inner(own, "Its request and answer")
+    return _html('<details class="own">{}</details>', inner)
 
 
-def _exchange_block(exchange: Exchange) -> str:
+def _exchange_block(exchange: Exchange) -> Markup:
     inner = _exchange_inner(exchange, "The request and the answer (credentials redacted)")
-    return f"<details open>{inner}</details>"
+    return _html("<details open>{}</details>", inner)
 
 
-def _exchange_inner(exchange: Exchange, title: str) -> str:
+def _exchange_inner(exchange: Exchange, title: str) -> Markup:
     request_lines = [f"{exchange.method} {exchange.url}"]
     request_lines += [f"{name}: {value}" for name, value in exchange.request_headers]
     if exchange.request_body:
@@ -477,12 +531,16 @@ def _exchange_inner(exchange: Exchange, title: str) -> str:
     response_lines += [f"{name}: {value}" for name, value in exchange.response_headers]
     if exchange.response_body:
         response_lines += ["", exchange.response_body]
-    return (
-        f"<summary>{_e(title)}</summary>"
+    return _html(
+        "<summary>{}</summary>"
         '<div class="values">'
-        f"<div><h4>Request</h4><pre>{_e(chr(10).join(request_lines))}</pre></div>"
-        f"<div><h4>Answer</h4><pre>{_e(chr(10).join(response_lines))}</pre></div></div>"
-        f'<h4>Replay it</h4><pre class="curl">{_e(curl_line(exchange))}</pre>'
+        "<div><h4>Request</h4><pre>{}</pre></div>"
+        "<div><h4>Answer</h4><pre>{}</pre></div></div>"
+        '<h4>Replay it</h4><pre class="curl">{}</pre>',
+        title,
+        "\n".join(request_lines),
+        "\n".join(response_lines),
+        curl_line(exchange),
     )
 
 
@@ -502,10 +560,10 @@ def curl_line(exchange: Exchange) -> str:
     return " ".join(shlex.quote(word) for word in words)
 
 
-def _source_link(scenario: ScenarioFinished, failure: Failure | None, folder: Path) -> str:
+def _source_link(scenario: ScenarioFinished, failure: Failure | None, folder: Path) -> Markup:
     """``scenarios/x.yaml:14`` linked to the file, relative to the report's folder."""
     if not scenario.source:
-        return ""
+        return Markup()
     path_text, _colon, line_text = scenario.source.rpartition(":")
     if not path_text or not line_text.isdigit():
         path_text, line_text = scenario.source, ""
@@ -516,51 +574,64 @@ def _source_link(scenario: ScenarioFinished, failure: Failure | None, folder: Pa
         relative = path_text
     href = Path(relative).as_posix()
     shown = f"{href}:{line}" if line else href
-    return f'<a class="mono source" href="{_e(href)}">{_e(shown)}</a>'
+    return _html('<a class="mono source" href="{}">{}</a>', href, shown)
 
 
-def _level(level: str) -> str:
-    return f'<span class="level {_e(level)}">{_e(level)}</span>'
+def _level(level: str) -> Markup:
+    return _html('<span class="level {0}">{0}</span>', level)
 
 
-def _badge(outcome: Outcome) -> str:
-    return f'<span class="badge {outcome.value}">{_LABELS[outcome]}</span>'
+def _badge(outcome: Outcome) -> Markup:
+    return _html('<span class="badge {}">{}</span>', outcome.value, _LABELS[outcome])
 
 
-def _rules(finished: RunFinished, anchors: dict[str, str]) -> str:
-    parts = ["<h2>Rules</h2>"]
+def _rules(finished: RunFinished, anchors: dict[str, str]) -> Markup:
+    parts = [Markup("<h2>Rules</h2>")]
     if not finished.rules:
-        parts.append('<p class="muted">No rules were reported.</p>')
+        parts.append(Markup('<p class="muted">No rules were reported.</p>'))
     for outcome in OUTCOME_ORDER:
         group = [rule for rule in finished.rules if rule.outcome is outcome]
         if not group:
             continue
         rows = []
         for rule in group:
-            links = ", ".join(_scenario_link(scenario, anchors) for scenario in rule.scenarios)
+            links = _join((_scenario_link(s, anchors) for s in rule.scenarios), ", ")
             rows.append(
-                f'<tr data-level="{_e(rule.level.value)}">'
-                f'<td class="mono">{_e(rule.rule_id)}</td><td>{_e(rule.title)}</td>'
-                f"<td>{_level(rule.level.value)}</td>"
-                f"<td>{links or '&ndash;'}</td><td>{_e(rule.reason)}</td></tr>"
+                _html(
+                    '<tr data-level="{}"><td class="mono">{}</td><td>{}</td><td>{}</td>'
+                    "<td>{}</td><td>{}</td></tr>",
+                    rule.level.value,
+                    rule.rule_id,
+                    rule.title,
+                    _level(rule.level.value),
+                    links or Markup("&ndash;"),
+                    rule.reason,
+                )
             )
         # Passing rules are folded away; the groups a person must act on start open.
-        opened = "" if outcome is Outcome.PASSED else " open"
         parts.append(
-            f'<details data-outcome="{outcome.value}"{opened}><summary>{_badge(outcome)} '
-            f"{len(group)} {'rule' if len(group) == 1 else 'rules'}</summary>"
-            f"<table>{_RULE_COLUMNS}<thead><tr><th>Rule</th><th>Title</th><th>Level</th>"
-            "<th>Scenarios</th>"
-            f"<th>Reason</th></tr></thead><tbody>{''.join(rows)}</tbody></table></details>"
+            _html(
+                '<details data-outcome="{}"{}><summary>{} {} {}</summary>'
+                "<table>{}<thead><tr><th>Rule</th><th>Title</th><th>Level</th>"
+                "<th>Scenarios</th><th>Reason</th></tr></thead><tbody>{}</tbody></table>"
+                "</details>",
+                outcome.value,
+                "" if outcome is Outcome.PASSED else Markup(" open"),
+                _badge(outcome),
+                len(group),
+                "rule" if len(group) == 1 else "rules",
+                _RULE_COLUMNS,
+                _join(rows),
+            )
         )
-    return "".join(parts)
+    return _join(parts)
 
 
-def _scenario_link(scenario_id: str, anchors: dict[str, str]) -> str:
+def _scenario_link(scenario_id: str, anchors: dict[str, str]) -> Markup:
     anchor = anchors.get(scenario_id)
     if anchor is None:
-        return f'<span class="mono">{_e(scenario_id)}</span>'
-    return f'<a class="mono" href="#{anchor}">{_e(scenario_id)}</a>'
+        return _html('<span class="mono">{}</span>', scenario_id)
+    return _html('<a class="mono" href="#{}">{}</a>', anchor, scenario_id)
 
 
 def _levels_of(scenario: ScenarioFinished) -> str:
@@ -569,27 +640,38 @@ def _levels_of(scenario: ScenarioFinished) -> str:
     return "gate"
 
 
-def _scenarios(finished: RunFinished, folder: Path, prefix: str) -> str:
+def _scenarios(finished: RunFinished, folder: Path, prefix: str) -> Markup:
     scenarios: Sequence[ScenarioFinished] = finished.scenarios
     # Anchors count from 1 in run order, as render_page numbered them.
-    rows = "".join(
-        f'<tr id="{prefix}scenario-{index}" data-outcome="{scenario.outcome.value}" '
-        f'data-level="{_levels_of(scenario)}">'
-        f"<td>{_badge(scenario.outcome)}</td>"
-        f'<td class="mono">{_e(scenario.scenario_id)}</td><td>{_e(scenario.title)}'
-        + (f'<div class="muted">{_e(scenario.reason)}</div>' if scenario.reason else "")
-        + f'</td><td class="mono">{_e(", ".join(scenario.rules))}</td>'
-        f'<td class="num">{scenario.duration:.2f}s</td>'
-        f"<td>{_source_link(scenario, None, folder)}</td></tr>"
+    rows = _join(
+        _html(
+            '<tr id="{prefix}scenario-{index}" data-outcome="{outcome}" data-level="{level}">'
+            '<td>{badge}</td><td class="mono">{id}</td><td>{title}{reason}</td>'
+            '<td class="mono">{rules}</td><td class="num">{duration:.2f}s</td>'
+            "<td>{source}</td></tr>",
+            prefix=prefix,
+            index=index,
+            outcome=scenario.outcome.value,
+            level=_levels_of(scenario),
+            badge=_badge(scenario.outcome),
+            id=scenario.scenario_id,
+            title=scenario.title,
+            reason=_html('<div class="muted">{}</div>', scenario.reason) if scenario.reason else "",
+            rules=", ".join(scenario.rules),
+            duration=scenario.duration,
+            source=_source_link(scenario, None, folder),
+        )
         for index, scenario in enumerate(scenarios, start=1)
     )
     if not rows:
-        return '<h2>Scenarios</h2><p class="muted">No scenarios ran.</p>'
-    return (
-        f'<h2>Scenarios</h2><div class="table-box"><table>{_SCENARIO_COLUMNS}'
+        return Markup('<h2>Scenarios</h2><p class="muted">No scenarios ran.</p>')
+    return _html(
+        '<h2>Scenarios</h2><div class="table-box"><table>{}'
         "<thead><tr><th>Outcome</th>"
         "<th>Scenario</th><th>Title</th><th>Rules</th><th>Time</th><th>Source</th></tr>"
-        f"</thead><tbody>{rows}</tbody></table></div>"
+        "</thead><tbody>{}</tbody></table></div>",
+        _SCENARIO_COLUMNS,
+        rows,
     )
 
 

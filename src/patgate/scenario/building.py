@@ -3,7 +3,7 @@
 The builders of :mod:`~patgate.scenario.check_kinds`, :mod:`~patgate.scenario.step_kinds`
 and :mod:`~patgate.scenario.control_actions` are handed a :class:`Building`: the notes a
 step makes on its scenario (target keys, writes, waits, ...) and the checks it may ask for
-(a path, an expression, a schema, a name). :class:`~patgate.scenario.steps.StepBuilder` is
+(a path, an expression, a schema, a name). :class:`~patgate.scenario._step_builder.StepBuilder` is
 the one implementation; the registries name this protocol, so they sit below it.
 """
 

@@ -7,6 +7,11 @@ An expression is Python-like arithmetic and comparison over names and literals, 
 instance ``5 - held`` or ``is_pat(admin_token)``. It is parsed with :mod:`ast` and walked by
 a tiny evaluator that knows only the nodes listed here: no attributes, no subscripts, no
 calls except the functions in :data:`FUNCTIONS`.
+
+What an expression builds is bounded: a string, list or tuple made by ``*`` (repetition) or
+``+`` (concatenation) holds at most :data:`MAX_BUILT` characters or items, checked before it
+is built, and ``%`` does not format strings. A scenario file cannot make the runner allocate
+more than that, whatever it multiplies.
 """
 
 from __future__ import annotations
@@ -23,6 +28,7 @@ from patgate.token_grammar import is_documented_pat
 
 __all__ = [
     "FUNCTIONS",
+    "MAX_BUILT",
     "ExpressionError",
     "evaluate",
     "expression_names",
@@ -93,6 +99,33 @@ _BINARY: Mapping[type[ast.operator], Callable[[Any, Any], Any]] = {
     ast.FloorDiv: operator.floordiv,
     ast.Mod: operator.mod,
 }
+MAX_BUILT = 100_000
+"""The most characters or items a string, list or tuple built by an expression may hold."""
+
+_SEQUENCES = (str, bytes, list, tuple)
+
+
+def _binary(op: ast.operator, left: Any, right: Any, text: str) -> Any:
+    """``left op right``, refusing what would build a sequence longer than MAX_BUILT."""
+    size: int | None = None
+    if isinstance(op, ast.Mult):
+        if isinstance(left, _SEQUENCES) and isinstance(right, int):
+            size = len(left) * max(right, 0)
+        elif isinstance(right, _SEQUENCES) and isinstance(left, int):
+            size = len(right) * max(left, 0)
+    elif isinstance(op, ast.Add) and isinstance(left, _SEQUENCES) and isinstance(right, _SEQUENCES):
+        size = len(left) + len(right)
+    elif isinstance(op, ast.Mod) and isinstance(left, (str, bytes)):
+        raise ExpressionError(f"{text!r}: % does not format strings in an expression")
+    if size is not None and size > MAX_BUILT:
+        kind = type(left if isinstance(left, _SEQUENCES) else right).__name__
+        raise ExpressionError(
+            f"{text!r} would build a {kind} of {size} items, "
+            f"over the limit of {MAX_BUILT} (MAX_BUILT)"
+        )
+    return _BINARY[type(op)](left, right)
+
+
 _COMPARE: Mapping[type[ast.cmpop], Callable[[Any, Any], bool]] = {
     ast.Eq: operator.eq,
     ast.NotEq: operator.ne,
@@ -156,35 +189,36 @@ def evaluate(text: str | int, lookup: Callable[[str], Any]) -> Any:
     if isinstance(text, int):
         return text
     try:
-        return _evaluate(_parse(text), lookup)
+        return _evaluate(_parse(text), lookup, text)
     except ExpressionError:
         raise
     except (TypeError, ValueError, ZeroDivisionError) as error:
         raise ExpressionError(f"cannot evaluate {text!r}: {error}") from None
 
 
-def _evaluate(node: ast.expr, lookup: Callable[[str], Any]) -> Any:
+def _evaluate(node: ast.expr, lookup: Callable[[str], Any], text: str) -> Any:
     if isinstance(node, ast.Constant):
         return node.value
     if isinstance(node, ast.Name):
         return lookup(node.id)
     if isinstance(node, ast.BinOp):
-        return _BINARY[type(node.op)](_evaluate(node.left, lookup), _evaluate(node.right, lookup))
+        left = _evaluate(node.left, lookup, text)
+        return _binary(node.op, left, _evaluate(node.right, lookup, text), text)
     if isinstance(node, ast.UnaryOp):
-        operand = _evaluate(node.operand, lookup)
+        operand = _evaluate(node.operand, lookup, text)
         return -operand if isinstance(node.op, ast.USub) else not operand
     if isinstance(node, ast.BoolOp):
-        values = (_evaluate(value, lookup) for value in node.values)
+        values = (_evaluate(value, lookup, text) for value in node.values)
         return all(values) if isinstance(node.op, ast.And) else any(values)
     if isinstance(node, ast.Compare):
-        left = _evaluate(node.left, lookup)
+        left = _evaluate(node.left, lookup, text)
         for op, right_node in zip(node.ops, node.comparators, strict=True):
-            right = _evaluate(right_node, lookup)
+            right = _evaluate(right_node, lookup, text)
             if not _COMPARE[type(op)](left, right):
                 return False
             left = right
         return True
     if isinstance(node, ast.Call):
         assert isinstance(node.func, ast.Name)
-        return FUNCTIONS[node.func.id](*(_evaluate(arg, lookup) for arg in node.args))
+        return FUNCTIONS[node.func.id](*(_evaluate(arg, lookup, text) for arg in node.args))
     raise ExpressionError(f"unexpected {type(node).__name__}")  # pragma: no cover - _allowed

@@ -20,11 +20,11 @@ from typing import Any
 
 from patgate.errors import ScenarioError
 from patgate.resources import specs_dir
+from patgate.scenario._step_builder import StepBuilder, describe_where
 from patgate.scenario.bounds import LimitExceeded, check_size, check_yaml_text, foreign_refs
 from patgate.scenario.catalogue import Catalogue, load_catalogue
 from patgate.scenario.model import Scenario
 from patgate.scenario.source import SourceDocument, read_documents
-from patgate.scenario.steps import StepBuilder, describe_where
 from patgate.token_grammar import ANY_PAT_SCAN, JWT_SCAN
 
 __all__ = ["ScenarioFile", "find_scenario_files", "load_file", "load_scenarios", "load_text"]

@@ -88,21 +88,30 @@ class Capture:
 
 
 @dataclass(frozen=True)
-class TokenCall:
+class Request:
+    """What a step sends: each step kind's frozen request dataclass derives from it.
+
+    The built-in kinds' requests are below; a new kind's may live beside its entry in
+    :mod:`patgate.scenario.step_kinds`.
+    """
+
+
+@dataclass(frozen=True)
+class TokenCall(Request):
     """``POST {auth_url}/oauth/token`` with these form fields."""
 
     form: Mapping[str, Any]
 
 
 @dataclass(frozen=True)
-class HubsCall:
+class HubsCall(Request):
     """``GET {base_url}/v2/content/hubs`` with these query parameters."""
 
     params: Mapping[str, Any]
 
 
 @dataclass(frozen=True)
-class GraphqlCall:
+class GraphqlCall(Request):
     """A named operation (``operation`` and ``args``) or a document (``query``)."""
 
     operation: str | None = None
@@ -113,7 +122,7 @@ class GraphqlCall:
 
 
 @dataclass(frozen=True)
-class HttpCall:
+class HttpCall(Request):
     """Any HTTP request, for what the helpers do not cover."""
 
     method: str
@@ -124,7 +133,7 @@ class HttpCall:
 
 
 @dataclass(frozen=True)
-class ControlCall:
+class ControlCall(Request):
     """An out-of-band action on a deployment patgate controls (the embedded fake)."""
 
     action: str
@@ -132,13 +141,10 @@ class ControlCall:
 
 
 @dataclass(frozen=True)
-class WaitCall:
+class WaitCall(Request):
     """Let ``seconds`` pass: the fake's clock moves; a live run sleeps if ``--max-wait`` allows."""
 
     seconds: int | str
-
-
-Request = TokenCall | HubsCall | GraphqlCall | HttpCall | ControlCall | WaitCall
 
 
 @dataclass(frozen=True)

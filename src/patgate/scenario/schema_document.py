@@ -52,13 +52,21 @@ def schema_path() -> Path:
     return specs_dir() / "scenario.schema.json"
 
 
-def _expectation(base: dict[str, Any]) -> dict[str, Any]:
+# Where an entry's further keywords go in its ``then`` schema: counts before the properties,
+# everything else after them (any keyword of the draft, or the errorMessage of ajv-errors).
+# Further properties join the generated ones.
+_BEFORE_PROPERTIES = ("minProperties", "maxProperties")
+_PLACED = (*_BEFORE_PROPERTIES, "properties")
+
+
+def _expectation(base: dict[str, Any], checks: Registry[Any, Any] = CHECKS) -> dict[str, Any]:
+    """The expectation schema of ``base`` (the file's) with the vocabulary of ``checks``."""
     names = ["rule"]
-    for entry in CHECKS:
+    for entry in checks:
         for key in (entry.name, *entry.options):
             if key not in names:
                 names.append(key)
-    every = list(CHECKS.names())
+    every = list(checks.names())
     shown = ", ".join(every[:-1]) + f" or {every[-1]}"
     expectation = dict(base)
     expectation["propertyNames"] = {**base["propertyNames"], "enum": names}
@@ -69,16 +77,17 @@ def _expectation(base: dict[str, Any]) -> dict[str, Any]:
             "if": {"required": [entry.name]},
             "then": {
                 "additionalProperties": False,
-                **({"minProperties": entry.extra["minProperties"]} if entry.extra else {}),
+                **{k: v for k, v in entry.extra.items() if k in _BEFORE_PROPERTIES},
                 "properties": {
                     "rule": {"$ref": "#/$defs/ruleId"},
                     entry.name: dict(entry.schema),
                     **{key: value for key, value in entry.options.items()},
+                    **entry.extra.get("properties", {}),
                 },
-                **{k: v for k, v in entry.extra.items() if k != "minProperties"},
+                **{k: v for k, v in entry.extra.items() if k not in _PLACED},
             },
         }
-        for entry in CHECKS
+        for entry in checks
     ]
     return expectation
 

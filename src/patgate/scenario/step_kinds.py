@@ -6,8 +6,8 @@ value and notes on the :class:`~patgate.scenario.building.Building` what the ste
 target (keys, writes, control, waits). The runner binds the executor that sends it
 (:mod:`patgate.runner.execution.step_senders`).
 
-To add a step kind: a frozen request dataclass in ``scenario/model.py`` (add it to
-``Request``), an entry here, an executor in ``runner/execution/step_senders.py`` under
+To add a step kind: a frozen request dataclass deriving from ``Request`` and an entry, both
+here; an executor in ``runner/execution/step_senders.py`` under
 ``@STEP_KINDS.executes("name")``, then regenerate the schema and the README table
 (``python -m patgate.scenario.schema_document``).
 """

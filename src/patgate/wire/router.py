@@ -2,7 +2,9 @@
 
 A template is a served URL with ``{name}`` segments, e.g.
 ``https://api.example.com/v2/content/hubs/{hub_id}``; a parameter matches one path segment
-(no ``/``) and is percent-decoded. Templates without parameters are looked up in a dict, the
+(no ``/``) and is percent-decoded. Templates are read by the one template grammar
+(:func:`patgate.api_paths.template_pieces`): a template it does not understand (``{hubId}``)
+is refused when it is added, naming it. Templates without parameters are looked up in a dict, the
 others are tried in the order they were added, so the common paths cost one lookup. A
 template's pattern is compiled when a URL first needs the patterns, so a fake whose test only
 calls parameterless paths never compiles one.
@@ -19,10 +21,11 @@ from types import MappingProxyType
 from typing import Generic, TypeVar
 from urllib.parse import unquote
 
+from patgate.api_paths import template_pieces
+
 __all__ = ["RouteMatch", "Router"]
 
 T = TypeVar("T")
-_PARAMETER = re.compile(r"\{([a-z_][a-z0-9_]*)\}")
 _NO_PARAMETERS: Mapping[str, str] = MappingProxyType({})
 
 
@@ -36,19 +39,17 @@ class RouteMatch(Generic[T]):
 
 
 @functools.lru_cache(maxsize=1024)  # every fake mounts the same templates
-def _has_parameters(template: str) -> bool:
-    return _PARAMETER.search(template) is not None
+def _pieces(template: str) -> tuple[str, ...]:
+    return template_pieces(template)
 
 
 @functools.lru_cache(maxsize=1024)
 def _pattern(template: str) -> re.Pattern[str]:
-    parts: list[str] = []
-    position = 0
-    for found in _PARAMETER.finditer(template):
-        parts.append(re.escape(template[position : found.start()]))
-        parts.append(f"(?P<{found.group(1)}>[^/]+)")
-        position = found.end()
-    parts.append(re.escape(template[position:]))
+    pieces = _pieces(template)
+    parts = [re.escape(pieces[0])]
+    for index in range(1, len(pieces), 2):
+        parts.append(f"(?P<{pieces[index]}>[^/]+)")
+        parts.append(re.escape(pieces[index + 1]))
     return re.compile("".join(parts))
 
 
@@ -64,12 +65,15 @@ class Router(Generic[T]):
         self._lock = threading.Lock()
 
     def add(self, template: str, target: T) -> None:
-        """Serve ``template`` with ``target``; a template already served raises ``ValueError``."""
+        """Serve ``template`` with ``target``; a template already served raises ``ValueError``,
+        one the template grammar does not understand :class:`~patgate.api_paths.TemplateError`
+        (a ``ValueError``)."""
+        has_parameters = len(_pieces(template)) > 1
         with self._lock:
             if template in self._templates:
                 raise ValueError(f"{template} is already routed")
             self._templates[template] = target
-            if _has_parameters(template):
+            if has_parameters:
                 self._uncompiled.append((template, target))
             else:
                 self._exact[template] = target
