@@ -39,6 +39,8 @@ OTHER_LIBRARIES = {
     "AsyncClient",  # httpx
     "HTTPTransport",  # httpx
     "Draft202012Validator",  # jsonschema
+    "RequestsMock",  # responses
+    "DeletePersonalAccessTokenResult",  # a GraphQL type a profile may name, not a Python one
 }
 
 _BUILTINS = set(dir(builtins))
