@@ -296,7 +296,67 @@ steps:
     ("tests/specs/test_rules.py", "tests/runner/test_engine.py", "tests/selftest/test_faults.py"),
 )
 
-RECIPES = {"endpoint": ENDPOINT, "check": CHECK, "step kind": STEP_KIND, "rule": RULE}
+CONTROL_ACTION = Recipe(
+    "**A control action.**",
+    (
+        Insert(
+            "src/patgate/scenario/control_actions.py",
+            '_action("demote", _PRINCIPAL, "`demote: member`", "makes the principal restricted")\n',
+        ),
+        Insert(
+            "src/patgate/runner/target/control_plane.py",
+            """
+
+@_performs("demote")
+def _demote(plane: ControlPlane, argument: Any) -> dict[str, Any]:
+    plane.set_role(plane.user_id(argument), "restricted")
+    return {"demoted": argument}
+""",
+        ),
+        Regenerate("patgate.scenario.schema_document", ("README.md",)),
+        Insert(
+            "tests/scenario/test_toy_demote.py",
+            '''from pathlib import Path
+
+import pytest
+
+from patgate.cli import main
+
+SCENARIO = """
+id: toy-demote
+title: A demoted admin can no longer create tokens
+rules: [PAT-LOST-PERMISSION]
+steps:
+  - name: demote the admin
+    control: {demote: admin}
+  - name: the demoted admin's token cannot create
+    graphql: create_token
+    args: {name: "${new_name}"}
+    bearer: ${admin_token}
+    expect:
+      - {error: true, rule: PAT-LOST-PERMISSION}
+cleanup:
+  - name: make them admin again
+    control: {restore_user: admin}
+"""
+
+
+def test_demote_runs_on_the_fake(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    (tmp_path / "toy.yaml").write_text(SCENARIO, encoding="utf-8")
+    assert main(["run", "--scenarios", str(tmp_path)]) == 0, capsys.readouterr().out
+''',
+        ),
+    ),
+    ("tests/scenario/test_toy_demote.py", "tests/scenario/test_registries.py"),
+)
+
+RECIPES = {
+    "endpoint": ENDPOINT,
+    "check": CHECK,
+    "step kind": STEP_KIND,
+    "rule": RULE,
+    "control action": CONTROL_ACTION,
+}
 
 
 def _copy_tree(into: Path) -> Path:

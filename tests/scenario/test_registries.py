@@ -9,8 +9,13 @@ from pathlib import Path
 import pytest
 
 import patgate.runner.execution.scenario_execution  # noqa: F401 - binds the step kinds' and actions' executors
+from patgate.control_client import ControlClient
+from patgate.harness import Fake
 from patgate.resources import specs_dir
+from patgate.runner.target.config import TargetConfig
+from patgate.runner.target.control_plane import ACTIONS
 from patgate.runner.target.fake import FakeControl
+from patgate.runner.target.served_fake_control import HttpControl
 from patgate.scenario import load_text
 from patgate.scenario.check_kinds import CHECKS
 from patgate.scenario.control_actions import CONTROL_ACTIONS
@@ -40,8 +45,31 @@ def test_the_readme_tables_are_the_generated_ones() -> None:
         assert f"| {entry.syntax} | {entry.meaning} |" in text
 
 
-def test_the_fake_performs_every_control_action() -> None:
-    assert CONTROL_ACTIONS.names() == FakeControl.ACTIONS
+def test_every_control_performs_every_control_action() -> None:
+    # Both controls do each action as the one table says; an action the table lacks is
+    # refused as unknown by both, and an entry of the table no scenario can name is dead.
+    assert [name for name in CONTROL_ACTIONS.names() if name not in ACTIONS] == []
+    assert [name for name in ACTIONS if name not in CONTROL_ACTIONS] == []
+    with pytest.raises(ValueError, match="unknown control action 'teleport'"):
+        FakeControl(Fake()).perform("teleport", "member")
+    config = TargetConfig({"base_url": "http://127.0.0.1:1"})
+    served = HttpControl(ControlClient("http://127.0.0.1:1", "t"), config)
+    refused = served.perform("teleport", "member")
+    assert not refused.ok
+    assert "unknown control action 'teleport'" in refused.message
+
+
+def test_the_fake_performs_the_user_actions() -> None:
+    fake = Fake()
+    control = FakeControl(fake)
+    member = fake.default_world.member_id
+    organization = fake.default_world.organization_id
+    assert control.perform("set_role", {"user": "member", "role": "restricted"}).ok
+    assert fake.deployment.users[member].memberships[organization].value == "restricted"
+    restored = control.perform("restore_user", "member")
+    assert restored.ok
+    assert restored.values == {"restored": "member", "role": "member"}
+    assert fake.deployment.users[member].memberships[organization].value == "member"
 
 
 def test_a_name_is_declared_once_and_bound_once() -> None:

@@ -7,11 +7,12 @@ binds the executor (:mod:`patgate.runner.execution.control_performer`), which do
 run's share (the ledger) and asks the target's
 :class:`~patgate.runner.target.config.Control` to act.
 
-To add a control action: an entry here; an executor in
-``runner/execution/control_performer.py`` under ``@CONTROL_ACTIONS.executes("name")``; the
-action in each ``Control`` implementation (``runner/target/fake.py`` for the embedded fake,
-and any control over HTTP); then
-regenerate the schema and the README table (``python -m patgate.scenario.schema_document``).
+To add a control action: an entry here; how it is done, once for every ``Control``, in
+``runner/target/control_plane.py`` (a function of the control plane's operations under
+``@_performs("name")``); then regenerate the schema and the README table
+(``python -m patgate.scenario.schema_document``). Only an action with a share in the run
+(a token it creates goes into the ledger) also needs an executor in
+``runner/execution/control_performer.py`` under ``@CONTROL_ACTIONS.executes("name")``.
 """
 
 from __future__ import annotations

@@ -4,10 +4,13 @@ Each is bound to its entry of :data:`~patgate.scenario.control_actions.CONTROL_A
 ``@CONTROL_ACTIONS.executes`` and called as ``executor(execution, control, argument,
 lookup)``. The executor resolves the argument, does what the run must around the action
 (a token made through the management UI goes into the ledger; a rejected one is gone) and
-asks the target's :class:`~patgate.runner.target.config.Control` to act. A target offers control by
-returning a ``Control`` from its ``control`` attribute: the embedded fake's is
-:class:`~patgate.runner.target.fake.FakeControl`; one over HTTP implements the same three
-methods (``perform``, ``bearer_of``, ``advance_clock``).
+asks the target's :class:`~patgate.runner.target.config.Control` to act. An action with no
+run share needs no executor here: every action left unbound gets the plain one (substitute
+the argument, then ``control.perform``). A target offers control by returning a ``Control``
+from its ``control`` attribute: the embedded fake's is
+:class:`~patgate.runner.target.fake.FakeControl`, a served fake's
+:class:`~patgate.runner.target.served_fake_control.HttpControl`; both do each action as
+:mod:`patgate.runner.target.control_plane` says.
 """
 
 from __future__ import annotations
@@ -47,10 +50,6 @@ def _plain(action: str) -> ControlExecutor:
         return control.perform(action, substitute(argument, lookup))
 
     return execute
-
-
-for _name in ("remove_user", "restore_user", "set_role", "approve"):
-    CONTROL_ACTIONS.executes(_name)(_plain(_name))
 
 
 @CONTROL_ACTIONS.executes("request_token")
@@ -100,3 +99,9 @@ def _created_id(observed: Observed) -> str | None:
     body = observed.body
     token_id = body.get("id") if observed.status == 200 and isinstance(body, dict) else None
     return token_id if isinstance(token_id, str) else None
+
+
+# Every action with no run share of its own (``remove_user``, ``set_role``, ``approve``, and
+# any action added without an executor here) substitutes its argument and asks the control.
+for _name in CONTROL_ACTIONS.unbound():
+    CONTROL_ACTIONS.executes(_name)(_plain(_name))

@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING, Any
 from patgate.errors import DomainError
 from patgate.runner.model import ControlResult
 from patgate.runner.target.config import TargetConfig
+from patgate.runner.target.control_plane import FakePlane, perform_on
 
 if TYPE_CHECKING:
     import httpx
@@ -55,7 +56,8 @@ def _load_whole_fake() -> None:
 
 
 class FakeControl:
-    """The control steps of the scenario format, done on the fake's deployment.
+    """The control steps of the scenario format, done on the fake's deployment (each
+    action as :mod:`patgate.runner.target.control_plane` does it, through a ``FakePlane``).
 
     A principal (``admin``, ``member``, ``removed``, ``unpermitted``) is the default world's
     user of that name; ``restore_user`` gives them back the role they had when the run began.
@@ -78,10 +80,11 @@ class FakeControl:
             "unpermitted": world.unpermitted_token,
         }
         users = fake.deployment.users
-        self._roles: dict[str, Role | None] = {
+        roles: dict[str, Role | None] = {
             name: users[user_id].memberships.get(self.organization_id)
             for name, user_id in self._user_ids.items()
         }
+        self._plane = FakePlane(fake, self._user_ids, roles)
 
     def bearer_of(self, principal: str) -> str | None:
         """The world token of ``principal``."""
@@ -100,60 +103,4 @@ class FakeControl:
         return ControlResult(action, True, values)
 
     def _perform(self, action: str, argument: Any) -> dict[str, Any]:
-        method = getattr(self, f"_{action}", None) if action in self.ACTIONS else None
-        if method is None:
-            raise ValueError(f"unknown control action {action!r}")
-        result: dict[str, Any] = method(argument)
-        return result
-
-    ACTIONS: tuple[str, ...] = (
-        "remove_user",
-        "restore_user",
-        "set_role",
-        "request_token",
-        "approve",
-        "reject",
-        "advance_clock",
-    )
-    """The control actions this control performs (a test holds it equal to the registry)."""
-
-    def _remove_user(self, argument: Any) -> dict[str, Any]:
-        self.fake.remove_user(self._user_ids[argument])
-        return {"removed": argument}
-
-    def _restore_user(self, argument: Any) -> dict[str, Any]:
-        role = self._roles[argument]
-        if role is None:
-            self.fake.remove_user(self._user_ids[argument])
-        else:
-            self.fake.set_role(self._user_ids[argument], role)
-        return {"restored": argument, "role": role.value if role else None}
-
-    def _set_role(self, argument: Any) -> dict[str, Any]:
-        from patgate.fake.model import Role
-
-        self.fake.set_role(self._user_ids[argument["user"]], Role(argument["role"]))
-        return {"user": argument["user"], "role": argument["role"]}
-
-    def _request_token(self, argument: Any) -> dict[str, Any]:
-        created = self.fake.request_token_via_ui(
-            self._user_ids[argument["user"]], str(argument["name"])
-        )
-        return {
-            "id": created.record.id,
-            "name": created.record.name,
-            "token": created.value,
-            "status": created.record.status.value,
-        }
-
-    def _approve(self, argument: Any) -> dict[str, Any]:
-        record = self.fake.approve_token_request(str(argument))
-        return {"id": record.id, "status": record.status.value}
-
-    def _reject(self, argument: Any) -> dict[str, Any]:
-        self.fake.reject_token_request(str(argument))
-        return {"id": argument, "status": "rejected"}
-
-    def _advance_clock(self, argument: Any) -> dict[str, Any]:
-        self.fake.advance_clock(float(argument))
-        return {"advanced": argument}
+        return perform_on(self._plane, action, argument)

@@ -18,6 +18,7 @@ from urllib.parse import urlsplit
 from patgate.control_client import ControlClient, ControlError
 from patgate.errors import RequestFailed
 from patgate.runner.model import ControlResult
+from patgate.runner.target.control_plane import ClientPlane, perform_on
 
 if TYPE_CHECKING:
     from patgate.redaction import Secret
@@ -61,8 +62,9 @@ def http_control_for(config: TargetKeys) -> HttpControl | None:
 class HttpControl:
     """The runner's :class:`~patgate.runner.target.config.Control`, done by the control API.
 
-    Answers are shaped as the embedded fake's control answers are, so a scenario reads
-    them the same way on both targets.
+    Each action is done as :mod:`patgate.runner.target.control_plane` does it, through a
+    ``ClientPlane``: answers are shaped as the embedded fake's control answers are, so a
+    scenario reads them the same way on both targets.
     """
 
     def __init__(self, client: ControlClient, config: TargetKeys) -> None:
@@ -74,6 +76,7 @@ class HttpControl:
         # roles are learned once, before the first change, and never from a changed world
         # (a role read after another thread's demotion would be "restored" as the demotion).
         self._learning = threading.Lock()
+        self._plane = ClientPlane(client, self._user_id, self._role_at_start)
 
     def _user_id(self, principal: str) -> str:
         with self._learning:
@@ -84,6 +87,10 @@ class HttpControl:
                 self._roles = {name: roles.get(ids[name]) for name in PRINCIPALS}
                 self._ids = ids
             return self._ids[principal]
+
+    def _role_at_start(self, principal: str) -> str | None:
+        self._user_id(principal)  # learns the roles with the ids
+        return self._roles.get(principal)
 
     def bearer_of(self, principal: str) -> str | None:
         """The world token of ``principal``, from the target file."""
@@ -121,38 +128,4 @@ class HttpControl:
         return ControlResult(action, True, values)
 
     def _perform(self, action: str, argument: Any) -> dict[str, Any]:
-        client = self.client
-        if action == "remove_user":
-            client.remove_user(self._user_id(argument))
-            return {"removed": argument}
-        if action == "restore_user":
-            user_id = self._user_id(argument)
-            role = self._roles.get(argument)
-            if role is None:
-                client.remove_user(user_id)
-            else:
-                client.set_role(user_id, role)
-            return {"restored": argument, "role": role}
-        if action == "set_role":
-            client.set_role(self._user_id(argument["user"]), str(argument["role"]))
-            return {"user": argument["user"], "role": argument["role"]}
-        if action == "request_token":
-            made = client.request_token_via_ui(
-                self._user_id(argument["user"]), str(argument["name"])
-            )
-            return {
-                "id": made["id"],
-                "name": made["name"],
-                "token": made["value"],
-                "status": made["status"],
-            }
-        if action == "approve":
-            record = client.approve_token_request(str(argument))
-            return {"id": record["id"], "status": record["status"]}
-        if action == "reject":
-            client.reject_token_request(str(argument))
-            return {"id": argument, "status": "rejected"}
-        if action == "advance_clock":
-            client.advance_clock(float(argument))
-            return {"advanced": argument}
-        raise ValueError(f"unknown control action {action!r}")
+        return perform_on(self._plane, action, argument)
