@@ -3,9 +3,13 @@ is judged by ``python -m benchmarks``, side by side, never by a timed test)."""
 
 from __future__ import annotations
 
+import importlib.util
+
 import pytest
 from benchmarks import pat_cycle, world_scale
 from benchmarks.registry import Plan
+
+from tests.counterparts import need_counterpart
 
 
 @pytest.mark.slow
@@ -21,6 +25,10 @@ def test_the_read_hub_benchmark_reads_a_hub_among_a_hundred_thousand_and_among_t
 
 @pytest.mark.slow
 def test_the_pat_cycle_benchmark_times_both_cycles_and_says_where_the_fakes_time_goes() -> None:
+    need_counterpart(
+        importlib.util.find_spec("moto") is not None,
+        "needs moto, the PAT cycle's reference: pip install -e '.[bench]'",
+    )
     (result,) = pat_cycle.run(Plan(quick=True, rounds=1))
     assert result.name == "pat_cycle"
     assert result.b is not None

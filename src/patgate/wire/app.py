@@ -7,8 +7,8 @@ network (or refuses, in strict mode).
 
 A request is answered in this order:
 
-0. under a mounted subtree (the management page, mounted by the composition above the app:
-   :func:`patgate.ui.mount.mount_management_page`): its handler, which answers for itself;
+0. under a mounted subtree (the management page, which ``patgate.harness`` mounts with
+   :meth:`WireApp.mount_subtree`): its handler, which answers for itself;
 1. under ``{base_url}/v2/content``: size limits, then the bearer (401) and the caller's
    permission (403), on every path, known or not;
 2. the route table: an unknown path is 404, a known path with another method 405 with
