@@ -16,16 +16,14 @@ Goal: the pair takes no longer than the run (ratio <= 1).
 
 from __future__ import annotations
 
-import json
 import subprocess
 import sys
 import tempfile
 import time
 from pathlib import Path
 
-from benchmarks.loopback import serve
 from benchmarks.registry import Benchmark, Plan
-from benchmarks.run_concurrency import DELAY, delaying_proxy
+from benchmarks.run_concurrency import DELAY, served_behind_proxy
 from benchmarks.timing import Goal, Result, compare
 
 __all__ = ["BENCHMARKS", "run"]
@@ -53,18 +51,7 @@ def run(plan: Plan) -> list[Result]:
     runs: list[float] = []
     with tempfile.TemporaryDirectory(prefix="patgate-calibrate-") as name:
         folder = Path(name)
-        world_file = folder / "world.json"
-        command = [sys.executable, "-m", "patgate", "serve", "--world", str(world_file)]
-        with serve(command) as (origin, _), delaying_proxy(origin) as proxy:
-            world = json.loads(world_file.read_text(encoding="utf-8"))
-            near = f"http://127.0.0.1:{proxy.server_address[1]}"
-            target = {
-                key: value.replace(origin, near) if key.endswith("_url") else value
-                for key, value in world.items()
-                if key not in _NOT_A_DEPLOYMENTS
-            }
-            target_file = folder / "target.json"
-            target_file.write_text(json.dumps(target), encoding="utf-8")
+        with served_behind_proxy(folder, leave_out=_NOT_A_DEPLOYMENTS) as (target_file, proxy):
             patgate = [sys.executable, "-m", "patgate"]
             flags = ["--world", str(target_file), "--allow-writes"]
             calibrate = [*patgate, "calibrate", *flags, "--out", str(folder / "profile.yaml")]

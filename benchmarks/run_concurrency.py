@@ -126,6 +126,27 @@ def delaying_proxy(origin: str) -> Iterator[_Proxy]:
         thread.join(10)
 
 
+@contextmanager
+def served_behind_proxy(
+    folder: Path, *, leave_out: Sequence[str] = ()
+) -> Iterator[tuple[Path, _Proxy]]:
+    """``patgate serve`` behind :func:`delaying_proxy`, and a target file in ``folder`` whose
+    URLs reach it through the proxy (its keys in ``leave_out`` left out)."""
+    world_file = folder / "world.json"
+    command = [sys.executable, "-m", "patgate", "serve", "--world", str(world_file)]
+    with serve(command) as (origin, _), delaying_proxy(origin) as proxy:
+        world = json.loads(world_file.read_text(encoding="utf-8"))
+        near = f"http://127.0.0.1:{proxy.server_address[1]}"
+        target = {
+            key: value.replace(origin, near) if key.endswith("_url") else value
+            for key, value in world.items()
+            if key not in leave_out
+        }
+        target_file = folder / "target.json"
+        target_file.write_text(json.dumps(target), encoding="utf-8")
+        yield target_file, proxy
+
+
 def critical_path(scenarios: Sequence[Any], requests: dict[str, int]) -> float:
     """Seconds of the longest chain the scheduler must serialize (the module's formula)."""
     from patgate.runner.planning.scheduler import CLOCK, claim_of
@@ -194,17 +215,7 @@ def run(plan: Plan) -> list[Result]:
     concurrent: list[float] = []
     with tempfile.TemporaryDirectory(prefix="patgate-concurrency-") as name:
         folder = Path(name)
-        world_file = folder / "world.json"
-        command = [sys.executable, "-m", "patgate", "serve", "--world", str(world_file)]
-        with serve(command) as (origin, _), delaying_proxy(origin) as proxy:
-            world = json.loads(world_file.read_text(encoding="utf-8"))
-            near = f"http://127.0.0.1:{proxy.server_address[1]}"
-            target = {
-                key: value.replace(origin, near) if key.endswith("_url") else value
-                for key, value in world.items()
-            }
-            target_file = folder / "target.json"
-            target_file.write_text(json.dumps(target), encoding="utf-8")
+        with served_behind_proxy(folder) as (target_file, proxy):
             requests, scenarios = _count_requests(target_file, proxy)
             critical = critical_path(scenarios, requests)
             for number in range(rounds):

@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 import yaml
+from benchmarks.profile_start import PROFILE
 
 from patgate.cli import main
 from patgate.harness import Fake
@@ -16,30 +17,8 @@ from patgate.levels import Level
 from patgate.runner.results.events import ScenarioFinished
 from tests.runner.support import builtin, live, run_events
 
-DIFFERENT = """\
-profile_version: 1
-delete_result:
-  shape: object
-  object_type: TokenDeletion
-  fields: {id: token_id, deleted: "true", name: name}
-masked_token: {visible_characters: 4, mask_width: 12}
-refusals:
-  unauthenticated: {status: 401, code: AUTH_FAILED, message: Authentication failed}
-  forbidden: {status: 401, code: ACCESS_DENIED, message: Access denied}
-  not_found: {status: 400, code: TOKEN_NOT_FOUND, message: Not found}
-  token_limit: {status: 400, code: QUOTA_EXCEEDED, message: Quota exceeded}
-  invalid_input: {status: 422, code: VALIDATION_ERROR, message: Invalid input}
-  rate_limited: {status: 429, code: THROTTLED, message: Slow down}
-client_token: {expires_in: 600, token_type: bearer}
-hubs: {fields: [id, name, label, createdDate], links: [self], date_precision: seconds}
-pages: {default_size: 10, maximum_size: 50}
-rate_limit: {requests_per_minute: 120}
-pat_name: {max_length: 64}
-listing_order: created_descending
-date_precision: {lastUsedDate: seconds}
-last_used_date: {update_interval_seconds: 3600}
-"""
-"""Every field other than the default's."""
+# A profile other than the default on every field: the one the start-up benchmark loads.
+DIFFERENT = PROFILE
 
 
 def _profile(tmp_path: Path) -> Path:
