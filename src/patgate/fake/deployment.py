@@ -190,6 +190,11 @@ class Deployment:
         """Told of every change when set (``patgate serve --state``'s journal); see
         :mod:`patgate.fake.changes`."""
 
+    def exclusive(self) -> contextlib.AbstractContextManager[Any]:
+        """The deployment's lock (:attr:`lock_factory`): while held, no operation changes the state
+        (an export, a restore, the journal of ``patgate serve --state``)."""
+        return self._lock
+
     def track_changes(self, changes: Changes) -> None:
         """Tell ``changes`` of every change from now on, the clock's included."""
         self.changes = changes

@@ -43,7 +43,7 @@ def _moment(text: str | None) -> datetime | None:
 def exclusive(deployment: Deployment) -> contextlib.AbstractContextManager[Any]:
     """The deployment's lock: while held, no operation changes the state (the journal of
     ``patgate serve --state`` takes its entries and snapshots under it)."""
-    return deployment._lock
+    return deployment.exclusive()
 
 
 def _organization_json(o: Organization) -> dict[str, Any]:
@@ -117,7 +117,7 @@ KEY_OF = {
 
 def export_state(deployment: Deployment) -> dict[str, Any]:
     """The deployment's state as JSON values (a deep copy: later changes do not show)."""
-    with deployment._lock:
+    with deployment.exclusive():
         random_state = deployment.ids.random_state()
         return {
             "version": STATE_VERSION,
@@ -135,7 +135,7 @@ def export_state(deployment: Deployment) -> dict[str, Any]:
 def changed_records(deployment: Deployment, taken: Taken) -> dict[str, Any]:
     """A journal entry's values for the changes ``taken``: each changed record's current
     value (``None`` once removed), the clock's offset and the id generator's position when
-    they moved; the whole state after a reset. Call it holding ``deployment._lock``."""
+    they moved; the whole state after a reset. Call it holding ``deployment.exclusive()``."""
     if taken.full:
         return {"full": export_state(deployment)}
     entry: dict[str, Any] = {}
@@ -228,7 +228,7 @@ def load_state(deployment: Deployment, state: dict[str, Any]) -> None:
         raise UsageError("the state is damaged: a value is nested too deeply") from None
     except (KeyError, TypeError, ValueError, AttributeError, OverflowError) as error:
         raise UsageError(f"the state is damaged: {type(error).__name__}: {error}") from None
-    with deployment._lock:
+    with deployment.exclusive():
         deployment.replace_state(organizations, users, clients, hubs, tokens)
         deployment.clock.set_offset(offset)
         deployment.ids.set_random_state(ids)
