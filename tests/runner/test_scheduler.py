@@ -197,16 +197,18 @@ def test_independent_scenarios_run_side_by_side() -> None:
 
 def test_results_come_in_catalogue_order_whichever_finishes_first() -> None:
     chosen = _pick("token-ok", "token-grant-type", "auth-required")
-    last_done = threading.Event()
+    # The first scenario waits until both others have finished, so it finishes last.
+    others_done = threading.Barrier(3)
     finished: list[str] = []
 
     def run_one(scenario: Scenario) -> ScenarioFinished:
-        if scenario.id == "token-ok":
-            assert last_done.wait(WAIT), "the last scenario never finished"
         result = _result(scenario)
-        finished.append(scenario.id)
-        if scenario.id == "auth-required":
-            last_done.set()
+        if scenario.id == "token-ok":
+            others_done.wait(WAIT)
+            finished.append(scenario.id)
+        else:
+            finished.append(scenario.id)
+            others_done.wait(WAIT)
         return result
 
     scheduler = Scheduler(chosen, run_one, workers=3, controlled=True)
