@@ -68,14 +68,28 @@ def test_without_introspection_a_delete_is_resent_with_a_selection_when_it_did_n
     documents.discover(lambda query: Observed.of_json(400, {"errors": [{"message": "off"}]}))
     assert documents.delete_selection is None
     did_not_validate = Observed.of_json(400, {"errors": [{"message": "needs a selection"}]})
-    assert documents.learn_delete_from(did_not_validate) is True
+    sent, _ = documents.delete_token("x")
+    assert documents.learn_delete_from(did_not_validate, "x", sent) is True
     assert documents.delete_token("x")[0].endswith("{ __typename } }")
+    resent, _ = documents.delete_token("x")
+    assert documents.learn_delete_from(did_not_validate, "x", resent) is False
+
+
+def test_a_delete_sent_before_a_step_beside_it_learned_the_selection_is_resent() -> None:
+    # Two steps side by side: one sends a delete with no selection while the other reads
+    # the schema (an object result). The first must still resend, or its token stays.
+    documents = Documents()
+    sent, _ = documents.delete_token("x")
+    documents.discover(_sender(_schema(_type("OBJECT", "Deletion"), _type("OBJECT", "OrgPage"))))
+    did_not_validate = Observed.of_json(400, {"errors": [{"message": "needs a selection"}]})
+    assert documents.learn_delete_from(did_not_validate, "x", sent) is True
+    assert documents.delete_token("x")[0] != sent
 
 
 def test_without_introspection_a_delete_that_executed_keeps_the_scalar_form() -> None:
     documents = Documents()
     executed = Observed.of_json(200, {"data": {"deletePersonalAccessToken": True}})
-    assert documents.learn_delete_from(executed) is False
+    assert documents.learn_delete_from(executed, "x", documents.delete_token("x")[0]) is False
     assert documents.delete_selection == ""
 
 
@@ -95,8 +109,9 @@ def test_an_override_receives_its_input_as_variables() -> None:
 def test_an_overridden_delete_is_never_resent() -> None:
     documents = Documents({"delete_token": "mutation($id: ID!) { d(id: $id) { ok } }"})
     did_not_validate = Observed.of_json(400, {"errors": [{"message": "bad"}]})
-    assert documents.learn_delete_from(did_not_validate) is False
-    assert documents.delete_token("x") == (documents.overrides["delete_token"], {"id": "x"})
+    sent, _ = documents.delete_token("x")
+    assert documents.learn_delete_from(did_not_validate, "x", sent) is False
+    assert documents.delete_token("x") == (sent, {"id": "x"})
 
 
 def test_organization_ids_are_read_from_any_known_shape() -> None:

@@ -317,7 +317,7 @@ class Custodian:
     def _delete_document(self, token_id: str, send: DocumentSend) -> Observed:
         query, variables = self.documents.delete_token(token_id)
         observed = send(query, variables)
-        if self.documents.learn_delete_from(observed):
+        if self.documents.learn_delete_from(observed, token_id, query):
             query, variables = self.documents.delete_token(token_id)
             observed = send(query, variables)
         return observed

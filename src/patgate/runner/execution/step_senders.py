@@ -176,7 +176,7 @@ def _graphql(execution: Executing, request: GraphqlCall, sending: Sending) -> Ob
             # Made up by this run, so no one's token: the one delete the ledger allows.
             query, variables = documents.delete_token(token_id)
             observed = send(query, variables, True)
-            if documents.learn_delete_from(observed):
+            if documents.learn_delete_from(observed, token_id, query):
                 query, variables = documents.delete_token(token_id)
                 observed = send(query, variables, True)
             return observed

@@ -112,18 +112,21 @@ class Documents:
             elif "nodes" in names:
                 self.organizations_shape = "nodes"
 
-    def learn_delete_from(self, observed: Observed) -> bool:
-        """After a delete with an unknown result type: ``True`` if it should be resent with a
-        selection (the document did not validate: errors and no ``data``)."""
-        if self.delete_selection is not None or "delete_token" in self.overrides:
+    def learn_delete_from(self, observed: Observed, token_id: Any, sent: str) -> bool:
+        """After the delete ``sent`` for ``token_id``: ``True`` if it should be resent, as
+        :meth:`delete_token` builds it now. It did not validate (errors and no ``data``) and
+        the selection now known differs from the one sent: learned from this answer, or
+        meanwhile by a request beside it (the introspection of another step, say)."""
+        if "delete_token" in self.overrides:
             return False
         try:
             answer = answers.graphql_answer(observed)
         except UnexpectedAnswer:
             return False  # not a GraphQL answer: nothing to learn; the step's checks say why
         failed = bool(answer.errors) and not answer.has_data
-        self.delete_selection = " { __typename }" if failed else ""
-        return failed
+        if self.delete_selection is None:
+            self.delete_selection = " { __typename }" if failed else ""
+        return failed and self.delete_token(token_id)[0] != sent
 
     def organization_shapes(self) -> tuple[str | None, ...]:
         """The shapes to send the organizations query in, one after the other until the
