@@ -14,7 +14,6 @@ interpreter took is reported too, in ``details``: it moves far less with the nei
 
 from __future__ import annotations
 
-import os
 import resource
 import subprocess
 import sys
@@ -23,20 +22,13 @@ import time
 from pathlib import Path
 
 from benchmarks.registry import Benchmark, Plan
-from benchmarks.timing import Goal, Result, compare, stats
+from benchmarks.timing import Goal, Result, compare, stats, warm_environment
 
 __all__ = ["BENCHMARKS", "run"]
 
 GOAL_MS = 80.0
 HELP = "import sys; from patgate.cli import main; sys.exit(main(['--help']))"
 BARE = "pass"
-
-
-def _environment(folder: Path) -> dict[str, str]:
-    environment = dict(os.environ)
-    environment.pop("PYTHONDONTWRITEBYTECODE", None)
-    environment["PYTHONPYCACHEPREFIX"] = str(folder / "pycache")
-    return environment
 
 
 def _seconds(code: str, environment: dict[str, str], cpu: list[float] | None = None) -> float:
@@ -64,7 +56,7 @@ def run(plan: Plan) -> list[Result]:
     """As many ``patgate --help`` starts as bare interpreters, alternating."""
     rounds = plan.rounds_for(30, 8)
     with tempfile.TemporaryDirectory(prefix="patgate-bench-") as name:
-        environment = _environment(Path(name))
+        environment = warm_environment(Path(name))
         for _ in range(2):  # fill the bytecode cache, warm the file-system caches
             _seconds(HELP, environment)
             _seconds(BARE, environment)

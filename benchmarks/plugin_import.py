@@ -16,7 +16,6 @@ Whole sessions vary by tens of milliseconds here, so the import of the plugin mo
 
 from __future__ import annotations
 
-import os
 import subprocess
 import sys
 import tempfile
@@ -24,7 +23,7 @@ import time
 from pathlib import Path
 
 from benchmarks.registry import Benchmark, Plan
-from benchmarks.timing import Goal, Result, compare, stats
+from benchmarks.timing import Goal, Result, compare, stats, warm_environment
 
 __all__ = ["BENCHMARKS", "run"]
 
@@ -38,20 +37,13 @@ IMPORT_ONLY = (
 )
 
 
-def _environment(folder: Path) -> dict[str, str]:
-    environment = dict(os.environ)
-    environment.pop("PYTHONDONTWRITEBYTECODE", None)
-    environment["PYTHONPYCACHEPREFIX"] = str(folder / "pycache")
-    return environment
-
-
 def _session_seconds(folder: Path, *extra: str) -> float:
     command = [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", *extra]
     started = time.perf_counter()
     completed = subprocess.run(
         [*command, "test_trivial.py"],
         cwd=folder,
-        env=_environment(folder),
+        env=warm_environment(folder),
         capture_output=True,
         text=True,
         check=False,
@@ -65,7 +57,7 @@ def _session_seconds(folder: Path, *extra: str) -> float:
 def _module_import_seconds(folder: Path) -> float:
     completed = subprocess.run(
         [sys.executable, "-c", IMPORT_ONLY],
-        env=_environment(folder),
+        env=warm_environment(folder),
         capture_output=True,
         text=True,
         check=True,

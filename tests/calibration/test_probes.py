@@ -4,6 +4,7 @@ broken documented rule as a gate failure, write no secret and leave nothing behi
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Callable, Iterator
 from typing import Any
 
@@ -218,3 +219,43 @@ def test_every_profile_field_is_probed_or_named_as_never_probed() -> None:
     document = default_profile().as_document()
     left = [p for p in paths(document) if p not in FIELDS and p not in NEVER_PROBED]
     assert left == ["profile_version"]
+
+
+def _at_the_cap_once(app: Any) -> Any:
+    """Answer the first create of a long name (the name probe's) with the token-limit
+    refusal, as if someone had filled the admin's tokens at that moment, and show the
+    admin's next listing with 5 tokens; everything else as the fake answers."""
+    state = {"refused": False, "show_full": False}
+
+    def handler(request: WireRequest) -> WireResponse | None:
+        document = json.loads(request.body or b"{}") if request.method == "POST" else {}
+        query = document.get("query", "") if isinstance(document, dict) else ""
+        long_name = re.search(r'name: "[^"]{200,}"', query)
+        if "createPersonalAccessToken" in query and long_name and not state["refused"]:
+            state["refused"] = state["show_full"] = True
+            refusal = {
+                "data": {"createPersonalAccessToken": None},
+                "errors": [{"message": "at most 5", "extensions": {"code": "LIMIT_REACHED"}}],
+            }
+            headers = [("content-type", "application/json")]
+            return WireResponse(200, headers, json.dumps(refusal).encode())
+        response = app(request)
+        if response is None or "personalAccessTokens" not in query or not state["show_full"]:
+            return response
+        state["show_full"] = False
+        body = json.loads(response.body or b"null")
+        tokens = body["data"]["viewer"]["personalAccessTokens"]
+        for index in range(5 - len(tokens)):
+            tokens.append({**tokens[0], "id": f"someone-elses-{index}", "name": f"other {index}"})
+        return WireResponse(response.status, response.headers, json.dumps(body).encode())
+
+    return handler
+
+
+def test_a_long_name_refused_while_the_admin_is_at_the_cap_is_no_name_limit() -> None:
+    # The refusal was about the cap, not the name: the limit is not read from it.
+    with patgate.Fake(wrap_app=_at_the_cap_once) as fake:
+        result, _ = _probe(fake)
+    finding = result.findings["pat_name.max_length"]
+    assert not finding.observed
+    assert "refused while the admin held 5 tokens (the refusal may be the cap's)" in finding.reason

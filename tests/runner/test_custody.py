@@ -547,3 +547,74 @@ def test_a_create_answering_the_id_of_the_runs_own_earlier_token_is_a_wrong_id()
     (failure,) = finished(events)["create-one"].failures
     assert "(#2)" in failure.step
     assert "a token that existed before the create" in failure.message
+
+
+def _create_through(context: RunContext, name: str, *, reuse_listing: bool) -> str:
+    """Create ``name`` as the admin through the run's custodian; the id it was confirmed as."""
+    admin = context.config.text("admin_token")
+    organization, _ = context.organization_id()
+    query, _ = context.documents.create_token(name, organization)
+    url = context.config.text("graphql_url") or ""
+
+    def send() -> Any:
+        headers = {"Authorization": f"Bearer {admin}"}
+        return context.exchange.send(
+            "POST", url, kind="graphql", headers=headers, json={"query": query}, repeat=False
+        )
+
+    context.custodian.create(name, send, bearer=admin, reuse_listing=reuse_listing)
+    entry = context.ledger.entry(name)
+    assert entry is not None
+    assert entry.token_id
+    return entry.token_id
+
+
+@pytest.mark.parametrize("reuse", [False, True])
+def test_a_create_may_let_the_creators_latest_listing_stand_for_the_one_before(
+    reuse: bool,
+) -> None:
+    from patgate.calibration.comparison import NO_RULES
+    from patgate.runner.session import open_session
+
+    fake = Fake()
+    sent: list[str] = []
+
+    def step(request: httpx.Request, handler: Handler) -> httpx.Response:
+        sent.append(_operation(request))
+        return handler(request)
+
+    target = _through(fake, step)
+    with open_session(target, RunOptions(allow_writes=True), catalogue=NO_RULES) as session:
+        context = session.context
+        _create_through(context, context.new_name(), reuse_listing=reuse)
+        sent.clear()
+        made = _create_through(context, context.new_name(), reuse_listing=reuse)
+        assert made in _admin_token_ids(fake)
+        # Listed before (unless the first create's check stands for it), sent, then
+        # confirmed by a listing that shows it under the run's name.
+        assert sent == (["create", "viewer"] if reuse else ["viewer", "create", "viewer"])
+    assert _run_token_ids(fake) == set()
+
+
+def test_an_id_the_run_deleted_is_not_taken_as_held_before_a_later_create() -> None:
+    # A deployment may give a deleted id to the next token: the latest listing that stands
+    # for the one before a create must not hold the ids the run deleted since.
+    from patgate.calibration.comparison import NO_RULES
+    from patgate.runner.session import open_session
+
+    fake = Fake()
+    target = _through(fake, lambda request, handler: handler(request))
+    with open_session(target, RunOptions(allow_writes=True), catalogue=NO_RULES) as session:
+        context = session.context
+        admin = context.config.text("admin_token")
+        made = _create_through(context, context.new_name(), reuse_listing=True)
+        latest = context.custodian.latest_ids(admin)
+        assert latest is not None
+        assert made in latest
+
+        def send(query: str, variables: Any) -> Any:
+            return context.graphql(query, variables, admin)
+
+        context.custodian.delete(made, send, cleanup=False)
+        assert context.custodian.latest_ids(admin) == latest - {made}
+    assert _run_token_ids(fake) == set()

@@ -108,8 +108,9 @@ NOT_PROFILE_FIELDS = frozenset(
 )
 """Fields compare looks at that no profile field holds."""
 
-PROBE_CONNECTIONS = 3
-"""Connections a probing session pools: the probes run in three groups side by side."""
+PROBE_CONNECTIONS = 5
+"""Connections a probing session pools: the probes run in three groups side by side, and
+the lifecycle's cap probe and last deletes beside its own requests."""
 NEEDS_WRITES = "needs --allow-writes (it creates and deletes tokens of its own)"
 """The reason of a field only a write probe shows, on a read-only run."""
 
@@ -224,6 +225,8 @@ class Probing:
         """Set once the name length probe is done: the cap may be filled."""
         self.shaped = threading.Event()
         """Set once introspection told the delete result's shape."""
+        self.listed = threading.Event()
+        """Set once the admin's listing was read and judged: the cap may be filled."""
 
     def release(self, probes: Sequence[str]) -> None:
         """Set what other probes wait for from ``probes`` (a group that ended, whichever
@@ -232,6 +235,7 @@ class Probing:
             "token lifecycle": (self.counted, self.made),
             "name length": (self.named,),
             "delete result shape": (self.shaped,),
+            "token listing": (self.listed,),
         }
         for name in probes:
             for event in events.get(name, ()):
@@ -298,7 +302,10 @@ class Probing:
         tokens = viewer.get("personalAccessTokens") if isinstance(viewer, dict) else None
         if observed.status != 200 or not isinstance(tokens, list):
             return None
-        return [token for token in tokens if isinstance(token, dict)]
+        listed = [token for token in tokens if isinstance(token, dict)]
+        if bearer and all(isinstance(token.get("id"), str) for token in listed):
+            self.context.custodian.saw(bearer, (token["id"] for token in listed))
+        return listed
 
     def create(self, name: str, bearer_key: str = "admin_token") -> Observed:
         """Create a token named ``name`` as ``bearer_key``, through the ledger."""
@@ -319,7 +326,11 @@ class Probing:
                 "POST", url, kind="graphql", headers=headers, json=payload, repeat=False
             )
 
-        return context.custodian.create(name, send, bearer=bearer, bearer_key=bearer_key)
+        # Each create costs a request less: the latest listing of the creator stands for
+        # the one before it (the custodian's proof still needs the run's name listed).
+        return context.custodian.create(
+            name, send, bearer=bearer, bearer_key=bearer_key, reuse_listing=True
+        )
 
     def delete(self, token_id: str, bearer: str | None) -> Observed | None:
         """Delete ``token_id`` (one of the probe's own, the ledger holds it) with ``bearer``."""
@@ -622,7 +633,15 @@ def probe_unauthenticated(probing: Probing) -> None:
 
 def probe_listing(probing: Probing) -> None:
     """The admin's own tokens: the masked form, ``lastUsedDate``'s precision, and the
-    documented rules a listing shows (masked, at most 5, createdDate with milliseconds)."""
+    documented rules a listing shows (masked, at most 5, createdDate with milliseconds);
+    read before the cap probe fills the admin's tokens."""
+    try:
+        _listing(probing)
+    finally:
+        probing.listed.set()
+
+
+def _listing(probing: Probing) -> None:
     fields = (
         "masked_token.visible_characters",
         "masked_token.mask_character",
@@ -641,10 +660,14 @@ def probe_listing(probing: Probing) -> None:
         probing.missed(fields, "the admin holds no token to read the listing from")
 
 
-def judge_listing(probing: Probing, tokens: Sequence[Mapping[str, Any]]) -> None:
-    """Read a listing: record the masked form and the date precision, note broken rules."""
+def judge_listing(
+    probing: Probing, tokens: Sequence[Mapping[str, Any]], *, counts: bool = True
+) -> None:
+    """Read a listing: record the masked form and the date precision, note broken rules
+    (``counts``: more than 5 tokens breaks PAT-CAP; not for a listing taken while the cap
+    probe fills the admin's tokens, which judges the cap itself)."""
     prefix = probing.context.config.pat_prefix
-    if len(tokens) > _CAP:
+    if counts and len(tokens) > _CAP:
         probing.broke("PAT-CAP", f"the admin's listing holds {len(tokens)} tokens", _VIEWER)
     for token in tokens:
         value = token.get("token")
@@ -719,6 +742,9 @@ def _delete_shape(probing: Probing) -> None:
         probing.missed(fields, "the schema names no deletePersonalAccessToken mutation")
         return
     kind, name = type_ref.get("kind"), type_ref.get("name")
+    documents = probing.context.documents
+    if documents.delete_selection is None:  # what the run's own deletes select from now on
+        documents.delete_selection = "" if kind in ("SCALAR", "ENUM") else " { __typename }"
     if kind in ("SCALAR", "ENUM"):
         probing.found("delete_result.shape", "boolean" if name == "Boolean" else str(name), request)
         probing.missed(("delete_result.object_type",), "the result is not an object")
@@ -785,30 +811,44 @@ def probe_lifecycle(probing: Probing) -> None:
 def _use_and_fill(
     probing: Probing, admin: str, made: list[tuple[str, str, str]], held: int
 ) -> None:
-    """The rest of the lifecycle once its tokens exist (``held``: the admin's before)."""
-    listed = probing.listing(admin) or []
-    judge_listing(probing, listed)
-    order = _describe_order(listed, [i for i, _, _ in made])
-    if order is None:
-        probing.missed(("listing_order",), "the new tokens were not all listed")
-    else:
-        probing.found("listing_order", order, f"{_CREATE} x3, then {_VIEWER}")
-    # The cap probe runs between the two uses of the first token: its requests take up
-    # the gap lastUsedDate is watched over, instead of a sleep. It waits for the name
-    # probe (beside it), which needs one of the admin's free places.
-    first = _first_use(probing, admin, made[0])
-    started = time.monotonic()
-    probing.named.wait()
-    try:
-        _token_limit(probing, admin, held + len(made))
-    except (RequestFailed, UnexpectedAnswer) as error:
-        probing.missed(_CAP_FIELDS, f"the token limit probe stopped: {error}")
-    if first is not None:
-        _moves(probing, admin, made[0], first, time.monotonic() - started)
-    probing.shaped.wait()
-    _delete_fields(probing, made[0], admin)
-    for token_id, _, _ in made[1:]:
-        probing.delete(token_id, admin)
+    """The rest of the lifecycle once its tokens exist (``held``: the admin's before).
+
+    The cap probe runs beside the listing and the two uses of the first token (it waits
+    for the name probe, in another group, which needs one of the admin's free places);
+    the made tokens are deleted, side by side, once it is done: they count toward the cap.
+    """
+
+    def cap() -> None:
+        probing.named.wait()
+        probing.listed.wait()
+        try:
+            _token_limit(probing, admin, held + len(made))
+        except (RequestFailed, UnexpectedAnswer) as error:
+            probing.missed(_CAP_FIELDS, f"the token limit probe stopped: {error}")
+
+    with ThreadPoolExecutor(len(made), thread_name_prefix="patgate-probe-lifecycle") as pool:
+        capping = pool.submit(cap)
+        try:
+            listed = probing.listing(admin) or []
+            judge_listing(probing, listed, counts=False)
+            order = _describe_order(listed, [i for i, _, _ in made])
+            if order is None:
+                probing.missed(("listing_order",), "the new tokens were not all listed")
+            else:
+                probing.found("listing_order", order, f"{_CREATE} x3, then {_VIEWER}")
+            first, used_at = _first_use(probing, admin, made[0])
+            if first is not None:
+                _moves(probing, admin, made[0], first, time.monotonic() - used_at)
+        finally:
+            capping.result()
+        probing.shaped.wait()
+        if probing.schema_fields:  # every delete from here selects each field of the result
+            fields = " ".join(probing.schema_fields)
+            probing.context.documents.delete_selection = f" {{ {fields} }}"
+        deletes = [pool.submit(probing.delete, token_id, admin) for token_id, _, _ in made[1:]]
+        _delete_fields(probing, made[0], admin)
+        for done in deletes:
+            done.result()
 
 
 _LAST_USED = "last_used_date.update_interval_seconds"
@@ -816,17 +856,19 @@ _USE_REQUEST = f"{_VIEWER} with the new token, again after N s"
 _USE_QUERY = "query { viewer { id } }"
 
 
-def _first_use(probing: Probing, admin: str, token: tuple[str, str, str]) -> Any:
-    """Use ``token`` and list it: its ``lastUsedDate`` (``None`` when it stayed null)."""
+def _first_use(probing: Probing, admin: str, token: tuple[str, str, str]) -> tuple[Any, float]:
+    """Use ``token`` and list it: its ``lastUsedDate`` (``None`` when it stayed null), and
+    when the use was answered (:func:`time.monotonic`)."""
     token_id, _, value = token
     probing.graphql_as(_USE_QUERY, value)
+    used_at = time.monotonic()
     first = _last_used_of(probing.listing(admin), token_id)
     precision = _precision(first)
     if precision is not None:
         probing.found("date_precision.lastUsedDate", precision, _USE_REQUEST)
     if first is None:
         probing.missed((_LAST_USED,), "lastUsedDate stayed null after a use")
-    return first
+    return first, used_at
 
 
 def _moves(
@@ -891,9 +933,6 @@ def _token_limit(probing: Probing, admin: str, held: int) -> None:
 def _delete_fields(probing: Probing, token: tuple[str, str, str], bearer: str) -> None:
     """Delete ``token`` selecting every field of the result: what each field carries."""
     token_id, name, _ = token
-    documents = probing.context.documents
-    if probing.schema_fields:
-        documents.delete_selection = " { " + " ".join(probing.schema_fields) + " }"
     observed = probing.delete(token_id, bearer)
     if observed is None:
         return
@@ -940,6 +979,7 @@ def _name_length(probing: Probing) -> None:
             probing.missed(fields, "the admin has no room for one more token")
             return
     refusals: list[Observed] = []
+    stopped: list[str] = []  # why the search could not go on
     request = f"{_CREATE} with a name of N characters"
 
     def accepts(length: int) -> bool | None:
@@ -953,22 +993,26 @@ def _name_length(probing: Probing) -> None:
             probing.delete(token.id, admin)
             return True
         if observed.status >= 500 or observed.status == 429:
+            stopped.append(f"a create of {length} characters was answered HTTP {observed.status}")
             return None
-        # A refusal says "too long" only if a short name is taken right after: a probe
-        # beside this one may have filled the admin's tokens for a moment.
-        short = probing.create(probing.name("-"))
-        taken = created_token(short) if isinstance(short.body, dict) else None
-        if taken is None:
+        # A refusal says "too long" only if the admin had room: the listing that settled
+        # the refusal must show fewer tokens than the cap.
+        listed = probing.context.custodian.latest_ids(admin)
+        if listed is None or len(listed) >= _CAP:
+            stopped.append(
+                f"a name of {length} characters was refused while the admin held "
+                f"{'an unknown number of' if listed is None else len(listed)} tokens "
+                "(the refusal may be the cap's)"
+            )
             return None
-        probing.delete(taken.id, admin)
         refusals.append(observed)
         return False
 
     found = _common_limit(accepts, len(probing.context.ledger.name_prefix) + 8)
-    if found is None and not refusals:
-        probing.missed(fields, "a create answered neither a token nor a refusal")
-        return
-    if found is None or found >= _NAME_CEILING:
+    if found is None:
+        why = stopped[-1] if stopped else "a create answered neither a token nor a refusal"
+        probing.missed(fields if not refusals else ("pat_name.max_length",), why)
+    elif found >= _NAME_CEILING:
         probing.missed(("pat_name.max_length",), f"no refusal up to {_NAME_CEILING} characters")
     else:
         probing.found("pat_name.max_length", found, request)
@@ -1009,9 +1053,16 @@ def probe_not_found(probing: Probing) -> None:
     if not (probing.key("admin_token") and probing.key("graphql_url")):
         probing.missed(("refusals.not_found.status",), "needs graphql_url and admin_token")
         return
-    context.discover()
-    query, variables = context.documents.delete_token(context.missing_id())
-    observed = context.graphql(query, variables, probing.key("admin_token"))
+    # The delete result's shape comes from the shape probe (beside this one); if it could
+    # not tell, a delete that does not validate is resent with a selection.
+    probing.shaped.wait()
+    missing = context.missing_id()
+    admin = probing.key("admin_token")
+    query, variables = context.documents.delete_token(missing)
+    observed = context.graphql(query, variables, admin)
+    if context.documents.learn_delete_from(observed, missing, query):
+        query, variables = context.documents.delete_token(missing)
+        observed = context.graphql(query, variables, admin)
     _refusal(probing, "not_found", observed, f"{_DELETE} of an id no token has")
 
 
@@ -1045,12 +1096,21 @@ _RUNS: dict[str, Callable[[Probing], None]] = {
 }
 _GROUPS = (
     ("token lifecycle",),
-    ("client token", "unauthenticated refusal", "delete result shape", "name length"),
-    ("hubs listing", "token listing", "unknown id", "non-admin create"),
+    (
+        "client token",
+        "unauthenticated refusal",
+        "delete result shape",
+        "name length",
+        "non-admin create",
+    ),
+    ("token listing", "hubs listing", "unknown id"),
 )
 """The probes in groups that run side by side (each group in order). The lifecycle fills the
-admin's tokens to the cap only once the name probe, beside it, is done; the name probe
-starts once the lifecycle knows how many tokens the admin holds."""
+admin's tokens to the cap only once the name probe and the token listing, beside it, are
+done; the name probe
+starts once the lifecycle knows how many tokens the admin holds; the unknown-id delete is
+sent once the shape probe told the delete result's shape. The groups are balanced so that
+none outlasts the lifecycle (each request is a round trip to a distant target)."""
 _FIELDS_OF = {**_READ_FIELDS, **_WRITE_FIELDS_BY_PROBE}
 PROBES: tuple[Probe, ...] = tuple(
     Probe(

@@ -265,6 +265,9 @@ class RunContext:
         """``(id, "")``, or ``(None, why it could not be found)``; asked once per run.
         :class:`~patgate.errors.UnexpectedAnswer` when an answer on the way is of the wrong
         shape (asked again next time)."""
+        found = self._organization
+        if found is not None:  # known: no wait behind a discovery another thread is making
+            return found
         with self._once:
             if self._organization is None:
                 self._organization = self._find_organization()

@@ -12,6 +12,12 @@ the ledger does not hold is refused and never sent. At the end, :meth:`Custodian
 deletes whatever is still outstanding, settles what is still unknown, and lists once more to
 check that what the ledger calls deleted is gone.
 
+A caller that asks for it (calibration's probes, each of whose creates is one request on a
+slow network) may let the creator's latest listing stand for the one before a create: an
+older listing proves as much, since the token must still be listed under the run's fresh
+name, and the ids this custodian deleted since are left out of it (a deployment may give a
+deleted id to the next token).
+
 Those end-of-run deletes (and ``patgate cleanup``'s) are sent only for an entry made on the
 same deployment (:class:`~patgate.runner.custody.ledger.TargetIdentity`) whose id its creator still
 lists under the recorded name: an id the deployment reused for another token is reported as
@@ -20,6 +26,7 @@ a mismatch and left alone, and an entry that cannot be checked stays open.
 
 from __future__ import annotations
 
+import hashlib
 import threading
 import time
 from collections.abc import Callable, Iterable, Mapping
@@ -64,6 +71,11 @@ def _shown(token_id: str, limit: int = 200) -> str:
     """An id as a message quotes it: ``repr``, cut to ``limit`` characters."""
     text = repr(token_id)
     return text if len(text) <= limit else text[: limit - 4] + "...'"
+
+
+def _digest(bearer: str) -> bytes:
+    """A key for ``bearer`` that does not hold it."""
+    return hashlib.sha256(bearer.encode("utf-8", "surrogatepass")).digest()
 
 
 def refused_create(observed: Observed) -> bool:
@@ -112,6 +124,9 @@ class Custodian:
         self._bearers: dict[str, Secret] = {}
         self._before: dict[str, frozenset[str] | None] = {}
         """Per create: the ids its creator listed just before it (``None``: no listing)."""
+        self._latest: dict[bytes, frozenset[str]] = {}
+        """Per creator (by a digest of its bearer): the ids its latest listing showed, less
+        those deleted since (what :meth:`create` may reuse as the listing before)."""
         self._thread = threading.local()  # each scenario's thread has its own last listing
         self._lock = threading.Lock()  # the scenarios of a run create and sweep from threads
 
@@ -126,8 +141,12 @@ class Custodian:
         bearer_key: str | None = None,
         token_id: Callable[[Observed], str | None] = created_token_id,
         refused: Callable[[Observed], bool] = refused_create,
+        reuse_listing: bool = False,
     ) -> Observed:
         """Write ``name`` down, send the create, and record what became of it.
+
+        ``reuse_listing``: the creator's latest listing (:meth:`latest_ids`) stands for the
+        listing before the create, when there is one, saving a request.
 
         Raises :class:`CreateRefused` (nothing sent) for a name the ledger cannot track, and
         :class:`RequestFailed` when no answer came; its message says what a listing found.
@@ -145,9 +164,12 @@ class Custodian:
                 self._bearers[name] = Secret(bearer)
         # What the creator holds before: the id a create answers counts as the run's only
         # once a listing shows it new since now, under the run's name.
-        before = self._listing(bearer)
+        before_ids = self.latest_ids(bearer) if reuse_listing else None
+        if before_ids is None:
+            before = self._listing(bearer)
+            before_ids = None if before is None else frozenset(t.id for t in before)
         with self._lock:
-            self._before[name] = None if before is None else frozenset(t.id for t in before)
+            self._before[name] = before_ids
         attempt = 0
         while True:
             try:
@@ -270,7 +292,29 @@ class Custodian:
             self._thread.listing_problem = str(error)
             return None
         self._thread.listing_problem = ""
+        self.saw(bearer, (t.id for t in listed))
         return listed
+
+    def _deleted(self, token_id: str) -> None:
+        """The ledger's ``token_id`` is gone: recorded, and left out of the latest listings."""
+        self.ledger.deleted(token_id)
+        with self._lock:
+            for key, ids in self._latest.items():
+                if token_id in ids:
+                    self._latest[key] = ids - {token_id}
+
+    def saw(self, bearer: str, ids: Iterable[str]) -> None:
+        """``bearer``'s tokens were just listed (here, or by a caller): they have ``ids``."""
+        with self._lock:
+            self._latest[_digest(bearer)] = frozenset(ids)
+
+    def latest_ids(self, bearer: str | None) -> frozenset[str] | None:
+        """The ids ``bearer``'s latest listing showed, less those this custodian deleted
+        since (``None``: not listed yet)."""
+        if not bearer:
+            return None
+        with self._lock:
+            return self._latest.get(_digest(bearer))
 
     def lists_as(self, bearer: str | None, token_id: str, name: str) -> bool | None:
         """Whether ``bearer``'s listing shows ``token_id`` named ``name`` (``None``: the
@@ -307,12 +351,12 @@ class Custodian:
             return None
         observed = self._delete_document(token_id, send)
         if delete_succeeded(observed):
-            self.ledger.deleted(token_id)
+            self._deleted(token_id)
         return observed
 
     def gone(self, token_id: str) -> None:
         """A token of the ledger vanished another way (a rejected approval request)."""
-        self.ledger.deleted(token_id)
+        self._deleted(token_id)
 
     def _delete_document(self, token_id: str, send: DocumentSend) -> Observed:
         query, variables = self.documents.delete_token(token_id)
@@ -383,7 +427,7 @@ class Custodian:
             return False
         if token is None:
             if creator and entry.token_id is not None:
-                self.ledger.deleted(entry.token_id)  # not among its creator's tokens: gone
+                self._deleted(entry.token_id)  # not among its creator's tokens: gone
             else:
                 self._problem(
                     f"{entry.name}: not among the tokens of {_FALLBACK_KEY}, and its creator's "
@@ -408,12 +452,12 @@ class Custodian:
         except RequestFailed:
             return
         if delete_succeeded(observed):
-            self.ledger.deleted(token_id)
+            self._deleted(token_id)
             return
         listed = self._listing(bearer) if creator else None
         if listed is not None and all(token.id != token_id for token in listed):
             # Not among its creator's tokens: it is gone already.
-            self.ledger.deleted(token_id)
+            self._deleted(token_id)
 
     def finish(self, *, settle: float = 0.0) -> None:
         """The end of a run: sweep everything, then check by listing that what the ledger
