@@ -94,6 +94,7 @@ LAYERS: Mapping[str, tuple[str, ...]] = {
     "patgate.scenario_workers": (*_FOUNDATION, "patgate.runner", "patgate.reporting"),
     "patgate.scenario_items": (
         *_FOUNDATION,
+        "patgate.fake",  # the profile of the embedded fake the items run against
         "patgate.scenario",
         "patgate.runner",
         "patgate.reporting",

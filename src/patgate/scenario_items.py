@@ -27,6 +27,7 @@ from typing import TYPE_CHECKING, Any
 import pytest
 
 if TYPE_CHECKING:
+    from patgate.fake.profile import Profile
     from patgate.runner.engine import ScenarioRunner
     from patgate.runner.results.events import Failure, Tallies
     from patgate.scenario.model import Scenario
@@ -54,6 +55,13 @@ def add_options(parser: pytest.Parser) -> None:
         metavar="PATH",
         help="run scenario items against the deployment in this target file "
         "(default: the embedded fake, unless PATGATE_* variables name a target)",
+    )
+    group.addoption(
+        "--patgate-profile",
+        metavar="PATH",
+        help="the embedded fake's profile, as `patgate run --profile` (default: the ini "
+        "option patgate_profile, else the default profile); the gate checks only "
+        "documented rules, so the scenarios pass under any",
     )
     group.addoption(
         "--patgate-allow-writes",
@@ -232,6 +240,21 @@ class _SessionCustody:
             terminalreporter.write_line(f"patgate {custody_line(self.tallies)}")
 
 
+def _profile(config: pytest.Config) -> Profile | None:
+    """The embedded fake's profile: ``--patgate-profile``, else the ini option
+    ``patgate_profile`` (registered by the plugin, the fixture's too), else ``None``."""
+    from patgate.fake.profile import load_profile
+
+    given = config.getoption("patgate_profile", default=None)
+    if given:
+        return load_profile(config.invocation_params.dir / given)
+    try:
+        configured = config.getini("patgate_profile")
+    except ValueError:  # the plugin is not loaded: no such ini option
+        return None
+    return load_profile(config.rootpath / configured) if configured else None
+
+
 def _runner(config: pytest.Config) -> ScenarioRunner:
     """The session's runner, made at the first item: the embedded fake or a live target."""
     existing = config.stash.get(_RUNNER_KEY, None)
@@ -247,7 +270,8 @@ def _runner(config: pytest.Config) -> ScenarioRunner:
 
     world = config.getoption("patgate_world", default=None)
     here = config.invocation_params.dir
-    target = target_for(resolve_target_config(here / world if world else None, os.environ))
+    live = resolve_target_config(here / world if world else None, os.environ)
+    target = target_for(live, _profile(config) if live is None else None)
     given = config.getoption("patgate_ledger", default=None)
     options = RunOptions(
         allow_writes=bool(config.getoption("patgate_allow_writes", default=False)),

@@ -82,6 +82,63 @@ def test_the_ini_option_names_the_scenario_folders(project: pytest.Pytester) -> 
     result.stdout.fnmatch_lines(["*checks/w.yaml::lifetime-warning PASSED*"])
 
 
+LIFETIME_600 = """\
+id: lifetime-600
+title: The client token lives 600 s
+rules: [TOKEN-OK]
+steps:
+  - token:
+      client_id: ${client_id}
+      client_secret: ${client_secret}
+      grant_type: client_credentials
+    expect:
+      - status: 200
+      - {path: expires_in, equals: 600}
+"""
+"""Passes only where the client token lives 600 s: the profile's choice, not the default."""
+
+
+def test_the_built_in_scenarios_pass_on_a_fake_of_another_profile(
+    project: pytest.Pytester,
+) -> None:
+    from benchmarks.profile_start import PROFILE
+
+    (project.path / "other.yaml").write_text(PROFILE, encoding="utf-8")
+    for path in scenarios_dir().glob("*.yaml"):
+        shutil.copy(path, project.path / "checks" / path.name)
+    (project.path / "checks" / "lifetime.yaml").write_text(LIFETIME_600, encoding="utf-8")
+    result = _run(
+        project, "--patgate-scenarios", "checks", "checks", "--patgate-profile", "other.yaml"
+    )
+    result.assert_outcomes(passed=len(list(scenarios_dir().glob("*.yaml"))) + 1)
+    default = _run(project, "--patgate-scenarios", "checks", "checks/lifetime.yaml")
+    default.assert_outcomes(failed=1)
+
+
+def test_the_ini_option_patgate_profile_shapes_the_items_fake_too(
+    pytester: pytest.Pytester,
+) -> None:
+    # With the plugin loaded, the profile the fixture's fakes use is the items' too.
+    from benchmarks.profile_start import PROFILE
+
+    pytester.makeini("[pytest]\npatgate_scenarios = checks\npatgate_profile = other.yaml\n")
+    (pytester.path / "other.yaml").write_text(PROFILE, encoding="utf-8")
+    pytester.mkdir("checks")
+    (pytester.path / "checks" / "lifetime.yaml").write_text(LIFETIME_600, encoding="utf-8")
+    pytester.runpytest("-p", "no:cacheprovider", "checks").assert_outcomes(passed=1)
+
+
+def test_a_bad_profile_fails_the_items_naming_its_file(project: pytest.Pytester) -> None:
+    (project.path / "bad.yaml").write_text("profile_version: 1\npat_name: 7\n", encoding="utf-8")
+    (project.path / "checks" / "warn.yaml").write_text(WARNING, encoding="utf-8")
+    result = _run(
+        project, "--patgate-scenarios", "checks", "checks", "--patgate-profile", "bad.yaml"
+    )
+    result.assert_outcomes(failed=1)
+    result.stdout.fnmatch_lines(["*bad.yaml:2*pat_name*"])
+    assert "Traceback" not in result.stdout.str()
+
+
 def test_a_failure_shows_the_rule_the_step_the_expectation_and_the_answer(
     project: pytest.Pytester,
 ) -> None:

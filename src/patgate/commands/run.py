@@ -43,11 +43,10 @@ from patgate.errors import UsageError
 from patgate.runner.session import DEFAULT_CONCURRENCY, DEFAULT_LEDGER, MAX_CONCURRENCY
 
 if TYPE_CHECKING:
-    from patgate.fake.profile import Profile
     from patgate.redaction import Redactor
     from patgate.reporting.artifact import TargetRun
     from patgate.runner.results.events import RunFinished
-    from patgate.runner.target.config import Target, TargetConfig
+    from patgate.runner.target.config import TargetConfig
     from patgate.scenario import Catalogue, Scenario
 
 __all__ = ["configure", "main"]
@@ -194,14 +193,6 @@ def main(args: argparse.Namespace) -> int:
     )
 
 
-def _embedded(profile: Profile) -> Target:
-    """The embedded fake, answering by ``profile``."""
-    from patgate.harness import Fake
-    from patgate.runner.target.fake import FakeTarget
-
-    return FakeTarget(Fake(profile=profile))
-
-
 def _run(
     args: argparse.Namespace,
     targets: list[tuple[str, TargetConfig | None]],
@@ -249,7 +240,7 @@ def _run(
             if several:
                 handle(Targets(tuple(label for label, _ in targets)))
             for (label, config), given_ledger in zip(targets, ledgers, strict=True):
-                target = _embedded(args.profile) if args.profile else target_for(config)
+                target = target_for(config, args.profile)
                 options = RunOptions(
                     allow_writes=args.allow_writes,
                     max_wait=args.max_wait,

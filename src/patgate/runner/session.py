@@ -12,7 +12,10 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from patgate.errors import UsageError
+
 if TYPE_CHECKING:
+    from patgate.fake.profile import Profile
     from patgate.redaction import Redactor
     from patgate.runner.context import RunOptions
     from patgate.runner.engine import ScenarioRunner
@@ -60,12 +63,19 @@ def ledger_path(
     return chosen
 
 
-def target_for(config: TargetConfig | None) -> Target:
-    """The embedded fake when ``config`` is ``None``, else the live target it describes."""
+def target_for(config: TargetConfig | None, profile: Profile | None = None) -> Target:
+    """The embedded fake (answering by ``profile``, else the default) when ``config`` is
+    ``None``, else the live target it describes (a profile then is a usage error)."""
     if config is None:
         from patgate.runner.target.fake import FakeTarget
 
-        return FakeTarget()
+        if profile is None:
+            return FakeTarget()
+        from patgate.harness import Fake
+
+        return FakeTarget(Fake(profile=profile))
+    if profile is not None:
+        raise UsageError("a profile shapes the embedded fake; this target is a live one")
     from patgate.runner.target.config import LiveTarget
 
     return LiveTarget(config)
