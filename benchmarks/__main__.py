@@ -7,6 +7,8 @@
     python -m benchmarks --only world_scale,graphql_documents --json out.json
     python -m benchmarks --json benchmarks/results.json --readme   # and rewrite the README table
     python -m benchmarks --from-json benchmarks/results.json --readme  # the table only
+    python -m benchmarks --only pat_cycle --json benchmarks/results.json --merge --readme
+                                                # new rows for some, the others kept
     python -m benchmarks --list
 
 Run it from the repository root; some benchmarks need the ``bench`` extra (moto, boto3) or
@@ -26,7 +28,7 @@ from pathlib import Path
 from typing import Any
 
 from benchmarks.registry import Plan, Unavailable, discover
-from benchmarks.table import render, replace_section
+from benchmarks.table import merge, render, replace_section
 from benchmarks.timing import Result
 
 README = Path(__file__).resolve().parents[1] / "README.md"
@@ -46,6 +48,12 @@ def _arguments(argv: list[str] | None) -> argparse.Namespace:
     )
     parser.add_argument(
         "--from-json", type=Path, metavar="PATH", help="run nothing: use the results in PATH"
+    )
+    parser.add_argument(
+        "--merge",
+        action="store_true",
+        help="with --json PATH: this run's rows replace those of the same name in PATH, "
+        "the others are kept (each note names the command that made it)",
     )
     parser.add_argument("--list", action="store_true", help="list the benchmarks and exit")
     parser.add_argument("--no-suite", action="store_true", help="same as --skip suite_wall")
@@ -103,6 +111,16 @@ def main(argv: list[str] | None = None) -> int:
     if args.rounds is not None and args.rounds < 1:
         print("--rounds must be 1 or more", file=sys.stderr)
         return 2
+    saved: dict[str, Any] | None = None
+    if args.merge:
+        if args.json is None or args.from_json is not None:
+            print("--merge needs --json PATH (the saved results) and a run", file=sys.stderr)
+            return 2
+        try:
+            saved = json.loads(args.json.read_text(encoding="utf-8"))
+        except (OSError, ValueError) as error:
+            print(f"cannot read {args.json}: {error}", file=sys.stderr)
+            return 2
     if args.from_json is not None:
         try:
             document = json.loads(args.from_json.read_text(encoding="utf-8"))
@@ -113,7 +131,7 @@ def main(argv: list[str] | None = None) -> int:
         outcome = _run(args, argv)
         if isinstance(outcome, int):
             return outcome
-        document = outcome
+        document = outcome if saved is None else merge(saved, outcome)
     section = render(document)
     print(section)
     if args.json is not None and args.from_json is None:

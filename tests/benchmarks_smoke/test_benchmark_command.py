@@ -162,3 +162,39 @@ def test_the_embedded_run_benchmark_times_both_trees_from_their_reports(
     assert result["a"]["samples"] == result["b"]["samples"] == 1
     assert result["details"]["baseline"] == str(ROOT)
     assert result["verdict"] in ("met", "missed", "unsteady")
+
+
+def test_a_partial_run_merged_replaces_its_rows_and_keeps_the_others() -> None:
+    from benchmarks.table import merge
+
+    saved = json.loads((ROOT / "benchmarks" / "results.json").read_text(encoding="utf-8"))
+    names = [row["name"] for row in saved["results"]]
+    first = saved["results"][0]
+    partial = {
+        "command": "python -m benchmarks --only x",
+        "machine": {"cpus": 2},
+        "results": [{**first, "note": "new figures"}, {**first, "name": "brand_new", "note": ""}],
+        "skipped": {"wrk_thing": "no wrk"},
+    }
+    merged = merge(saved, partial)
+    assert [row["name"] for row in merged["results"]] == [*names, "brand_new"]
+    assert merged["results"][0]["note"] == (
+        "new figures (figures of `python -m benchmarks --only x`, 2 CPUs)"
+    )
+    assert merged["results"][1:-1] == saved["results"][1:]
+    assert merged["skipped"]["wrk_thing"] == "no wrk"
+    assert merged["command"] == saved["command"]
+    render(merged)  # still a table
+
+
+def test_merge_without_the_saved_results_is_a_usage_error() -> None:
+    done = subprocess.run(
+        [sys.executable, "-m", "benchmarks", "--only", "hubs_get", "--merge"],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+    assert done.returncode == 2
+    assert "--merge needs --json PATH" in done.stderr
