@@ -154,7 +154,7 @@ class Fake:
         from patgate.fake.deployment import Deployment
         from patgate.fake.profile import load_profile
         from patgate.fake.settings import deployment_settings
-        from patgate.fake.world import build_default_world
+        from patgate.fake.world import build_default_world, stamp_default_world
         from patgate.wire.app import WireApp
         from patgate.wire.control_service import ControlService
         from patgate.wire.fault_answers import ANSWERED_BY, DroppedConnection, request_credential
@@ -166,6 +166,7 @@ class Fake:
         self._request_credential = request_credential
         self._answered_by = ANSWERED_BY
         chosen = deployment_settings(settings, given_deployment=deployment is not None)
+        own_deployment = deployment is None
         if deployment is None:
             if chosen.pop("clock", "fake") == "system":
                 from patgate.fake.clock import SystemClock
@@ -180,11 +181,15 @@ class Fake:
         self.deployment: Deployment = deployment
         self.urls: FakeUrls = _coerce_urls(urls)
         self.strict = strict
-        self.default_world: DefaultWorld = (
-            world
-            if world is not None
-            else build_default_world(self.deployment, chosen.get("seed", 0))
-        )
+        seeded_state: Callable[[], dict[str, Any]] | None = None
+        if world is None and own_deployment:
+            # The same world as building it, made from records (see fake/world.py); the
+            # state a reset returns to is worked out on the first reset.
+            stamped = stamp_default_world(self.deployment, chosen.get("seed", 0))
+            world, seeded_state = stamped.world, stamped.seeded_state
+        elif world is None:
+            world = build_default_world(self.deployment, chosen.get("seed", 0))
+        self.default_world: DefaultWorld = world
         """The default world's ids and credentials (``admin_id``, ``member_token``, ...)."""
         self.request_log: RequestLog = RequestLog(
             self.deployment.pat_format.prefix,
@@ -194,7 +199,7 @@ class Fake:
         """The latest requests the fake answered (a sequence, oldest first): method, URL,
         headers, body, status, principal, every credential redacted."""
         self.control: ControlService = ControlService(
-            self.deployment, self.default_world, self.request_log
+            self.deployment, self.default_world, self.request_log, seeded_state
         )
         """The control operations as plain calls (the HTTP control API and the page call them)."""
         self.ui_secret: str = ui_secret or secrets.token_urlsafe(24)
