@@ -15,7 +15,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 from patgate import behaviours
 from patgate.errors import UsageError
@@ -178,8 +178,7 @@ def _build(deployment: Deployment, template: WorldTemplate) -> DefaultWorld:
 # ids with secrets of its own. The state is the one the operations would have made.
 
 
-@dataclass(frozen=True)
-class _Blueprint:
+class _Blueprint(NamedTuple):
     """The default world of one seed without its secrets or dates: what building it made."""
 
     organization: Organization
@@ -217,8 +216,7 @@ def _blueprint(seed: int, template: WorldTemplate) -> _Blueprint:
     )
 
 
-@dataclass(frozen=True)
-class StampedWorld:
+class StampedWorld(NamedTuple):
     """A default world stamped into a deployment (:func:`stamp_default_world`)."""
 
     world: DefaultWorld
@@ -229,8 +227,7 @@ class StampedWorld:
     values kept aside, not from the deployment, which the test may have changed since."""
 
 
-@dataclass(frozen=True)
-class _Stamp:
+class _Stamp(NamedTuple):
     """What one fake's world has of its own: the secrets' stored forms and the instant."""
 
     blueprint: _Blueprint
