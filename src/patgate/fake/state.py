@@ -13,12 +13,14 @@ import copy
 import random
 from collections.abc import Callable, Iterable
 from datetime import datetime
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from patgate.errors import UsageError
-from patgate.fake.changes import Taken
 from patgate.fake.deployment import Deployment
 from patgate.fake.model import ApiClient, Hub, Organization, PatRecord, PatStatus, Role, User
+
+if TYPE_CHECKING:
+    from patgate.fake.changes import Taken
 
 __all__ = [
     "STATE_VERSION",
