@@ -13,6 +13,7 @@ fraction of a dataclass, which the first fake of every process pays.
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import json
 import secrets
@@ -196,7 +197,7 @@ class _Blueprint(NamedTuple):
     ids_after: tuple[Any, ...]
     """The id generator's position once the world is built."""
     world: DefaultWorld
-    """Its ids (the secrets in it are the building's, never handed out)."""
+    """Its ids; no secret (each stamp has its own)."""
 
 
 @functools.lru_cache(maxsize=4)
@@ -215,7 +216,14 @@ def _blueprint(seed: int, template: WorldTemplate) -> _Blueprint:
         hubs=tuple((h.id, h.name, h.label) for h in scratch.hubs),
         tokens=tuple((t.id, t.user_id) for t in scratch.tokens.values()),
         ids_after=scratch.ids.position(),
-        world=world,
+        world=dataclasses.replace(
+            world,
+            client_secret="",
+            admin_token="",
+            member_token="",
+            removed_token="",
+            unpermitted_token="",
+        ),
     )
 
 
@@ -313,18 +321,15 @@ def stamp_default_world(deployment: Deployment, seed: int = DEFAULT_SEED) -> Sta
     for observer in deployment.credential_observers:
         observer(client_secret)
     w = blueprint.world
-    world = DefaultWorld(
-        organization_id=w.organization_id,
-        admin_id=w.admin_id,
-        member_id=w.member_id,
-        removed_id=w.removed_id,
-        unpermitted_id=w.unpermitted_id,
-        client_id=w.client_id,
+    pairs = zip(blueprint.tokens, stamp.minted, strict=True)
+    token_of = {owner: minted.value for (_, owner), minted in pairs}
+    world = dataclasses.replace(
+        w,
         client_secret=client_secret,
-        admin_token=stamp.minted[0].value,
-        member_token=stamp.minted[1].value,
-        removed_token=stamp.minted[2].value,
-        unpermitted_token=stamp.minted[3].value,
+        admin_token=token_of[w.admin_id],
+        member_token=token_of[w.member_id],
+        removed_token=token_of[w.removed_id],
+        unpermitted_token=token_of[w.unpermitted_id],
     )
     return StampedWorld(world, stamp.state)
 
