@@ -8,7 +8,7 @@ import pytest
 
 from patgate.errors import DomainError
 from patgate.fake.deployment import Deployment
-from patgate.fake.model import Role
+from patgate.fake.model import Role, User
 from patgate.fake.state import export_state
 from patgate.fake.world import build_default_world, stamp_default_world
 
@@ -113,7 +113,9 @@ def test_a_deployment_that_cannot_be_stamped_is_built() -> None:
     class Audited(Deployment):
         added: ClassVar[list[str]] = []
 
-        def add_user(self, name: str, email: str, organization_id: str, role: Role = Role.MEMBER):  # type: ignore[no-untyped-def]
+        def add_user(
+            self, name: str, email: str, organization_id: str, role: Role = Role.MEMBER
+        ) -> User:
             self.added.append(name)
             return super().add_user(name, email, organization_id, role)
 
