@@ -317,14 +317,19 @@ def stamp_default_world(deployment: Deployment, seed: int = DEFAULT_SEED) -> Sta
     org, users, client, hubs, tokens = stamp.records()
     deployment.replace_state([org], users, [client], hubs, tokens)
     deployment.ids.move_to(blueprint.ids_after)
-    deployment.seed_content()
+    deployment.content.seed_later(hubs)  # what seed_content does, for these hubs
     for observer in deployment.credential_observers:
         observer(client_secret)
     w = blueprint.world
     pairs = zip(blueprint.tokens, stamp.minted, strict=True)
     token_of = {owner: minted.value for (_, owner), minted in pairs}
-    world = dataclasses.replace(
-        w,
+    world = DefaultWorld(
+        organization_id=w.organization_id,
+        admin_id=w.admin_id,
+        member_id=w.member_id,
+        removed_id=w.removed_id,
+        unpermitted_id=w.unpermitted_id,
+        client_id=w.client_id,
         client_secret=client_secret,
         admin_token=token_of[w.admin_id],
         member_token=token_of[w.member_id],
