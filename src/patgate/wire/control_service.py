@@ -78,9 +78,9 @@ class ControlService:
 
     ``world`` is the seeded world's ids and credentials; a :meth:`reset` brings the state
     back to what it was when the service was made, with the same credentials, so a client's
-    configuration (a target file) survives it. ``seeded_state``: that state, worked out when
-    first needed (a stamped world's, :mod:`patgate.fake.world`); without it, the deployment's
-    state is exported when the service is made.
+    configuration (a target file) survives it. ``seeded_state_source``: what makes that
+    state, called when it is first needed (a stamped world's, :mod:`patgate.fake.world`);
+    without it, the deployment's state is exported when the service is made.
     """
 
     deployment: Deployment
