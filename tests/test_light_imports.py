@@ -69,6 +69,22 @@ def test_the_pytest_plugin_loads_no_graphql_for_a_project_without_the_fake() -> 
     assert _under(loaded, "graphql", "patgate.fake", "patgate.wire", "patgate.runner") == []
 
 
+def test_a_fake_answering_a_request_leaves_its_control_and_state_modules_out() -> None:
+    # A test that calls no control operation (reset, users, the log's pages) does not pay
+    # for importing them on its first fake.
+    loaded = _loaded(
+        "import httpx\n"
+        "from patgate.harness import Fake\n"
+        "with Fake() as fake:\n"
+        "    w = fake.world\n"
+        "    auth = {'Authorization': 'Bearer ' + w['admin_token']}\n"
+        "    assert httpx.get(w['base_url'] + '/v2/content/hubs', headers=auth).status_code == 200"
+    )
+    assert "patgate.wire.app" in loaded
+    control = ("patgate.wire.control_service", "patgate.wire.control_api", "patgate.ui")
+    assert _under(loaded, *control, "patgate.fake.state", "patgate.fake.changes") == []
+
+
 def test_the_cli_parser_leaves_the_subcommands_heavy_parts_out() -> None:
     loaded = _loaded("from patgate.cli import build_parser\nbuild_parser()")
     heavy = ("patgate.fake", "patgate.wire", "patgate.harness", "patgate.reporting")

@@ -78,7 +78,7 @@ class _PageOnFirstUse:
     """The management page, mounted into the wire app from here: its modules are imported,
     and the page built, when a request first reaches it."""
 
-    def __init__(self, urls: FakeUrls, control: ControlService, secret: str) -> None:
+    def __init__(self, urls: FakeUrls, control: _ControlOnFirstUse, secret: str) -> None:
         # Not the app: the app holds this page, and a cycle would keep a dropped fake alive.
         self._urls = urls
         self._control = control
@@ -93,9 +93,36 @@ class _PageOnFirstUse:
                 if self._page is None:
                     from patgate.ui.page import management_page
 
-                    self._page = management_page(self._urls, self._control, self._secret)
+                    self._page = management_page(self._urls, self._control(), self._secret)
                 page = self._page
         return page(request)
+
+
+class _ControlOnFirstUse:
+    """The fake's :class:`ControlService`, made (and its module imported) when first used:
+    most tests call no control operation. The page holds this, not the fake (no cycle)."""
+
+    def __init__(
+        self,
+        deployment: Deployment,
+        world: DefaultWorld,
+        request_log: RequestLog,
+        seeded_state: Callable[[], dict[str, Any]] | None,
+    ) -> None:
+        self._arguments = (deployment, world, request_log, seeded_state)
+        self._service: ControlService | None = None
+        self._lock = threading.Lock()
+
+    def __call__(self) -> ControlService:
+        service = self._service
+        if service is None:
+            with self._lock:
+                if self._service is None:
+                    from patgate.wire.control_service import ControlService
+
+                    self._service = ControlService(*self._arguments)
+                service = self._service
+        return service
 
 
 class Fake:
@@ -154,9 +181,8 @@ class Fake:
         from patgate.fake.deployment import Deployment
         from patgate.fake.profile import load_profile
         from patgate.fake.settings import deployment_settings
-        from patgate.fake.world import build_default_world
+        from patgate.fake.world import build_default_world, stamp_default_world
         from patgate.wire.app import WireApp
-        from patgate.wire.control_service import ControlService
         from patgate.wire.fault_answers import ANSWERED_BY, DroppedConnection, request_credential
         from patgate.wire.request_log import DEFAULT_LOG_BYTES, DEFAULT_LOG_SIZE, RequestLog
         from patgate.wire.urls import UI_PATH
@@ -166,6 +192,7 @@ class Fake:
         self._request_credential = request_credential
         self._answered_by = ANSWERED_BY
         chosen = deployment_settings(settings, given_deployment=deployment is not None)
+        own_deployment = deployment is None
         if deployment is None:
             if chosen.pop("clock", "fake") == "system":
                 from patgate.fake.clock import SystemClock
@@ -180,11 +207,15 @@ class Fake:
         self.deployment: Deployment = deployment
         self.urls: FakeUrls = _coerce_urls(urls)
         self.strict = strict
-        self.default_world: DefaultWorld = (
-            world
-            if world is not None
-            else build_default_world(self.deployment, chosen.get("seed", 0))
-        )
+        seeded_state: Callable[[], dict[str, Any]] | None = None
+        if world is None and own_deployment:
+            # The same world as building it, made from records (see fake/world.py); the
+            # state a reset returns to is worked out on the first reset.
+            stamped = stamp_default_world(self.deployment, chosen.get("seed", 0))
+            world, seeded_state = stamped.world, stamped.seeded_state
+        elif world is None:
+            world = build_default_world(self.deployment, chosen.get("seed", 0))
+        self.default_world: DefaultWorld = world
         """The default world's ids and credentials (``admin_id``, ``member_token``, ...)."""
         self.request_log: RequestLog = RequestLog(
             self.deployment.pat_format.prefix,
@@ -193,15 +224,16 @@ class Fake:
         )
         """The latest requests the fake answered (a sequence, oldest first): method, URL,
         headers, body, status, principal, every credential redacted."""
-        self.control: ControlService = ControlService(
-            self.deployment, self.default_world, self.request_log
+        self._control = _ControlOnFirstUse(
+            self.deployment, self.default_world, self.request_log, seeded_state
         )
-        """The control operations as plain calls (the HTTP control API and the page call them)."""
+        if seeded_state is None:
+            self._control()  # the state a reset returns to is exported now, as it is
         self.ui_secret: str = ui_secret or secrets.token_urlsafe(24)
         """The management page's key: the target file's ``ui_url`` carries it as ``?key=``."""
         wire_app = WireApp(self.deployment, self.urls, self.request_log)
         wire_app.mount_subtree(
-            self.urls.base_url, UI_PATH, _PageOnFirstUse(self.urls, self.control, self.ui_secret)
+            self.urls.base_url, UI_PATH, _PageOnFirstUse(self.urls, self._control, self.ui_secret)
         )
         self._wire_app = wire_app
         app: WireHandler = wire_app
@@ -261,6 +293,11 @@ class Fake:
 
             self._control_api = ControlApi(self.control, self.control_token, self.urls.base_url)
         return self._control_api
+
+    @property
+    def control(self) -> ControlService:
+        """The control operations as plain calls (the HTTP control API and the page call them)."""
+        return self._control()
 
     @property
     def profile(self) -> Profile:

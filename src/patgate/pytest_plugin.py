@@ -199,7 +199,8 @@ def _build_fake(options: dict[str, Any], where: str) -> Fake:
             raise TypeError("faults must be a list of rules (dicts)")
         for rule in faults:
             fake.deployment.faults.add_from_json(rule)
-        fake.deployment.faults.set_rate_limit(rate_limit)
+        if rate_limit:  # a new fake's is off
+            fake.deployment.faults.set_rate_limit(True)
     except (PatgateError, TypeError) as error:
         # A bad URL, setting or rule in the marker or an ini option: the test's own error.
         pytest.fail(f"{where}: {error}", pytrace=False)

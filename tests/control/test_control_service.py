@@ -8,6 +8,7 @@ import httpx
 import pytest
 
 from patgate.errors import Forbidden, NotFound
+from patgate.fake.state import export_state
 from patgate.harness import Fake
 
 
@@ -36,6 +37,24 @@ def test_reset_brings_back_the_seeded_world_with_the_same_credentials() -> None:
         assert fake.snapshot()["clock"]["offset_seconds"] == 0
         assert fake.faults.rules() == []
         assert len(fake.request_log) == 3  # only the requests after the reset
+
+
+def test_reset_brings_back_the_world_as_made_whatever_changed_it_first() -> None:
+    # Changed straight through the deployment, before any control call: the state a reset
+    # returns to is the world as the fake made it, not as it is when first asked for.
+    with Fake() as fake:
+        w, d = fake.default_world, fake.deployment
+        made = export_state(d)
+        d.remove_user(w.member_id, w.organization_id)
+        d.users[w.admin_id].name = "Someone Else"
+        d.hubs[0].label = "renamed"
+        d.hubs[1].settings["changed"] = True
+        d.add_hub(w.organization_id, "late-hub", created_by=w.admin_id)
+        d.clock.advance(60)
+        assert _hubs(fake, fake.world["member_token"]) == 403
+        fake.reset()
+        assert export_state(d) == made
+        assert _hubs(fake, fake.world["member_token"]) == 200
 
 
 def test_the_snapshot_masks_tokens_and_holds_no_secret() -> None:

@@ -30,6 +30,7 @@ def test_the_control_client_has_the_fakes_control_methods_by_name() -> None:
         "faults",
         "clock_view",
         "seeded_state",
+        "seeded_state_source",
     }
     assert service <= client, service - client
 

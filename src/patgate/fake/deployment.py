@@ -38,7 +38,7 @@ import secrets
 import threading
 import unicodedata
 from collections.abc import Callable, Iterable
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from patgate.behaviours import OBSERVERS, note
 from patgate.errors import (
@@ -50,7 +50,6 @@ from patgate.errors import (
     Unauthenticated,
     UnsupportedGrantType,
 )
-from patgate.fake.changes import Changes
 from patgate.fake.client_tokens import ClientTokenIssuer, IssuedClientToken
 from patgate.fake.clock import Clock
 from patgate.fake.content import ContentRecord, ContentStore
@@ -70,6 +69,9 @@ from patgate.fake.model import (
 )
 from patgate.fake.pat_format import DEFAULT_PREFIX, PatFormat
 from patgate.fake.profile import Profile, load_profile
+
+if TYPE_CHECKING:  # a change journal is set up only by ``patgate serve --state``
+    from patgate.fake.changes import Changes
 
 __all__ = ["MAX_TOKENS_PER_USER", "MAX_TOKEN_NAME_LENGTH", "Deployment", "name_problem"]
 

@@ -11,14 +11,16 @@ from __future__ import annotations
 import contextlib
 import copy
 import random
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from datetime import datetime
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from patgate.errors import UsageError
-from patgate.fake.changes import Taken
 from patgate.fake.deployment import Deployment
 from patgate.fake.model import ApiClient, Hub, Organization, PatRecord, PatStatus, Role, User
+
+if TYPE_CHECKING:
+    from patgate.fake.changes import Taken
 
 __all__ = [
     "STATE_VERSION",
@@ -27,6 +29,7 @@ __all__ = [
     "exclusive",
     "export_state",
     "load_state",
+    "state_document",
 ]
 
 STATE_VERSION = 1
@@ -117,19 +120,44 @@ KEY_OF = {
 
 def export_state(deployment: Deployment) -> dict[str, Any]:
     """The deployment's state as JSON values (a deep copy: later changes do not show)."""
-    with deployment.exclusive():
-        random_state = deployment.ids.random_state()
-        return {
-            "version": STATE_VERSION,
-            "pat_prefix": deployment.pat_format.prefix,
-            "clock_offset": deployment.clock.offset,
-            "ids": random_state,
-            "organizations": [_organization_json(o) for o in deployment.organizations.values()],
-            "users": [_user_json(u) for u in deployment.users.values()],
-            "clients": [_client_json(c) for c in deployment.clients.values()],
-            "hubs": [_hub_json(h) for h in deployment.hubs],
-            "tokens": [_token_json(t) for t in deployment.tokens.values()],
-        }
+    d = deployment
+    with d.exclusive():
+        return state_document(
+            pat_prefix=d.pat_format.prefix,
+            clock_offset=d.clock.offset,
+            ids=d.ids.random_state(),
+            organizations=d.organizations.values(),
+            users=d.users.values(),
+            clients=d.clients.values(),
+            hubs=d.hubs,
+            tokens=d.tokens.values(),
+        )
+
+
+def state_document(
+    *,
+    pat_prefix: str,
+    clock_offset: float,
+    ids: list[Any],
+    organizations: Iterable[Organization],
+    users: Iterable[User],
+    clients: Iterable[ApiClient],
+    hubs: Iterable[Hub],
+    tokens: Iterable[PatRecord],
+) -> dict[str, Any]:
+    """A state as :func:`export_state` writes it, from records held outside a deployment
+    (the default world's as it was built, whatever a test changed since)."""
+    return {
+        "version": STATE_VERSION,
+        "pat_prefix": pat_prefix,
+        "clock_offset": clock_offset,
+        "ids": ids,
+        "organizations": [_organization_json(o) for o in organizations],
+        "users": [_user_json(u) for u in users],
+        "clients": [_client_json(c) for c in clients],
+        "hubs": [_hub_json(h) for h in hubs],
+        "tokens": [_token_json(t) for t in tokens],
+    }
 
 
 def changed_records(deployment: Deployment, taken: Taken) -> dict[str, Any]:

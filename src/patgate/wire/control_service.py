@@ -10,6 +10,7 @@ domain's own errors (:class:`~patgate.errors.DomainError`), which each front doo
 from __future__ import annotations
 
 import threading
+from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
@@ -77,15 +78,20 @@ class ControlService:
 
     ``world`` is the seeded world's ids and credentials; a :meth:`reset` brings the state
     back to what it was when the service was made, with the same credentials, so a client's
-    configuration (a target file) survives it.
+    configuration (a target file) survives it. ``seeded_state_source``: what makes that
+    state, called when it is first needed (a stamped world's, :mod:`patgate.fake.world`);
+    without it, the deployment's state is exported when the service is made.
     """
 
     deployment: Deployment
     world: DefaultWorld
     request_log: RequestLog
+    seeded_state_source: Callable[[], dict[str, Any]] | None = None
 
     def __post_init__(self) -> None:
-        self._baseline = export_state(self.deployment)
+        self._baseline: dict[str, Any] | None = None
+        if self.seeded_state_source is None:
+            self._baseline = export_state(self.deployment)
         self._roles_before_removal: dict[tuple[str, str], Role] = {}
         self._lock = threading.Lock()
 
@@ -94,14 +100,23 @@ class ControlService:
     def reset(self) -> None:
         """Back to the seeded world: state, clock, no faults, rate limit off, an empty log."""
         with self._lock:
-            load_state(self.deployment, self._baseline)
+            load_state(self.deployment, self._seeded())
             self._roles_before_removal.clear()
         self.deployment.faults.clear()
         self.request_log.clear()
 
     def seeded_state(self) -> dict[str, Any]:
         """The state :meth:`reset` returns to, as JSON values (``patgate serve --state``)."""
-        return self._baseline
+        with self._lock:
+            return self._seeded()
+
+    def _seeded(self) -> dict[str, Any]:
+        baseline = self._baseline
+        if baseline is None:
+            source = self.seeded_state_source
+            baseline = source() if source is not None else export_state(self.deployment)
+            self._baseline = baseline
+        return baseline
 
     def world_ids(self) -> dict[str, str]:
         """The seeded world's organization and principals by role name: ids, no secret."""
