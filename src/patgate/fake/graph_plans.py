@@ -1,4 +1,5 @@
-"""Precompiled plans for the plainest GraphQL queries: the token listing without the executor.
+"""Precompiled plans for the plainest GraphQL operations: the token operations without the
+executor.
 
 graphql-core's executor spends most of a token listing's time on its own generality:
 building each field's resolve info, collecting fields, completing each value through the
@@ -18,6 +19,17 @@ a scalar cannot serialize a value, :func:`run_plan` returns ``None`` and the cal
 the request with graphql-core, which makes the errors and their paths as it always has.
 Queries only read the deployment (authentication, which marks a token used, happened before),
 so running the resolvers a second time changes nothing.
+
+A mutation writes, so its resolver must run exactly once. A plan is made for a mutation
+operation of one root field whose arguments are variables or literals, with plain fields
+below it. :func:`run_mutation` coerces the variables and arguments with graphql-core's own
+functions (any error there: ``None``, and graphql-core executes the request, which reports
+it before any resolver runs), calls the field's resolver once, and completes its result as a
+query's fields. When the resolver raises or its result is not what the type expects, it
+returns a :class:`Replay`: graphql-core then executes the request with that middleware,
+which answers the root field with what the one call gave (its value, or its exception
+raised again) instead of calling the resolver a second time, so the errors, their paths and
+the null field are graphql-core's own.
 """
 
 from __future__ import annotations
@@ -29,6 +41,8 @@ from typing import Any
 from graphql import (
     DocumentNode,
     FieldNode,
+    GraphQLError,
+    GraphQLField,
     GraphQLID,
     GraphQLList,
     GraphQLNonNull,
@@ -40,9 +54,12 @@ from graphql import (
     OperationDefinitionNode,
     OperationType,
     Undefined,
+    VariableDefinitionNode,
+    get_argument_values,
+    get_variable_values,
 )
 
-__all__ = ["Plan", "compile_plan", "run_plan"]
+__all__ = ["MutationPlan", "Plan", "Replay", "compile_plan", "run_mutation", "run_plan"]
 
 Resolver = Callable[..., Any]
 
@@ -74,6 +91,40 @@ class Plan:
     fields: tuple[_Field, ...]
 
 
+@dataclass(frozen=True)
+class MutationPlan:
+    """The one root field of a mutation operation: its arguments, its resolver called once,
+    its result completed as a query's fields."""
+
+    field: _Field
+    definition: GraphQLField
+    """The root field's definition (its arguments, for graphql-core's coercion)."""
+    node: FieldNode
+    variables: tuple[VariableDefinitionNode, ...]
+    """The operation's variable definitions."""
+
+
+class Replay:
+    """graphql-core middleware: the planned mutation's root field answers what the plan's one
+    call of its resolver gave (the value, or the exception raised again); every other field
+    resolves as usual."""
+
+    __slots__ = ("error", "name", "value")
+
+    def __init__(self, name: str, value: Any = None, error: Exception | None = None) -> None:
+        self.name = name
+        self.value = value
+        self.error = error
+
+    def resolve(self, next_: Resolver, root: Any, info: Any, **args: Any) -> Any:
+        """Called by graphql-core for every field, in place of its resolver."""
+        if info.path.prev is None and info.field_name == self.name:
+            if self.error is not None:
+                raise self.error
+            return self.value
+        return next_(root, info, **args)
+
+
 class _Info:
     """What the fake's resolvers read of graphql-core's resolve info: the field's name and
     the request's context."""
@@ -98,7 +149,7 @@ def compile_plan(
     document: DocumentNode,
     operation_name: str | None,
     default_resolver: Resolver,
-) -> Plan | None:
+) -> Plan | MutationPlan | None:
     """A plan for ``document``'s operation ``operation_name`` (a validated document), or
     ``None`` when graphql-core must execute it."""
     operations = [d for d in document.definitions if isinstance(d, OperationDefinitionNode)]
@@ -113,18 +164,40 @@ def compile_plan(
     if len(chosen) != 1 or (operation_name is None and len(operations) != 1):
         return None  # graphql-core says which operation is meant, or that none is
     operation = chosen[0]
-    root = schema.query_type
-    if (
-        operation.operation is not OperationType.QUERY
-        or operation.variable_definitions
-        or operation.directives
-        or root is None
-    ):
+    if operation.directives:
         return None
     try:
+        if operation.operation is OperationType.MUTATION:
+            return _mutation_plan(schema, operation, default_resolver)
+        root = schema.query_type
+        if operation.operation is not OperationType.QUERY or operation.variable_definitions:
+            return None
+        if root is None:
+            return None
         return Plan(_fields(root, operation.selection_set.selections, default_resolver))
     except _NoPlan:
         return None
+
+
+def _mutation_plan(
+    schema: GraphQLSchema, operation: OperationDefinitionNode, default_resolver: Resolver
+) -> MutationPlan:
+    root = schema.mutation_type
+    selections = operation.selection_set.selections
+    if root is None or len(selections) != 1:
+        raise _NoPlan  # several fields run one after another: graphql-core
+    node = selections[0]
+    if not isinstance(node, FieldNode) or node.directives:
+        raise _NoPlan
+    name = node.name.value
+    if name.startswith("__") or name not in root.fields:
+        raise _NoPlan
+    definition = root.fields[name]
+    if definition.resolve is None:
+        raise _NoPlan  # every mutation of the fake has its own resolver
+    key = node.alias.value if node.alias is not None else name
+    planned = _field(key, name, definition.type, definition.resolve, node, default_resolver)
+    return MutationPlan(planned, definition, node, tuple(operation.variable_definitions or ()))
 
 
 def _fields(
@@ -188,6 +261,33 @@ def run_plan(plan: Plan, context: object) -> dict[str, Any] | None:
         return _object(plan.fields, None, context)
     except Exception:  # a refusal, a bug: graphql-core runs it again and reports it its way
         return None
+
+
+def run_mutation(
+    plan: MutationPlan,
+    schema: GraphQLSchema,
+    context: object,
+    variables: dict[str, Any] | None,
+) -> dict[str, Any] | Replay | None:
+    """``data`` as graphql-core would make it; a :class:`Replay` once the resolver has run
+    and something went wrong (a refusal, a bug, a value its type refuses); or ``None`` when
+    the variables or arguments do not coerce (nothing has run: graphql-core reports it)."""
+    coerced = get_variable_values(schema, plan.variables, variables or {})
+    if isinstance(coerced, list):
+        return None
+    try:
+        arguments = get_argument_values(plan.definition, plan.node, coerced)
+    except GraphQLError:
+        return None
+    field = plan.field
+    try:
+        value = field.resolve(None, _Info(field.name, context), **arguments)
+    except Exception as error:  # a refusal, a bug: graphql-core reports it its way
+        return Replay(field.name, error=error)
+    try:
+        return {field.key: _complete(field, value, context)}
+    except Exception:
+        return Replay(field.name, value=value)
 
 
 def _object(fields: tuple[_Field, ...], source: Any, context: object) -> dict[str, Any]:
