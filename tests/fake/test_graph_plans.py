@@ -303,3 +303,44 @@ def test_a_bug_under_a_planned_mutation_reaches_the_caller_after_one_call(
     with pytest.raises(ZeroDivisionError):
         execute_graph_request(deployment, admin, CREATE, variables)
     assert len(calls) == 1
+
+
+@pytest.mark.parametrize(
+    "given",
+    [
+        {"name": "plain", "organizationId": None},
+        {"name": "ünïcode \u2603", "organizationId": None},
+        {"name": "a number as the id", "organizationId": 5},  # ID coerces an int
+        {"organizationId": None, "name": "fields in another order"},
+    ],
+)
+def test_the_resolver_gets_the_arguments_graphql_core_would_give(
+    deployment: Deployment,
+    world: DefaultWorld,
+    admin: Principal,
+    monkeypatch: pytest.MonkeyPatch,
+    given: dict[str, Any],
+) -> None:
+    organization = given["organizationId"] or world.organization_id
+    variables = {"input": {**given, "organizationId": organization}}
+    by_input = (
+        "mutation($input: CreatePersonalAccessTokenInput!) {"
+        " createPersonalAccessToken(input: $input) { name } }"
+    )
+    by_fields = (
+        "mutation($name: String!, $org: ID!) {"
+        " createPersonalAccessToken(input: {name: $name, organizationId: $org}) { name } }"
+    )
+    for text, sent in (
+        (by_input, variables),
+        (by_fields, {"name": given["name"], "org": organization}),
+    ):
+        calls = _counting(deployment, monkeypatch, "create_token")
+        planned = execute_graph_request(deployment, admin, text, sent)
+        executed = _with_graphql_core(deployment, admin, text, sent, monkeypatch)
+        assert _outcome(planned) == _outcome(executed)
+        assert len(calls) == 2
+        assert calls[0] == calls[1]
+        for created in deployment.list_tokens(admin):
+            if created.name == given["name"]:
+                deployment.delete_token(admin, created.id)

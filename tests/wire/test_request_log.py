@@ -86,3 +86,18 @@ def test_the_log_keeps_the_newest_entries_up_to_its_capacity() -> None:
         )
     assert [entry.url[-1] for entry in log] == ["2", "3", "4"]
     assert len(log) == 3
+
+
+def test_a_credential_in_any_header_field_is_redacted_among_clean_ones() -> None:
+    clean = [("accept", "*/*"), ("user-agent", "python-httpx/0.28.1"), ("x-trace", "abc")]
+    for known in ("k3y-known-value", "line\nbreak-value"):
+        log = RequestLog()
+        log.know(known)
+        for carrier in ([("x-forwarded", known)], [(f"x-{known}", "v")], [("referer", PAT)]):
+            for at in range(len(clean) + 1):
+                fields = (*clean[:at], *carrier, *clean[at:])
+                entry = log.record(WireRequest("GET", "https://a.test/", fields), WireResponse(200))
+                text = repr(entry.headers)
+                assert known.split("\n")[0] not in text
+                assert PAT not in text
+                assert ("user-agent", "python-httpx/0.28.1") in entry.headers  # the rest kept

@@ -24,12 +24,14 @@ A mutation writes, so its resolver must run exactly once. A plan is made for a m
 operation of one root field whose arguments are variables or literals, with plain fields
 below it. :func:`run_mutation` coerces the variables and arguments with graphql-core's own
 functions (any error there: ``None``, and graphql-core executes the request, which reports
-it before any resolver runs), calls the field's resolver once, and completes its result as a
-query's fields. When the resolver raises or its result is not what the type expects, it
-returns a :class:`Replay`: graphql-core then executes the request with that middleware,
-which answers the root field with what the one call gave (its value, or its exception
-raised again) instead of calling the resolver a second time, so the errors, their paths and
-the null field are graphql-core's own.
+it before any resolver runs; a required string, or an input object of required strings,
+given exactly so, is passed on as graphql-core would pass it, without the call), calls the
+field's resolver once, and completes its result as a query's fields. When the resolver
+raises or its result is not what the type expects, it returns a :class:`Replay`:
+graphql-core then executes the request with that middleware, which answers the root field
+with what the one call gave (its value, or its exception raised again) instead of calling
+the resolver a second time, so the errors, their paths and the null field are
+graphql-core's own.
 """
 
 from __future__ import annotations
@@ -44,6 +46,7 @@ from graphql import (
     GraphQLError,
     GraphQLField,
     GraphQLID,
+    GraphQLInputObjectType,
     GraphQLList,
     GraphQLNonNull,
     GraphQLObjectType,
@@ -51,10 +54,13 @@ from graphql import (
     GraphQLScalarType,
     GraphQLSchema,
     GraphQLString,
+    NamedTypeNode,
+    NonNullTypeNode,
     OperationDefinitionNode,
     OperationType,
     Undefined,
     VariableDefinitionNode,
+    VariableNode,
     get_argument_values,
     get_variable_values,
 )
@@ -102,6 +108,22 @@ class MutationPlan:
     node: FieldNode
     variables: tuple[VariableDefinitionNode, ...]
     """The operation's variable definitions."""
+    plain_variables: tuple[_PlainVariable, ...] | None = None
+    """Every variable, when each is a required string or an input object of required
+    strings (see :func:`_plain_values`); ``None`` otherwise."""
+    plain_arguments: tuple[tuple[str, str], ...] | None = None
+    """(argument's name as the resolver takes it, variable) for each argument, when every
+    argument is given as a bare variable; ``None`` otherwise."""
+
+
+@dataclass(frozen=True)
+class _PlainVariable:
+    """A required variable of the plainest kinds: a ``String!`` or ``ID!`` (``fields`` is
+    ``None``), or an input object whose every field is one (``fields``: each field's name
+    and the name the resolver takes it by)."""
+
+    name: str
+    fields: tuple[tuple[str, str], ...] | None
 
 
 class Replay:
@@ -197,7 +219,95 @@ def _mutation_plan(
         raise _NoPlan  # every mutation of the fake has its own resolver
     key = node.alias.value if node.alias is not None else name
     planned = _field(key, name, definition.type, definition.resolve, node, default_resolver)
-    return MutationPlan(planned, definition, node, tuple(operation.variable_definitions or ()))
+    variables = tuple(operation.variable_definitions or ())
+    plain = _plain_variables(schema, variables)
+    return MutationPlan(
+        planned,
+        definition,
+        node,
+        variables,
+        plain,
+        _plain_arguments(definition, node, plain) if plain is not None else None,
+    )
+
+
+def _required_string(type_: Any) -> bool:
+    return isinstance(type_, GraphQLNonNull) and type_.of_type in (GraphQLString, GraphQLID)
+
+
+def _plain_variables(
+    schema: GraphQLSchema, definitions: tuple[VariableDefinitionNode, ...]
+) -> tuple[_PlainVariable, ...] | None:
+    plain = []
+    for definition in definitions:
+        type_node = definition.type
+        if (
+            definition.default_value is not None
+            or definition.directives
+            or not isinstance(type_node, NonNullTypeNode)
+            or not isinstance(type_node.type, NamedTypeNode)
+        ):
+            return None
+        named = schema.get_type(type_node.type.name.value)
+        name = definition.variable.name.value
+        if named in (GraphQLString, GraphQLID):
+            plain.append(_PlainVariable(name, None))
+        elif (
+            isinstance(named, GraphQLInputObjectType)
+            and not named.is_one_of
+            and "out_type" not in vars(named)  # graphql-core's own: the dict as it is
+            and named.fields
+            and all(_required_string(field.type) for field in named.fields.values())
+        ):
+            fields = tuple(
+                (field_name, field.out_name or field_name)
+                for field_name, field in named.fields.items()
+            )
+            plain.append(_PlainVariable(name, fields))
+        else:
+            return None
+    return tuple(plain)
+
+
+def _plain_arguments(
+    definition: GraphQLField, node: FieldNode, plain: tuple[_PlainVariable, ...]
+) -> tuple[tuple[str, str], ...] | None:
+    given = {argument.name.value: argument.value for argument in node.arguments or ()}
+    known = {variable.name for variable in plain}
+    arguments = []
+    for name, argument in definition.args.items():
+        value = given.get(name)
+        if not isinstance(value, VariableNode) or value.name.value not in known:
+            return None  # a literal, a default: graphql-core's coercion
+        arguments.append((argument.out_name or name, value.name.value))
+    return tuple(arguments)
+
+
+def _plain_values(
+    plain: tuple[_PlainVariable, ...], inputs: dict[str, Any]
+) -> dict[str, Any] | None:
+    """The variables as graphql-core coerces them, when each is exactly what its plain type
+    takes unchanged (a ``str``; a dict holding each field, and only those, as a ``str``);
+    ``None`` otherwise (graphql-core coerces them, and says what is wrong)."""
+    coerced: dict[str, Any] = {}
+    for variable in plain:
+        value = inputs.get(variable.name)
+        fields = variable.fields
+        if fields is None:
+            if type(value) is not str:
+                return None
+            coerced[variable.name] = value
+            continue
+        if type(value) is not dict or len(value) != len(fields):
+            return None
+        converted = {}
+        for name, out_name in fields:
+            item = value.get(name)
+            if type(item) is not str:
+                return None
+            converted[out_name] = item
+        coerced[variable.name] = converted
+    return coerced
 
 
 def _fields(
@@ -272,13 +382,22 @@ def run_mutation(
     """``data`` as graphql-core would make it; a :class:`Replay` once the resolver has run
     and something went wrong (a refusal, a bug, a value its type refuses); or ``None`` when
     the variables or arguments do not coerce (nothing has run: graphql-core reports it)."""
-    coerced = get_variable_values(schema, plan.variables, variables or {})
-    if isinstance(coerced, list):
-        return None
-    try:
-        arguments = get_argument_values(plan.definition, plan.node, coerced)
-    except GraphQLError:
-        return None
+    inputs = variables or {}
+    plain = plan.plain_variables
+    coerced = _plain_values(plain, inputs) if plain is not None else None
+    if coerced is not None and plan.plain_arguments is not None:
+        # Each argument is a variable, coerced above and never null: graphql-core passes it on.
+        arguments = {name: coerced[variable] for name, variable in plan.plain_arguments}
+    else:
+        if coerced is None:
+            values = get_variable_values(schema, plan.variables, inputs)
+            if isinstance(values, list):
+                return None
+            coerced = values
+        try:
+            arguments = get_argument_values(plan.definition, plan.node, coerced)
+        except GraphQLError:
+            return None
     field = plan.field
     try:
         value = field.resolve(None, _Info(field.name, context), **arguments)

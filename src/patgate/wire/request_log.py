@@ -228,6 +228,8 @@ class RequestLog(Sequence[LoggedRequest]):
         # snapshot while another thread adds a client.
         self._known: tuple[str, ...] = ()
         self._known_bytes: tuple[bytes, ...] = ()
+        # Whether a known value holds a line break: header fields are then searched one by one.
+        self._breaks_joins = False
         # The test for anything to redact, made for one tuple of known values: remade when
         # first needed after a change, so adding many clients costs one build, not one per
         # client.
@@ -244,6 +246,7 @@ class RequestLog(Sequence[LoggedRequest]):
         with self._lock:
             known = tuple(dict.fromkeys((*self._known, *new)))
             self._known_bytes = tuple(v.encode("utf-8", "surrogatepass") for v in known)
+            self._breaks_joins = any("\n" in value for value in known)
             self._known = known
 
     def _suspects_now(self) -> tuple[_Suspect[str], _Suspect[bytes]]:
@@ -326,7 +329,22 @@ class RequestLog(Sequence[LoggedRequest]):
         suspect = self._suspects_now()[0]
         logged: list[tuple[str, str]] = []
         size = _ENTRY_COST + len(url)
-        for name, value in request.headers[:MAX_LOGGED_HEADERS]:
+        fields = request.headers[:MAX_LOGGED_HEADERS]
+        if self._clean(fields, suspect):
+            for name, value in fields:
+                # Nothing to look for in any name or value: only a credential's header,
+                # or a field too long to keep whole, is redacted or cut.
+                if (
+                    name in _AUTHORIZATION
+                    or name in _SECRET_HEADERS
+                    or len(name) > MAX_HEADER_NAME
+                    or len(value) > MAX_HEADER_TEXT
+                ):
+                    name, value = self._redact_header(name, value)
+                logged.append((name, value))
+                size += len(name) + len(value) + _FIELD_COST
+            fields = ()
+        for name, value in fields:
             if name == "authorization" and not suspect(name):
                 # On every authenticated request: its scheme stays, nothing else (as
                 # _redact_header would log it, without searching the value it drops).
@@ -370,6 +388,26 @@ class RequestLog(Sequence[LoggedRequest]):
             ):
                 self._bytes -= self._entries.popleft()[1]
         return entry
+
+    def _clean(self, fields: tuple[tuple[str, str], ...], suspect: _Suspect[str]) -> bool:
+        """Whether no name and no value of ``fields`` holds anything to redact (the values
+        of credentials' headers aside: they are dropped whole, unread), in one search.
+
+        The fields are joined by a line break, which no value to look for holds (else the
+        answer is ``False``): a match in the joined text is a match in one field.
+        """
+        if self._breaks_joins:
+            return False
+        return not suspect(
+            "\n".join(
+                [
+                    f"{name}\n{value}"
+                    if name not in _AUTHORIZATION and name not in _SECRET_HEADERS
+                    else name
+                    for name, value in fields
+                ]
+            )
+        )
 
     def _logged_body(self, request: WireRequest) -> bytes:
         whole = request.body
