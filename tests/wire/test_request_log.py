@@ -132,3 +132,19 @@ def test_a_plain_body_and_url_are_kept_as_sent() -> None:
     entry = log.record(WireRequest("POST", long_url, (), long_body), WireResponse(200))
     assert entry.url.endswith(TRUNCATED)
     assert entry.body.endswith(TRUNCATED.encode())
+
+
+def test_an_entry_is_the_dataclass_it_says_it_is() -> None:
+    import dataclasses
+
+    from patgate.wire.request_log import LoggedRequest
+
+    names = [field.name for field in dataclasses.fields(LoggedRequest)]
+    log = RequestLog()
+    entry = log.record(WireRequest("GET", "https://a.test/x"), WireResponse(204), principal="u")
+    assert list(vars(entry)) == names  # every field set, in order
+    rebuilt = LoggedRequest(**{name: getattr(entry, name) for name in names})
+    assert entry == rebuilt
+    assert hash(entry) == hash(rebuilt)
+    assert repr(entry) == repr(rebuilt)
+    assert dataclasses.replace(entry, status=200).status == 200
