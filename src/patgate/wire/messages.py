@@ -67,8 +67,9 @@ class WireResponse:
     body: bytes = b""
 
     def __post_init__(self) -> None:
-        if isinstance(self.headers, Mapping):
-            object.__setattr__(self, "headers", tuple(self.headers.items()))
+        headers = self.headers
+        if type(headers) is not tuple and isinstance(headers, Mapping):
+            object.__setattr__(self, "headers", tuple(headers.items()))
 
     def header(self, name: str) -> str | None:
         """The first value of the header ``name`` (case-insensitive), or ``None``."""
