@@ -165,6 +165,7 @@ class Connection:
         self._headers_done = False
         self._stand_in_method: str | None = None
         self._carry = b""  # the start of an unknown method, split across reads
+        self._timeout: float | None = None  # what the socket's timeout was last set to
 
     # -- httptools callbacks ---------------------------------------------------------------
 
@@ -252,7 +253,12 @@ class Connection:
             try:
                 if wait <= 0:
                     raise TimeoutError
-                self._socket.settimeout(min(wait, IDLE_SECONDS))
+                timeout = min(wait, IDLE_SECONDS)
+                if timeout != self._timeout:
+                    # Set only when it changes: each call is a system call, and between
+                    # keep-alive requests the timeout is the same minute every time.
+                    self._socket.settimeout(timeout)
+                    self._timeout = timeout
                 data = self._socket.recv(_RECEIVE_BYTES)
             except TimeoutError:
                 if self._deadline is not None:  # a head or a body is late: say so
