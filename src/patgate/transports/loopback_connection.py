@@ -10,9 +10,10 @@ and its body within :data:`BODY_SECONDS` of the head (else 408 and the connectio
 however the bytes trickle in; between requests a connection may stay silent for
 :data:`IDLE_SECONDS`. On Linux these times are kept by the kernel (``SO_RCVTIMEO``,
 ``SO_SNDTIMEO`` on a blocking socket), so each read and each write is one system call;
-elsewhere by Python's socket timeout, which polls before each. An answer of status 1xx, 204 or 304 never carries a body, whatever the
-handler (a fault rule, say) put in it. ``100 Continue`` is sent only for the request
-answered next: a pipelined request's interim answer waits for the answers before it.
+elsewhere by Python's socket timeout, which polls before each. An answer of status 1xx,
+204 or 304 never carries a body, whatever the handler (a fault rule, say) put in it.
+``100 Continue`` is sent only for the request answered next: a pipelined request's interim
+answer waits for the answers before it.
 """
 
 from __future__ import annotations
