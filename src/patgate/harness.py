@@ -29,7 +29,7 @@ if TYPE_CHECKING:
     import httpx
 
     from patgate.fake.clock import Clock
-    from patgate.fake.deployment import Deployment
+    from patgate.fake.deployment import Authentications, Deployment
     from patgate.fake.faults import FaultRule, Faults
     from patgate.fake.model import ApiClient, CreatedToken, Hub, PatRecord, Role, User
     from patgate.fake.profile import Profile
@@ -178,7 +178,7 @@ class Fake:
         import secrets
 
         from patgate.errors import UsageError
-        from patgate.fake.deployment import Deployment
+        from patgate.fake.deployment import Authentications, Deployment
         from patgate.fake.profile import load_profile
         from patgate.fake.settings import deployment_settings
         from patgate.fake.world import build_default_world, stamp_default_world
@@ -191,6 +191,7 @@ class Fake:
         self._dropped_connection = DroppedConnection
         self._request_credential = request_credential
         self._answered_by = ANSWERED_BY
+        self._listen = Authentications.listen
         chosen = deployment_settings(settings, given_deployment=deployment is not None)
         own_deployment = deployment is None
         if deployment is None:
@@ -259,32 +260,39 @@ class Fake:
         if request.url.startswith(self._control_url):
             return self._control_handler()(request)
         started = perf_counter()
-        credential = self._request_credential(self.deployment, request)
-        principal = credential.user_id if credential is not None else None
-        via = credential.via if credential is not None else None
         self._answered_by.set(None)
+        # Who the bearer speaks for, as the endpoint's authentication found it (else as the
+        # deployment identifies it, changing nothing): checked once, not once more here.
+        heard = self._listen()
         try:
-            response = self._app(request)
-        except self._dropped_connection:
-            self.request_log.record(
-                request,
-                None,
-                principal=principal,
-                duration=perf_counter() - started,
-                via=via,
-                fault=self._answered_by.get(),
-            )
-            raise
-        if response is not None:
-            self.request_log.record(
-                request,
-                response,
-                principal=principal,
-                duration=perf_counter() - started,
-                via=via,
-                fault=self._answered_by.get(),
-            )
-        return response
+            try:
+                response = self._app(request)
+            except self._dropped_connection:
+                self._record(request, None, started, heard)
+                raise
+            if response is not None:
+                self._record(request, response, started, heard)
+            return response
+        finally:
+            heard.stop()
+
+    def _record(
+        self,
+        request: WireRequest,
+        response: WireResponse | None,
+        started: float,
+        heard: Authentications,
+    ) -> None:
+        duration = perf_counter() - started
+        credential = self._request_credential(self.deployment, request, heard)
+        self.request_log.record(
+            request,
+            response,
+            principal=credential.user_id if credential is not None else None,
+            duration=duration,
+            via=credential.via if credential is not None else None,
+            fault=self._answered_by.get(),
+        )
 
     def _control_handler(self) -> ControlApi:
         # Built on first use: most tests never call the HTTP control API.

@@ -114,3 +114,15 @@ def test_an_httpx_without_the_hook_gets_a_clear_error(monkeypatch: pytest.Monkey
     monkeypatch.undo()
     with Fake() as fake:
         assert httpx.get(_hubs(fake), headers=_auth(fake)).status_code == 200
+
+
+@pytest.mark.parametrize(
+    "value", ["plain ascii", "caf\u00e9".encode(), "caf\u00e9".encode("latin-1")]
+)
+def test_header_fields_reach_the_fake_as_httpx_reads_them(value: str | bytes) -> None:
+    from patgate.transports.httpx_adapter import to_wire
+
+    request = httpx.Request("GET", "https://api.test/x", headers={"X-Mixed-Case": value})
+    sent = to_wire(request)
+    assert sent.headers == tuple(request.headers.multi_items())
+    assert sent.header("x-mixed-case") == request.headers["x-mixed-case"]

@@ -17,6 +17,7 @@ from collections.abc import Iterator
 import pytest
 
 from patgate.harness import Fake
+from patgate.transports import loopback_connection
 from patgate.transports.loopback_server import DEFAULT_MAX_CONNECTIONS, LoopbackServer
 
 
@@ -278,3 +279,17 @@ def _hold_more_connections_than_descriptors(server: subprocess.Popen[str]) -> No
     server.stdin.write("\n")
     server.stdin.flush()
     assert server.wait(timeout=10) == 0
+
+
+@pytest.mark.parametrize("seconds", [1e-9, 0.05, 1.25])
+def test_a_connections_timeout_ends_a_silent_read_at_its_time(seconds: float) -> None:
+    # However short (a timeout the kernel would round to nothing must not mean "never").
+    ours, theirs = socket.socketpair()
+    with ours, theirs:
+        loopback_connection._set_timeout(ours, seconds)
+        started = time.monotonic()
+        with pytest.raises((TimeoutError, BlockingIOError)):
+            ours.recv(10)
+        assert time.monotonic() - started < seconds + 1.0
+        theirs.sendall(b"x")
+        assert ours.recv(10) == b"x"  # and a read that has data is answered

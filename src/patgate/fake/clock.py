@@ -142,5 +142,6 @@ def format_timestamp(moment: datetime, timespec: str = "milliseconds") -> str:
     """ISO 8601 in UTC with milliseconds (or ``timespec="seconds"``, whole seconds) and a
     trailing ``Z``, as the real service writes."""
     # isoformat, not strftime: a third of the cost, on every date of every token listed.
-    naive = moment.astimezone(timezone.utc).replace(tzinfo=None)
-    return naive.isoformat(timespec=timespec) + "Z"
+    if moment.tzinfo is not timezone.utc:  # the clock's instants are in UTC already
+        moment = moment.astimezone(timezone.utc)
+    return moment.replace(tzinfo=None).isoformat(timespec=timespec) + "Z"

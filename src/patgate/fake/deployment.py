@@ -38,6 +38,7 @@ import secrets
 import threading
 import unicodedata
 from collections.abc import Callable, Iterable
+from contextvars import ContextVar, Token
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from patgate.behaviours import OBSERVERS, note
@@ -73,7 +74,13 @@ from patgate.fake.profile import Profile, load_profile
 if TYPE_CHECKING:  # a change journal is set up only by ``patgate serve --state``
     from patgate.fake.changes import Changes
 
-__all__ = ["MAX_TOKENS_PER_USER", "MAX_TOKEN_NAME_LENGTH", "Deployment", "name_problem"]
+__all__ = [
+    "MAX_TOKENS_PER_USER",
+    "MAX_TOKEN_NAME_LENGTH",
+    "Authentications",
+    "Deployment",
+    "name_problem",
+]
 
 MAX_TOKENS_PER_USER = 5
 MAX_TOKEN_NAME_LENGTH = 255
@@ -117,6 +124,59 @@ def name_problem(name: str) -> str | None:
 
 def _refusal(character: str, position: int, what: str) -> str:
     return f"name must not contain {what} (U+{ord(character):04X} at position {position})"
+
+
+class Authentications:
+    """Who each deployment's :meth:`Deployment.authenticate` accepted, in this context, while
+    listening: for the request log, which names the caller of a request without checking its
+    bearer a second time (a PAT's hash, the lock) after the endpoint has checked it.
+
+    ``with``-less on purpose (it is on every request's path)::
+
+        heard = Authentications.listen()
+        try:
+            ...  # answer the request
+            principal = heard.principal(deployment, bearer)
+        finally:
+            heard.stop()
+    """
+
+    __slots__ = ("_heard", "_token")
+
+    def __init__(self) -> None:
+        self._heard: list[tuple[Deployment, str, Principal]] = []
+        self._token: Token[Authentications | None] | None = None
+
+    @classmethod
+    def listen(cls) -> Authentications:
+        """Start listening in this context (until :meth:`stop`)."""
+        heard = cls()
+        heard._token = _LISTENING.set(heard)
+        return heard
+
+    def stop(self) -> None:
+        """Stop listening; what was heard is forgotten."""
+        if self._token is not None:
+            _LISTENING.reset(self._token)
+            self._token = None
+        self._heard.clear()
+
+    def principal(self, deployment: Deployment, bearer: str | None) -> Principal | None:
+        """Who ``deployment`` last accepted ``bearer`` as while listening, or ``None``."""
+        for who, value, principal in reversed(self._heard):
+            if who is deployment and value == bearer:
+                return principal
+        return None
+
+
+_LISTENING: ContextVar[Authentications | None] = ContextVar("patgate_authentications", default=None)
+
+
+def _heard(deployment: Deployment, bearer: str, principal: Principal) -> Principal:
+    listener = _LISTENING.get()
+    if listener is not None:
+        listener._heard.append((deployment, bearer, principal))
+    return principal
 
 
 class Deployment:
@@ -371,7 +431,8 @@ class Deployment:
                     raise Unauthenticated(
                         "the access token is not valid", rule_id="AUTH-INVALID-TOKEN"
                     )
-            return Principal(claims.user_id, claims.organization_id, via="client")
+            principal = Principal(claims.user_id, claims.organization_id, via="client")
+            return _heard(self, bearer, principal)
         raise Unauthenticated("the access token is not valid", rule_id="AUTH-INVALID-TOKEN")
 
     def identify(self, bearer: str | None) -> Principal | None:
@@ -415,7 +476,10 @@ class Deployment:
                     self.changes.mark_used(record.id)
             if OBSERVERS:
                 note("PAT-LAST-USED", "set")
-            return Principal(record.user_id, record.organization_id, via="pat", token_id=record.id)
+            principal = Principal(
+                record.user_id, record.organization_id, via="pat", token_id=record.id
+            )
+            return _heard(self, value, principal)
 
     def pat_secret_matches(self, value: str, record: PatRecord) -> bool:
         """Whether ``value`` is the full value of the stored PAT ``record``."""

@@ -44,7 +44,7 @@ from patgate.fake.graph_schema import graph_schema
 from patgate.fake.profile import DeleteResult
 
 if TYPE_CHECKING:
-    from patgate.fake.graph_plans import Plan
+    from patgate.fake.graph_plans import MutationPlan, Plan
 
 __all__ = [
     "DOCUMENT_CACHE_BYTES",
@@ -82,7 +82,9 @@ class Prepared:
 
     document: DocumentNode | None
     errors: tuple[GraphQLError, ...]
-    plans: dict[str | None, Plan | None] = field(default_factory=dict, compare=False, repr=False)
+    plans: dict[str | None, Plan | MutationPlan | None] = field(
+        default_factory=dict, compare=False, repr=False
+    )
     """Per operation name, the document's plan (:mod:`patgate.fake.graph_plans`) or
     ``None`` (graphql-core executes it); filled by the executor on first use."""
 

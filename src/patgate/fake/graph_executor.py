@@ -27,7 +27,7 @@ from patgate.fake.bounded_cache import BoundedCache
 from patgate.fake.deployment import Deployment
 from patgate.fake.graph_documents import MAX_CACHED_CHARACTERS, prepare_document
 from patgate.fake.graph_outcome import Failure, GraphOutcome, GraphProblem
-from patgate.fake.graph_plans import compile_plan, run_plan
+from patgate.fake.graph_plans import MutationPlan, Replay, compile_plan, run_mutation, run_plan
 from patgate.fake.graph_schema import GraphContext, graph_schema, schema_key
 from patgate.fake.model import Principal
 
@@ -54,9 +54,10 @@ _LINE_TERMINATOR = re.compile(r"[\r\n]")
 
 
 _depths: BoundedCache[str, int] = BoundedCache(
-    2 * 1024 * 1024, max_entry_bytes=MAX_CACHED_CHARACTERS + 64
+    2 * 1024 * 1024, max_entry_bytes=MAX_CACHED_CHARACTERS + 64, touch=False
 )
-"""Scans of texts up to the cached documents' size, within 2 MiB of text in all."""
+"""Scans of texts up to the cached documents' size, within 2 MiB of text in all; the oldest
+go first (a hit takes no lock: every GraphQL request asks)."""
 
 
 def _bracket_depth(text: str) -> int:
@@ -145,8 +146,9 @@ def execute_graph_request(
         )
     schema = schema_key(deployment.profile.delete_result)
     prepared = prepare_document(query, limits.max_tokens, owner=principal.user_id, schema=schema)
-    # A plain query runs from its precompiled plan (fake/graph_plans.py); anything else, or
-    # anything that goes wrong on the way, is executed by graphql-core.
+    # A plain query or mutation runs from its precompiled plan (fake/graph_plans.py); anything
+    # else, or anything that goes wrong on the way, is executed by graphql-core (a mutation's
+    # resolver is not called again: the replay answers with what its one call gave).
     if prepared.document is None:
         first = prepared.errors[0] if prepared.errors else None
         parse_failed = first is not None and first.message.startswith("Syntax Error")
@@ -160,7 +162,15 @@ def execute_graph_request(
         plan = compile_plan(graph_schema(schema), prepared.document, operation_name, _field_value)
         if len(plans) < _PLANS_PER_DOCUMENT:
             plans[operation_name] = plan
-    if plan is not None:
+    replay: Replay | None = None
+    if isinstance(plan, MutationPlan):
+        ran = run_mutation(
+            plan, graph_schema(schema), context, dict(variables) if variables is not None else None
+        )
+        if isinstance(ran, dict):
+            return GraphOutcome(ran, ())
+        replay = ran
+    elif plan is not None:
         data = run_plan(plan, context)
         if data is not None:
             return GraphOutcome(data, ())
@@ -171,6 +181,7 @@ def execute_graph_request(
         variable_values=dict(variables) if variables is not None else None,
         operation_name=operation_name,
         field_resolver=_field_value,
+        middleware=(replay,) if replay is not None else None,
         is_awaitable=_never_awaitable,
     )
     assert isinstance(result, ExecutionResult), "no resolver of the fake is asynchronous"

@@ -31,15 +31,21 @@ __all__ = ["FakeTransport", "HttpxInterception", "from_wire", "to_wire"]
 
 def to_wire(request: httpx.Request) -> WireRequest:
     """The wire form of a request whose body has been read."""
-    return WireRequest(
-        request.method, str(request.url), tuple(request.headers.multi_items()), request.content
-    )
+    try:
+        # What multi_items() gives when every field is ASCII (names are lower-cased by
+        # WireRequest), without httpx working out the fields' encoding first.
+        fields = tuple(
+            [(name.decode("ascii"), value.decode("ascii")) for name, value in request.headers.raw]
+        )
+    except UnicodeDecodeError:
+        fields = tuple(request.headers.multi_items())
+    return WireRequest(request.method, str(request.url), fields, request.content)
 
 
 def from_wire(response: WireResponse, request: httpx.Request) -> httpx.Response:
     """An ``httpx.Response`` bound to ``request``."""
     return httpx.Response(
-        response.status, headers=list(response.headers), content=response.body, request=request
+        response.status, headers=response.headers, content=response.body, request=request
     )
 
 

@@ -8,9 +8,12 @@ below, is answered here in JSON (400, 408, 413, 414, 431) and the connection is 
 Deadlines: a request's head must arrive whole within :data:`HEAD_SECONDS` of its first byte,
 and its body within :data:`BODY_SECONDS` of the head (else 408 and the connection closes),
 however the bytes trickle in; between requests a connection may stay silent for
-:data:`IDLE_SECONDS`. An answer of status 1xx, 204 or 304 never carries a body, whatever the
-handler (a fault rule, say) put in it. ``100 Continue`` is sent only for the request
-answered next: a pipelined request's interim answer waits for the answers before it.
+:data:`IDLE_SECONDS`. On Linux these times are kept by the kernel (``SO_RCVTIMEO``,
+``SO_SNDTIMEO`` on a blocking socket), so each read and each write is one system call;
+elsewhere by Python's socket timeout, which polls before each. An answer of status 1xx,
+204 or 304 never carries a body, whatever the handler (a fault rule, say) put in it.
+``100 Continue`` is sent only for the request answered next: a pipelined request's interim
+answer waits for the answers before it.
 """
 
 from __future__ import annotations
@@ -19,6 +22,8 @@ import contextlib
 import email.utils
 import re
 import socket
+import struct
+import sys
 import time
 from http import HTTPStatus
 from typing import Protocol
@@ -165,6 +170,7 @@ class Connection:
         self._headers_done = False
         self._stand_in_method: str | None = None
         self._carry = b""  # the start of an unknown method, split across reads
+        self._timeout: float | None = None  # what the socket's timeout was last set to
 
     # -- httptools callbacks ---------------------------------------------------------------
 
@@ -252,9 +258,14 @@ class Connection:
             try:
                 if wait <= 0:
                     raise TimeoutError
-                self._socket.settimeout(min(wait, IDLE_SECONDS))
+                timeout = min(wait, IDLE_SECONDS)
+                if timeout != self._timeout:
+                    # Set only when it changes: between keep-alive requests the timeout is
+                    # the same minute every time.
+                    _set_timeout(self._socket, timeout)
+                    self._timeout = timeout
                 data = self._socket.recv(_RECEIVE_BYTES)
-            except TimeoutError:
+            except (TimeoutError, BlockingIOError):  # BlockingIOError: the kernel's timeout
                 if self._deadline is not None:  # a head or a body is late: say so
                     self._send(_refusal_response(_Refusal(408)), keep_alive=False)
                     self._linger()
@@ -406,6 +417,31 @@ class Connection:
                 if not chunk:
                     break
                 drained += len(chunk)
+
+
+def _kernel_timeout(sock: socket.socket, seconds: float) -> None:
+    """Time the socket's reads and writes out in the kernel (``SO_RCVTIMEO``,
+    ``SO_SNDTIMEO``), the socket itself blocking: each ``recv`` and ``sendall`` is then one
+    system call, where Python's own timeout polls before each (a read past the time raises
+    ``BlockingIOError``)."""
+    if sock.gettimeout() is not None:
+        sock.settimeout(None)
+    whole = int(seconds)
+    micro = int((seconds - whole) * 1_000_000)
+    if whole == 0 and micro == 0:
+        micro = 1  # a zero struct timeval means no limit at all
+    interval = struct.pack("@ll", whole, micro)  # a struct timeval
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVTIMEO, interval)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_SNDTIMEO, interval)
+
+
+def _python_timeout(sock: socket.socket, seconds: float) -> None:
+    sock.settimeout(seconds)
+
+
+_set_timeout = _kernel_timeout if sys.platform == "linux" else _python_timeout
+"""How a connection times its socket out: in the kernel where its ``struct timeval`` is
+known (Linux), else with Python's own timeout."""
 
 
 def refuse_busy(sock: socket.socket) -> None:

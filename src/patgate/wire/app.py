@@ -90,11 +90,13 @@ class WireApp:
         self.deployment = deployment
         self.urls = urls if urls is not None else FakeUrls()
         self.request_log = request_log
-        self._subtrees: tuple[tuple[str, Subtree], ...] = ()
-        """Canonical URL -> the handler answering it and every URL below it."""
+        self._subtrees: tuple[tuple[str, str, Subtree], ...] = ()
+        """Canonical URL, the same with a ``/`` after it, and the handler answering it and
+        every URL below it."""
         self.router: Router[Endpoint] = Router()
         """Canonical URL template -> endpoint; :meth:`mount` adds to it."""
         self._content_base = self.urls.base_url + CONTENT_PREFIX
+        self._below_content = self._content_base + "/"
         self._unrouted = _Unrouted(deployment, self.urls, self.router)
         for template, factory in _builtin_routes(self.urls):
             self.router.add(template, factory(deployment, self.urls))
@@ -115,9 +117,9 @@ class WireApp:
         ``ValueError``.
         """
         prefix = _route_template(self.urls, base, path).rstrip("/")
-        if any(prefix == mounted for mounted, _ in self._subtrees):
+        if any(prefix == mounted for mounted, _, _ in self._subtrees):
             raise ValueError(f"{prefix} is already mounted")
-        self._subtrees = (*self._subtrees, (prefix, handler))
+        self._subtrees = (*self._subtrees, (prefix, prefix + "/", handler))
 
     @functools.cached_property
     def content(self) -> ContentPaths:
@@ -141,8 +143,8 @@ class WireApp:
         key = canonical_url(request.url)
         if not self.urls.serves_canonical(key):
             return None
-        for prefix, handler in self._subtrees:
-            if key == prefix or key.startswith(prefix + "/"):
+        for prefix, below, handler in self._subtrees:
+            if key == prefix or key.startswith(below):
                 return handler(request)
         match = self.router.match(key)
         # A fault stands for the service failing: it answers before any token is judged.
@@ -158,7 +160,7 @@ class WireApp:
         query = urlsplit(request.url).query
         principal: Principal | None = None
         limits_checked = False
-        if key == self._content_base or key.startswith(self._content_base + "/"):
+        if key == self._content_base or key.startswith(self._below_content):
             try:
                 _check_limits(request)
                 limits_checked = True

@@ -16,7 +16,7 @@ from contextvars import ContextVar
 
 from patgate.behaviours import OBSERVERS, note
 from patgate.errors import PatgateError
-from patgate.fake.deployment import Deployment
+from patgate.fake.deployment import Authentications, Deployment
 from patgate.fake.faults import CallSite, FaultAction
 from patgate.fake.model import Principal
 from patgate.wire.messages import WireRequest, WireResponse, json_response
@@ -59,9 +59,17 @@ def _bearer(request: WireRequest) -> str | None:
     return (token.strip() or None) if scheme.lower() == "bearer" else None
 
 
-def request_credential(deployment: Deployment, request: WireRequest) -> Principal | None:
-    """Who ``request``'s bearer speaks for (user and kind of token), or ``None``."""
-    return deployment.identify(_bearer(request))
+def request_credential(
+    deployment: Deployment, request: WireRequest, heard: Authentications | None = None
+) -> Principal | None:
+    """Who ``request``'s bearer speaks for (user and kind of token), or ``None``: as
+    ``deployment`` authenticated it while ``heard`` listened, else as it identifies it."""
+    bearer = _bearer(request)
+    if heard is not None and bearer is not None:
+        principal = heard.principal(deployment, bearer)
+        if principal is not None:
+            return principal
+    return deployment.identify(bearer)
 
 
 def request_principal(deployment: Deployment, request: WireRequest) -> str | None:

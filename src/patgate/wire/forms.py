@@ -73,11 +73,14 @@ def parse_form(
     return result
 
 
+_NO_NAMES: frozenset[str] = frozenset()
+
+
 def parameter_names(query: str) -> frozenset[str]:
     """The decoded names of a query string's parameters, read leniently (nothing is refused).
 
     For spotting a credential sent in the URL: ``access%5Ftoken`` is ``access_token`` too.
     """
     if not query:
-        return frozenset()
+        return _NO_NAMES
     return frozenset(unquote_plus(part.partition("=")[0]) for part in query.split("&") if part)

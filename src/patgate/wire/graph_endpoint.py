@@ -8,8 +8,9 @@ that did not execute (bad JSON, bad document, limits) is HTTP 400.
 
 from __future__ import annotations
 
+import functools
 import json
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from types import MappingProxyType
 from typing import Any
 
@@ -83,8 +84,11 @@ _DECODER = json.JSONDecoder(parse_constant=_reject_constant)
 
 def _json_object(body: bytes) -> dict[str, Any]:
     try:
-        # What json.loads does with bytes: detect UTF-8, -16 or -32, keep lone surrogates.
-        payload = _DECODER.decode(body.decode(json.detect_encoding(body), "surrogatepass"))
+        # What json.loads does with bytes: detect UTF-8, -16 or -32, keep lone surrogates
+        # (a body starting with "{" and a second byte other than NUL is UTF-8).
+        encoding = "utf-8" if body[:1] == b"{" and body[1:2] not in (b"\x00", b"") else None
+        text = body.decode(encoding or json.detect_encoding(body), "surrogatepass")
+        payload = _DECODER.decode(text)
     except RecursionError:
         # The C decoder guards its own recursion; the message must not become a 500.
         raise _bad_request("the JSON body is nested too deeply") from None
@@ -110,6 +114,15 @@ def _graph_request(payload: dict[str, Any]) -> tuple[str, dict[str, Any] | None,
     return query, variables, operation_name
 
 
+@functools.cache
+def _executor() -> Callable[..., GraphOutcome]:
+    # Imported on first use: graphql-core is the fake's largest import, and a test that
+    # never sends GraphQL should not pay for it.
+    from patgate.fake.graph_executor import execute_graph_request
+
+    return execute_graph_request
+
+
 class GraphEndpoint(Endpoint):
     """Runs GraphQL requests as the bearer's principal."""
 
@@ -122,13 +135,7 @@ class GraphEndpoint(Endpoint):
         token = bearer_token(request, token_in_query="access_token" in parameter_names(call.query))
         principal = self.deployment.authenticate(token)
         document, variables, operation_name = _graph_request(_json_object(request.body))
-        # Imported here: graphql-core is the fake's largest import, and a test that never
-        # sends GraphQL should not pay for it.
-        from patgate.fake.graph_executor import execute_graph_request
-
-        outcome = execute_graph_request(
-            self.deployment, principal, document, variables, operation_name
-        )
+        outcome = _executor()(self.deployment, principal, document, variables, operation_name)
         return json_response(*graph_answer(outcome, self.deployment.profile))
 
     def render(

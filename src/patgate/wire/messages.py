@@ -7,6 +7,7 @@ No library types appear here: a transport turns an ``httpx.Request``, a
 
 from __future__ import annotations
 
+import functools
 import json
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
@@ -19,7 +20,7 @@ Headers = tuple[tuple[str, str], ...]
 
 
 def _lower_names(headers: Iterable[tuple[str, str]]) -> Headers:
-    return tuple((name.lower(), value) for name, value in headers)
+    return tuple([(name.lower(), value) for name, value in headers])
 
 
 @dataclass(frozen=True)
@@ -66,8 +67,9 @@ class WireResponse:
     body: bytes = b""
 
     def __post_init__(self) -> None:
-        if isinstance(self.headers, Mapping):
-            object.__setattr__(self, "headers", tuple(self.headers.items()))
+        headers = self.headers
+        if type(headers) is not tuple and isinstance(headers, Mapping):
+            object.__setattr__(self, "headers", tuple(headers.items()))
 
     def header(self, name: str) -> str | None:
         """The first value of the header ``name`` (case-insensitive), or ``None``."""
@@ -100,12 +102,19 @@ def encode_json(body: object) -> bytes:
     single cost of a fake response. It refuses what JSON cannot carry as such (a lone
     surrogate echoed from a request, say); the standard library escapes those instead.
     """
-    import orjson
-
+    orjson = _orjson()
     try:
-        return orjson.dumps(body)
+        encoded: bytes = orjson.dumps(body)
+        return encoded
     except orjson.JSONEncodeError:
         return _COMPACT_JSON.encode(body).encode("utf-8")
+
+
+@functools.cache
+def _orjson() -> Any:
+    import orjson  # on first use: a module that only builds messages does not load it
+
+    return orjson
 
 
 def json_response(

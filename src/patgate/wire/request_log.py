@@ -129,6 +129,13 @@ def _auth_scheme(authorization: str | None) -> str | None:
     return scheme if scheme.lower() in _KNOWN_SCHEMES else REDACTED
 
 
+def _is_form(content_type: str | None) -> bool:
+    """Whether a request's ``Content-Type`` says its body is a URL-encoded form."""
+    return content_type is not None and content_type.lower().startswith(
+        "application/x-www-form-urlencoded"
+    )
+
+
 def _cut(text: str, limit: int, *, dropped: bool = False) -> str:
     """``text`` cut at ``limit``, marked when anything was left out (``dropped``: already)."""
     return text if len(text) <= limit and not dropped else text[:limit] + TRUNCATED
@@ -189,6 +196,9 @@ class LoggedRequest:
         }
 
 
+_new_entry = object.__new__
+
+
 @dataclass(frozen=True)
 class RequestPage:
     """One page of the log, newest first, and how many entries matched the filters."""
@@ -228,6 +238,8 @@ class RequestLog(Sequence[LoggedRequest]):
         # snapshot while another thread adds a client.
         self._known: tuple[str, ...] = ()
         self._known_bytes: tuple[bytes, ...] = ()
+        # Whether a known value holds a line break: header fields are then searched one by one.
+        self._breaks_joins = False
         # The test for anything to redact, made for one tuple of known values: remade when
         # first needed after a change, so adding many clients costs one build, not one per
         # client.
@@ -244,6 +256,7 @@ class RequestLog(Sequence[LoggedRequest]):
         with self._lock:
             known = tuple(dict.fromkeys((*self._known, *new)))
             self._known_bytes = tuple(v.encode("utf-8", "surrogatepass") for v in known)
+            self._breaks_joins = any("\n" in value for value in known)
             self._known = known
 
     def _suspects_now(self) -> tuple[_Suspect[str], _Suspect[bytes]]:
@@ -313,20 +326,56 @@ class RequestLog(Sequence[LoggedRequest]):
 
         ``duration`` is in seconds; ``via`` and ``fault`` as :class:`LoggedRequest` says.
         """
-        operation = _operation_name(request.body) if request.body else None
-        if operation is not None and self._suspects_now()[0](operation):
+        suspect, suspect_bytes = self._suspects_now()
+        whole = request.body
+        operation = _operation_name(whole) if whole else None
+        if operation is not None and suspect(operation):
             operation = REDACTED  # a credential sent as the operation's name
-        scheme = _auth_scheme(request.header("authorization"))
         raw_url = request.url
-        url = _cut(
-            self.redact_url(raw_url[: MAX_URL_TEXT + _MARGIN]),
-            MAX_URL_TEXT,
-            dropped=len(raw_url) > MAX_URL_TEXT + _MARGIN,
-        )
-        suspect = self._suspects_now()[0]
+        if (
+            len(raw_url) <= MAX_URL_TEXT
+            and "?" not in raw_url
+            and "@" not in raw_url
+            and "#" not in raw_url
+            and not suspect(raw_url)
+        ):
+            url = raw_url  # the common case: what redact_url and _cut leave as it is
+        else:
+            url = _cut(
+                self.redact_url(raw_url[: MAX_URL_TEXT + _MARGIN]),
+                MAX_URL_TEXT,
+                dropped=len(raw_url) > MAX_URL_TEXT + _MARGIN,
+            )
         logged: list[tuple[str, str]] = []
         size = _ENTRY_COST + len(url)
-        for name, value in request.headers[:MAX_LOGGED_HEADERS]:
+        fields = request.headers[:MAX_LOGGED_HEADERS]
+        scheme: str | None = None
+        content_type: str | None = None
+        authorized = typed = False
+        if self._clean(fields, suspect):
+            for name, value in fields:
+                # Nothing to look for in any name or value: only a credential's header,
+                # or a field too long to keep whole, is redacted or cut.
+                if name in _AUTHORIZATION:
+                    found = _auth_scheme(value)
+                    if not authorized and name == "authorization":
+                        scheme, authorized = found, True
+                    value = REDACTED if found in (None, REDACTED) else f"{found} {REDACTED}"
+                elif name in _SECRET_HEADERS:
+                    value = REDACTED
+                else:
+                    if not typed and name == "content-type":
+                        content_type, typed = value, True
+                    if len(name) > MAX_HEADER_NAME or len(value) > MAX_HEADER_TEXT:
+                        name, value = self._redact_header(name, value)
+                logged.append((name, value))
+                size += len(name) + len(value) + _FIELD_COST
+            fields = ()
+        for name, value in fields:
+            if name == "authorization" and not authorized:
+                scheme, authorized = _auth_scheme(value), True
+            elif name == "content-type" and not typed:
+                content_type, typed = value, True
             if name == "authorization" and not suspect(name):
                 # On every authenticated request: its scheme stays, nothing else (as
                 # _redact_header would log it, without searching the value it drops).
@@ -344,24 +393,41 @@ class RequestLog(Sequence[LoggedRequest]):
             logged.append((name, value))  # the common case: short, and nothing to redact
             size += len(name) + len(value) + _FIELD_COST
         headers = tuple(logged)
-        body = self._logged_body(request)
+        if len(request.headers) > MAX_LOGGED_HEADERS:  # a field past those kept
+            if not authorized:
+                scheme = _auth_scheme(request.header("authorization"))
+            if not typed:
+                content_type = request.header("content-type")
+        if not whole:
+            body = b""
+        elif (
+            len(whole) <= MAX_BODY_BYTES and not suspect_bytes(whole) and not _is_form(content_type)
+        ):
+            body = whole  # the common case: what _logged_body leaves as it is
+        else:
+            body = self._logged_body(whole, content_type)
         size += len(body)
         status = response.status if response is not None else DROPPED
+        method = request.method
         with self._lock:
-            entry = LoggedRequest(
-                _cut(request.method, 32),
-                url,
-                status,
-                scheme,
-                next(self._numbers),
-                principal,
-                duration * 1000.0,
-                headers,
-                time.time() - duration,
-                operation,
-                via,
-                fault,
-                body,
+            # What LoggedRequest(...) makes, without the frozen dataclass's one
+            # object.__setattr__ per field (on every request's path); every field is set
+            # (tests/wire/test_request_log.py holds this list to the dataclass's).
+            entry = _new_entry(LoggedRequest)
+            vars(entry).update(
+                method=method if len(method) <= 32 else _cut(method, 32),
+                url=url,
+                status=status,
+                auth_scheme=scheme,
+                number=next(self._numbers),
+                principal=principal,
+                duration_ms=duration * 1000.0,
+                headers=headers,
+                at=time.time() - duration,
+                operation=operation,
+                via=via,
+                fault=fault,
+                body=body,
             )
             self._entries.append((entry, size))
             self._bytes += size
@@ -371,13 +437,29 @@ class RequestLog(Sequence[LoggedRequest]):
                 self._bytes -= self._entries.popleft()[1]
         return entry
 
-    def _logged_body(self, request: WireRequest) -> bytes:
-        whole = request.body
-        if not whole:
-            return b""
+    def _clean(self, fields: tuple[tuple[str, str], ...], suspect: _Suspect[str]) -> bool:
+        """Whether no name and no value of ``fields`` holds anything to redact (the values
+        of credentials' headers aside: they are dropped whole, unread), in one search.
+
+        The fields are joined by a line break, which no value to look for holds (else the
+        answer is ``False``): a match in the joined text is a match in one field.
+        """
+        if self._breaks_joins:
+            return False
+        return not suspect(
+            "\n".join(
+                [
+                    f"{name}\n{value}"
+                    if name not in _AUTHORIZATION and name not in _SECRET_HEADERS
+                    else name
+                    for name, value in fields
+                ]
+            )
+        )
+
+    def _logged_body(self, whole: bytes, content_type: str | None) -> bytes:
         body = self.redact_body(whole[: MAX_BODY_BYTES + _MARGIN])
-        content_type = (request.header("content-type") or "").lower()
-        if content_type.startswith("application/x-www-form-urlencoded"):
+        if _is_form(content_type):
             text = body.decode("latin-1")
             body = "&".join(self._redact_field(field) for field in text.split("&")).encode(
                 "latin-1"

@@ -8,6 +8,7 @@ other URL is left to the network, or refused in strict mode with :class:`Unmatch
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import ClassVar
 from urllib.parse import urlsplit
 
 from patgate import api_paths
@@ -97,6 +98,9 @@ class FakeUrls:
     auth_url: str = DEFAULT_AUTH_URL
     base_url: str = DEFAULT_BASE_URL
     graphql_url: str = ""
+    # Set per instance by __post_init__ (not fields: no part of equality, repr or replace).
+    _bases: ClassVar[tuple[str, ...]]
+    _below_bases: ClassVar[tuple[str, ...]]
 
     def __post_init__(self) -> None:
         base = _base("base_url", self.base_url)
@@ -104,6 +108,10 @@ class FakeUrls:
         object.__setattr__(self, "base_url", base)
         graphql = self.graphql_url or base + GRAPHQL_PATH
         object.__setattr__(self, "graphql_url", _base("graphql_url", graphql))
+        # What serves_canonical compares, made once (it runs on every request, twice).
+        bases = (self.base_url, self.auth_url, self.graphql_url)
+        object.__setattr__(self, "_bases", bases)
+        object.__setattr__(self, "_below_bases", tuple(b + "/" for b in bases))
 
     @classmethod
     def build(
@@ -162,10 +170,7 @@ class FakeUrls:
 
     def serves_canonical(self, key: str) -> bool:
         """:meth:`serves` for a URL already passed through :func:`canonical_url`."""
-        for base in (self.base_url, self.auth_url, self.graphql_url):
-            if key == base or key.startswith(base + "/"):
-                return True
-        return False
+        return key in self._bases or key.startswith(self._below_bases)
 
     def describe(self) -> str:
         """The served endpoints, one per line, for error messages."""
