@@ -254,7 +254,8 @@ def _plain_variables(
             plain.append(_PlainVariable(name, None))
         elif (
             isinstance(named, GraphQLInputObjectType)
-            and not named.is_one_of
+            # (an older graphql-core 3.2 has no @oneOf input objects, nor this attribute)
+            and not getattr(named, "is_one_of", False)
             and "out_type" not in vars(named)  # graphql-core's own: the dict as it is
             and named.fields
             and all(_required_string(field.type) for field in named.fields.values())
