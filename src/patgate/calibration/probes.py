@@ -1107,10 +1107,10 @@ _GROUPS = (
 )
 """The probes in groups that run side by side (each group in order). The lifecycle fills the
 admin's tokens to the cap only once the name probe and the token listing, beside it, are
-done; the name probe
-starts once the lifecycle knows how many tokens the admin holds; the unknown-id delete is
-sent once the shape probe told the delete result's shape. The groups are balanced so that
-none outlasts the lifecycle (each request is a round trip to a distant target)."""
+done; the name probe starts once the lifecycle knows how many tokens the admin holds; the
+unknown-id delete is sent once the shape probe told the delete result's shape. The groups
+are balanced so that none outlasts the lifecycle (each request is a round trip to a distant
+target)."""
 _FIELDS_OF = {**_READ_FIELDS, **_WRITE_FIELDS_BY_PROBE}
 PROBES: tuple[Probe, ...] = tuple(
     Probe(
