@@ -223,16 +223,18 @@ def test_every_profile_field_is_probed_or_named_as_never_probed() -> None:
 
 def _at_the_cap_once(app: Any) -> Any:
     """Answer the first create of a long name (the name probe's) with the token-limit
-    refusal, as if someone had filled the admin's tokens at that moment, and show the
-    admin's next listing with 5 tokens; everything else as the fake answers."""
-    state = {"refused": False, "show_full": False}
+    refusal, as if someone had filled the admin's tokens at that moment, and from then on
+    show the admin's listings with 5 tokens (someone else's among them) where fewer are held;
+    everything else as the fake answers."""
+    state: dict[str, Any] = {"refused": False}
 
     def handler(request: WireRequest) -> WireResponse | None:
         document = json.loads(request.body or b"{}") if request.method == "POST" else {}
         query = document.get("query", "") if isinstance(document, dict) else ""
         long_name = re.search(r'name: "[^"]{200,}"', query)
         if "createPersonalAccessToken" in query and long_name and not state["refused"]:
-            state["refused"] = state["show_full"] = True
+            state["refused"] = True
+            state["admin"] = request.header("authorization")
             refusal = {
                 "data": {"createPersonalAccessToken": None},
                 "errors": [{"message": "at most 5", "extensions": {"code": "LIMIT_REACHED"}}],
@@ -240,9 +242,13 @@ def _at_the_cap_once(app: Any) -> Any:
             headers = [("content-type", "application/json")]
             return WireResponse(200, headers, json.dumps(refusal).encode())
         response = app(request)
-        if response is None or "personalAccessTokens" not in query or not state["show_full"]:
+        if (
+            response is None
+            or "personalAccessTokens" not in query
+            or not state["refused"]
+            or request.header("authorization") != state["admin"]
+        ):
             return response
-        state["show_full"] = False
         body = json.loads(response.body or b"null")
         tokens = body["data"]["viewer"]["personalAccessTokens"]
         for index in range(5 - len(tokens)):
