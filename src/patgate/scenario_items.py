@@ -271,6 +271,12 @@ def _runner(config: pytest.Config) -> ScenarioRunner:
     world = config.getoption("patgate_world", default=None)
     here = config.invocation_params.dir
     live = resolve_target_config(here / world if world else None, os.environ)
+    if live is not None and config.getoption("patgate_profile", default=None):
+        from patgate.errors import UsageError
+
+        raise UsageError(
+            "--patgate-profile shapes the embedded fake; these items have a live target"
+        )
     target = target_for(live, _profile(config) if live is None else None)
     given = config.getoption("patgate_ledger", default=None)
     options = RunOptions(

@@ -194,6 +194,24 @@ def test_a_bad_world_file_is_reported_as_its_message(project: pytest.Pytester) -
     assert "raise UsageError" not in result.stdout.str()
 
 
+def test_a_profile_with_a_live_target_is_reported_as_a_usage_error(
+    project: pytest.Pytester,
+) -> None:
+    from benchmarks.profile_start import PROFILE
+
+    (project.path / "other.yaml").write_text(PROFILE, encoding="utf-8")
+    (project.path / "w.json").write_text(json.dumps(Fake().world), encoding="utf-8")
+    (project.path / "checks" / "warn.yaml").write_text(WARNING, encoding="utf-8")
+    result = _run(
+        project,
+        *("--patgate-scenarios", "checks", "checks"),
+        *("--patgate-world", "w.json", "--patgate-profile", "other.yaml"),
+    )
+    result.assert_outcomes(failed=1)
+    result.stdout.fnmatch_lines(["*--patgate-profile shapes the embedded fake; *live target*"])
+    assert "Traceback" not in result.stdout.str()
+
+
 def test_items_run_against_a_live_target_from_a_world_file(project: pytest.Pytester) -> None:
     from patgate.transports.loopback_server import LoopbackServer
 
