@@ -13,12 +13,11 @@ fraction of a dataclass, which the first fake of every process pays.
 
 from __future__ import annotations
 
-import dataclasses
 import functools
 import json
 import secrets
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import datetime
 from pathlib import Path
 from typing import Any, NamedTuple
@@ -216,7 +215,7 @@ def _blueprint(seed: int, template: WorldTemplate) -> _Blueprint:
         hubs=tuple((h.id, h.name, h.label) for h in scratch.hubs),
         tokens=tuple((t.id, t.user_id) for t in scratch.tokens.values()),
         ids_after=scratch.ids.position(),
-        world=dataclasses.replace(
+        world=replace(
             world,
             client_secret="",
             admin_token="",
@@ -323,13 +322,9 @@ def stamp_default_world(deployment: Deployment, seed: int = DEFAULT_SEED) -> Sta
     w = blueprint.world
     pairs = zip(blueprint.tokens, stamp.minted, strict=True)
     token_of = {owner: minted.value for (_, owner), minted in pairs}
-    world = DefaultWorld(
-        organization_id=w.organization_id,
-        admin_id=w.admin_id,
-        member_id=w.member_id,
-        removed_id=w.removed_id,
-        unpermitted_id=w.unpermitted_id,
-        client_id=w.client_id,
+    # The blueprint's ids, this fake's secrets.
+    world = replace(
+        w,
         client_secret=client_secret,
         admin_token=token_of[w.admin_id],
         member_token=token_of[w.member_id],
