@@ -285,7 +285,7 @@ class Fake:
     ) -> None:
         duration = perf_counter() - started
         credential = self._request_credential(self.deployment, request, heard)
-        self.request_log.record(
+        self.request_log.append(
             request,
             response,
             principal=credential.user_id if credential is not None else None,

@@ -99,6 +99,8 @@ _JWT_START = "eyJ"
 # (measured with tracemalloc, rounded up; tests/wire/test_request_log.py checks the bound).
 _ENTRY_COST = 900
 _FIELD_COST = 120
+# A field kept as sent holds its own tuple and two strings (see _Unread).
+_UNREAD_FIELD_COST = 180
 
 
 _FEW_LITERALS = 12
@@ -199,6 +201,51 @@ class LoggedRequest:
 _new_entry = object.__new__
 
 
+class _Unread:
+    """A request as sent, logged and not yet read: redacted when a reader first asks."""
+
+    __slots__ = ("at", "duration", "fault", "number", "principal", "request", "status", "via")
+
+    def __init__(
+        self,
+        request: WireRequest,
+        status: int,
+        principal: str | None,
+        duration: float,
+        via: str | None,
+        fault: str | None,
+    ) -> None:
+        self.request = request
+        self.status = status
+        self.principal = principal
+        self.duration = duration
+        self.via = via
+        self.fault = fault
+        self.at = time.time() - duration
+        self.number = 0
+        """Given when the entry is appended; 0 until then."""
+
+    def __repr__(self) -> str:
+        return f"<unread {self.request!r}>"  # WireRequest's repr shows no header or body
+
+
+_UNREAD_HEADER_TEXT = MAX_LOGGED_HEADERS * (MAX_HEADER_NAME + MAX_HEADER_TEXT)
+"""The most header text (names and values) a request may hold to be kept as sent until
+read; a request with more is redacted and cut at once."""
+
+
+def _unread_size(request: WireRequest) -> int | None:
+    """What a request kept as sent costs (:attr:`RequestLog.nbytes`), or ``None`` when a
+    field is past the log's limits and the request must be redacted and cut at once."""
+    url, body, fields = request.url, request.body, request.headers
+    if len(url) > MAX_URL_TEXT or len(body) > MAX_BODY_BYTES or len(fields) > MAX_LOGGED_HEADERS:
+        return None
+    text = sum(map(len, itertools.chain.from_iterable(fields)))
+    if text > _UNREAD_HEADER_TEXT:
+        return None
+    return _ENTRY_COST + len(url) + len(body) + text + _UNREAD_FIELD_COST * len(fields)
+
+
 @dataclass(frozen=True)
 class RequestPage:
     """One page of the log, newest first, and how many entries matched the filters."""
@@ -229,7 +276,9 @@ class RequestLog(Sequence[LoggedRequest]):
         self.capacity = capacity
         self.max_bytes = max_bytes
         """The bound on :attr:`nbytes`: the oldest entries go until the log fits."""
-        self._entries: deque[tuple[LoggedRequest, int]] = deque()
+        self._entries: deque[tuple[LoggedRequest | _Unread, int]] = deque()
+        """Entries and what each costs; the newest :attr:`_unread` are still as sent."""
+        self._unread = 0
         self._bytes = 0
         self._numbers = itertools.count(1)
         self._lock = threading.Lock()
@@ -322,10 +371,84 @@ class RequestLog(Sequence[LoggedRequest]):
         via: str | None = None,
         fault: str | None = None,
     ) -> LoggedRequest:
-        """Add a redacted entry for an answered request (``response=None``: dropped).
+        """Add a redacted entry for an answered request (``response=None``: dropped), and
+        return it.
 
         ``duration`` is in seconds; ``via`` and ``fault`` as :class:`LoggedRequest` says.
         """
+        status = response.status if response is not None else DROPPED
+        unread = _Unread(request, status, principal, duration, via, fault)
+        with self._lock:
+            self._read_all()
+            entry, size = self._redacted(unread)
+            self._keep(entry, size)
+        return entry
+
+    def append(
+        self,
+        request: WireRequest,
+        response: WireResponse | None,
+        *,
+        principal: str | None = None,
+        duration: float = 0.0,
+        via: str | None = None,
+        fault: str | None = None,
+    ) -> None:
+        """What :meth:`record` does, with the redaction left until the entry is first read.
+
+        A fake logs every request and most logs are never read, or only in part: an
+        ordinary request is kept as sent, in a slot nothing outside this log can reach,
+        and redacted (with every value known by then) when any reader first asks for it.
+        A request with a field past the log's limits is redacted and cut at once, so the
+        log never holds more of it than the limits keep.
+        """
+        status = response.status if response is not None else DROPPED
+        unread = _Unread(request, status, principal, duration, via, fault)
+        size = _unread_size(request)
+        with self._lock:
+            if size is None:
+                self._read_all()
+                entry, size = self._redacted(unread)
+                self._keep(entry, size)
+            else:
+                unread.number = next(self._numbers)
+                self._keep(unread, size)
+                self._unread += 1
+
+    def _keep(self, entry: LoggedRequest | _Unread, size: int) -> None:
+        """Append under the lock, then let the oldest entries go until the log fits."""
+        self._entries.append((entry, size))
+        self._bytes += size
+        self._fit()
+
+    def _fit(self) -> None:
+        while len(self._entries) > self.capacity or (
+            self._bytes > self.max_bytes and len(self._entries) > 1
+        ):
+            gone, size = self._entries.popleft()
+            self._bytes -= size
+            if type(gone) is _Unread:
+                self._unread -= 1
+
+    def _read_all(self) -> None:
+        """Redact every entry still as sent, under the lock. They are the newest ones (an
+        entry redacted at once first redacts those before it), so only they are visited."""
+        count = self._unread
+        if not count:
+            return
+        waiting = [self._entries.pop() for _ in range(count)]
+        self._unread = 0
+        for unread, size in reversed(waiting):
+            assert type(unread) is _Unread  # the newest `count` entries are the unread ones
+            entry, redacted_size = self._redacted(unread)
+            self._entries.append((entry, redacted_size))
+            self._bytes += redacted_size - size
+        self._fit()
+
+    def _redacted(self, unread: _Unread) -> tuple[LoggedRequest, int]:
+        """The entry for one request, every credential redacted and every field cut, and
+        what it costs (:attr:`nbytes`)."""
+        request = unread.request
         suspect, suspect_bytes = self._suspects_now()
         whole = request.body
         operation = _operation_name(whole) if whole else None
@@ -407,35 +530,27 @@ class RequestLog(Sequence[LoggedRequest]):
         else:
             body = self._logged_body(whole, content_type)
         size += len(body)
-        status = response.status if response is not None else DROPPED
         method = request.method
-        with self._lock:
-            # What LoggedRequest(...) makes, without the frozen dataclass's one
-            # object.__setattr__ per field (on every request's path); every field is set
-            # (tests/wire/test_request_log.py holds this list to the dataclass's).
-            entry = _new_entry(LoggedRequest)
-            vars(entry).update(
-                method=method if len(method) <= 32 else _cut(method, 32),
-                url=url,
-                status=status,
-                auth_scheme=scheme,
-                number=next(self._numbers),
-                principal=principal,
-                duration_ms=duration * 1000.0,
-                headers=headers,
-                at=time.time() - duration,
-                operation=operation,
-                via=via,
-                fault=fault,
-                body=body,
-            )
-            self._entries.append((entry, size))
-            self._bytes += size
-            while len(self._entries) > self.capacity or (
-                self._bytes > self.max_bytes and len(self._entries) > 1
-            ):
-                self._bytes -= self._entries.popleft()[1]
-        return entry
+        # What LoggedRequest(...) makes, without the frozen dataclass's one
+        # object.__setattr__ per field; every field is set (tests/wire/test_request_log.py
+        # holds this list to the dataclass's).
+        entry = _new_entry(LoggedRequest)
+        vars(entry).update(
+            method=method if len(method) <= 32 else _cut(method, 32),
+            url=url,
+            status=unread.status,
+            auth_scheme=scheme,
+            number=unread.number or next(self._numbers),
+            principal=unread.principal,
+            duration_ms=unread.duration * 1000.0,
+            headers=headers,
+            at=unread.at,
+            operation=operation,
+            via=unread.via,
+            fault=unread.fault,
+            body=body,
+        )
+        return entry, size
 
     def _clean(self, fields: tuple[tuple[str, str], ...], suspect: _Suspect[str]) -> bool:
         """Whether no name and no value of ``fields`` holds anything to redact (the values
@@ -538,11 +653,13 @@ class RequestLog(Sequence[LoggedRequest]):
         with self._lock:
             self._entries.clear()
             self._bytes = 0
+            self._unread = 0
 
     def entries(self) -> list[LoggedRequest]:
         """A snapshot of the entries."""
         with self._lock:
-            return [entry for entry, _size in self._entries]
+            self._read_all()
+            return [entry for entry, _size in self._entries]  # type: ignore[misc]
 
     def __iter__(self) -> Iterator[LoggedRequest]:
         """The entries, oldest first."""
@@ -561,7 +678,8 @@ class RequestLog(Sequence[LoggedRequest]):
         if isinstance(index, slice):
             return self.entries()[index]
         with self._lock:
-            return self._entries[index][0]
+            self._read_all()
+            return self._entries[index][0]  # type: ignore[return-value]
 
     def __repr__(self) -> str:
         lines = [f"  {e.method} {e.url} -> {e.status}" for e in self.entries()]
