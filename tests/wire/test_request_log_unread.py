@@ -179,3 +179,17 @@ def test_appends_and_reads_from_many_threads_lose_nothing() -> None:
     assert numbers == list(range(1, 1201))
     assert all(JWT not in repr(entry) for entry in log)
     assert set(seen) <= set(numbers)
+
+
+def test_unread_entries_leave_the_garbage_collector_nothing_to_visit() -> None:
+    # Every full collection visits every tracked object: a log of a thousand entries as
+    # objects (or tuples of pairs) would add thousands to each, on every request's path.
+    log = RequestLog(capacity=2_000)
+    gc.collect()
+    before = len(gc.get_objects())
+    for n in range(1_000):
+        headers = tuple((f"x-field-{k}", f"{n}") for k in range(8))
+        log.append(WireRequest("POST", f"https://api.test/{n}", headers, b"{}"), WireResponse(200))
+    gc.collect(0)
+    assert len(gc.get_objects()) - before < 100
+    assert len(log) == 1_000

@@ -27,7 +27,7 @@ import time
 from collections import deque
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
-from typing import Generic, TypeVar, overload
+from typing import Any, Generic, TypeVar, overload
 from urllib.parse import unquote_plus, urlsplit, urlunsplit
 
 from patgate.redaction import REDACTED
@@ -96,8 +96,9 @@ _KNOWN_SCHEMES = frozenset(
 _TOKEN_RUN = re.compile(r"[A-Za-z0-9_.\-]*")
 _JWT_START = "eyJ"
 # What an entry costs beyond its text: the object, its tuples, ints and string headers
-# (measured with tracemalloc, rounded up; tests/wire/test_request_log.py checks the bound).
-_ENTRY_COST = 900
+# (measured with tracemalloc, rounded up, with room for what the interpreter's free lists of
+# small tuples hold back; tests/wire/test_request_log_redaction.py checks the bound).
+_ENTRY_COST = 1000
 _FIELD_COST = 120
 # A field kept as sent holds its own tuple and two strings (see _Unread).
 _UNREAD_FIELD_COST = 180
@@ -201,32 +202,43 @@ class LoggedRequest:
 _new_entry = object.__new__
 
 
-class _Unread:
-    """A request as sent, logged and not yet read: redacted when a reader first asks."""
+_Unread = tuple[Any, ...]
+"""A request as sent, logged and not yet read (redacted when a reader first asks), as one
+flat tuple: what it costs (:attr:`RequestLog.nbytes`), its number, method, URL, body,
+status, principal, duration (s), via, fault, when (epoch s), then its header names and
+values (name, value, name, ...). Strings and numbers in one plain tuple, on purpose: the
+garbage collector stops tracking such a tuple in the first pass that sees it, so unread
+entries never reach the older generations. An object per entry, or tuples nested in it,
+would be visited by every full collection while the log holds it."""
+_UNREAD_HEADERS_AT = 11
+"""Where an unread entry's header names and values start."""
 
-    __slots__ = ("at", "duration", "fault", "number", "principal", "request", "status", "via")
 
-    def __init__(
-        self,
-        request: WireRequest,
-        status: int,
-        principal: str | None,
-        duration: float,
-        via: str | None,
-        fault: str | None,
-    ) -> None:
-        self.request = request
-        self.status = status
-        self.principal = principal
-        self.duration = duration
-        self.via = via
-        self.fault = fault
-        self.at = time.time() - duration
-        self.number = 0
-        """Given when the entry is appended; 0 until then."""
-
-    def __repr__(self) -> str:
-        return f"<unread {self.request!r}>"  # WireRequest's repr shows no header or body
+def _unread(
+    size: int,
+    number: int,
+    request: WireRequest,
+    response: WireResponse | None,
+    principal: str | None,
+    duration: float,
+    via: str | None,
+    fault: str | None,
+) -> _Unread:
+    status = response.status if response is not None else DROPPED
+    return (
+        size,
+        number,
+        request.method,
+        request.url,
+        request.body,
+        status,
+        principal,
+        duration,
+        via,
+        fault,
+        time.time() - duration,
+        *itertools.chain.from_iterable(request.headers),
+    )
 
 
 _UNREAD_HEADER_TEXT = MAX_LOGGED_HEADERS * (MAX_HEADER_NAME + MAX_HEADER_TEXT)
@@ -276,8 +288,9 @@ class RequestLog(Sequence[LoggedRequest]):
         self.capacity = capacity
         self.max_bytes = max_bytes
         """The bound on :attr:`nbytes`: the oldest entries go until the log fits."""
-        self._entries: deque[tuple[LoggedRequest | _Unread, int]] = deque()
-        """Entries and what each costs; the newest :attr:`_unread` are still as sent."""
+        self._entries: deque[tuple[int, LoggedRequest] | _Unread] = deque()
+        """Each entry, after what it costs: ``(size, entry)`` once read, an :data:`_Unread`
+        before; the newest :attr:`_unread` are still as sent."""
         self._unread = 0
         self._bytes = 0
         self._numbers = itertools.count(1)
@@ -376,12 +389,12 @@ class RequestLog(Sequence[LoggedRequest]):
 
         ``duration`` is in seconds; ``via`` and ``fault`` as :class:`LoggedRequest` says.
         """
-        status = response.status if response is not None else DROPPED
-        unread = _Unread(request, status, principal, duration, via, fault)
         with self._lock:
             self._read_all()
-            entry, size = self._redacted(unread)
-            self._keep(entry, size)
+            entry, size = self._redacted(
+                _unread(0, 0, request, response, principal, duration, via, fault)
+            )
+            self._keep((size, entry))
         return entry
 
     def append(
@@ -402,32 +415,34 @@ class RequestLog(Sequence[LoggedRequest]):
         A request with a field past the log's limits is redacted and cut at once, so the
         log never holds more of it than the limits keep.
         """
-        status = response.status if response is not None else DROPPED
-        unread = _Unread(request, status, principal, duration, via, fault)
         size = _unread_size(request)
         with self._lock:
             if size is None:
                 self._read_all()
-                entry, size = self._redacted(unread)
-                self._keep(entry, size)
+                entry, size = self._redacted(
+                    _unread(0, 0, request, response, principal, duration, via, fault)
+                )
+                self._keep((size, entry))
             else:
-                unread.number = next(self._numbers)
-                self._keep(unread, size)
+                number = next(self._numbers)
+                self._keep(
+                    _unread(size, number, request, response, principal, duration, via, fault)
+                )
                 self._unread += 1
 
-    def _keep(self, entry: LoggedRequest | _Unread, size: int) -> None:
+    def _keep(self, item: tuple[int, LoggedRequest] | _Unread) -> None:
         """Append under the lock, then let the oldest entries go until the log fits."""
-        self._entries.append((entry, size))
-        self._bytes += size
+        self._entries.append(item)
+        self._bytes += item[0]
         self._fit()
 
     def _fit(self) -> None:
         while len(self._entries) > self.capacity or (
             self._bytes > self.max_bytes and len(self._entries) > 1
         ):
-            gone, size = self._entries.popleft()
-            self._bytes -= size
-            if type(gone) is _Unread:
+            gone = self._entries.popleft()
+            self._bytes -= gone[0]
+            if len(gone) > 2:
                 self._unread -= 1
 
     def _read_all(self) -> None:
@@ -438,23 +453,26 @@ class RequestLog(Sequence[LoggedRequest]):
             return
         waiting = [self._entries.pop() for _ in range(count)]
         self._unread = 0
-        for unread, size in reversed(waiting):
-            assert type(unread) is _Unread  # the newest `count` entries are the unread ones
-            entry, redacted_size = self._redacted(unread)
-            self._entries.append((entry, redacted_size))
-            self._bytes += redacted_size - size
+        for unread in reversed(waiting):
+            assert len(unread) > 2  # the newest `count` entries are the unread ones
+            entry, size = self._redacted(unread)
+            self._entries.append((size, entry))
+            self._bytes += size - unread[0]
         self._fit()
 
     def _redacted(self, unread: _Unread) -> tuple[LoggedRequest, int]:
         """The entry for one request, every credential redacted and every field cut, and
         what it costs (:attr:`nbytes`)."""
-        request = unread.request
+        _, number, method, raw_url, whole, status, principal, duration, via, fault, at = unread[
+            :_UNREAD_HEADERS_AT
+        ]
+        flat = unread[_UNREAD_HEADERS_AT:]
+        fields = tuple(zip(flat[::2], flat[1::2], strict=True))
+        request = WireRequest(method, raw_url, fields, whole)
         suspect, suspect_bytes = self._suspects_now()
-        whole = request.body
         operation = _operation_name(whole) if whole else None
         if operation is not None and suspect(operation):
             operation = REDACTED  # a credential sent as the operation's name
-        raw_url = request.url
         if (
             len(raw_url) <= MAX_URL_TEXT
             and "?" not in raw_url
@@ -530,7 +548,6 @@ class RequestLog(Sequence[LoggedRequest]):
         else:
             body = self._logged_body(whole, content_type)
         size += len(body)
-        method = request.method
         # What LoggedRequest(...) makes, without the frozen dataclass's one
         # object.__setattr__ per field; every field is set (tests/wire/test_request_log.py
         # holds this list to the dataclass's).
@@ -538,16 +555,16 @@ class RequestLog(Sequence[LoggedRequest]):
         vars(entry).update(
             method=method if len(method) <= 32 else _cut(method, 32),
             url=url,
-            status=unread.status,
+            status=status,
             auth_scheme=scheme,
-            number=unread.number or next(self._numbers),
-            principal=unread.principal,
-            duration_ms=unread.duration * 1000.0,
+            number=number or next(self._numbers),
+            principal=principal,
+            duration_ms=duration * 1000.0,
             headers=headers,
-            at=unread.at,
+            at=at,
             operation=operation,
-            via=unread.via,
-            fault=unread.fault,
+            via=via,
+            fault=fault,
             body=body,
         )
         return entry, size
@@ -659,7 +676,7 @@ class RequestLog(Sequence[LoggedRequest]):
         """A snapshot of the entries."""
         with self._lock:
             self._read_all()
-            return [entry for entry, _size in self._entries]  # type: ignore[misc]
+            return [entry for _size, entry in self._entries]
 
     def __iter__(self) -> Iterator[LoggedRequest]:
         """The entries, oldest first."""
@@ -679,7 +696,8 @@ class RequestLog(Sequence[LoggedRequest]):
             return self.entries()[index]
         with self._lock:
             self._read_all()
-            return self._entries[index][0]  # type: ignore[return-value]
+            entry: LoggedRequest = self._entries[index][1]
+            return entry
 
     def __repr__(self) -> str:
         lines = [f"  {e.method} {e.url} -> {e.status}" for e in self.entries()]
