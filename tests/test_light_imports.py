@@ -104,3 +104,18 @@ def test_the_version_is_shown_by_the_cli() -> None:
     from patgate._version import __version__
 
     assert completed.stdout == f"patgate {__version__}\n"
+
+
+def test_a_default_fake_answering_a_request_needs_no_yaml_parser() -> None:
+    # The shipped default profile is JSON: the YAML parser's import is a fifth of what the
+    # first test using the fake pays.
+    loaded = _loaded(
+        "import httpx, patgate\n"
+        "with patgate.Fake() as fake:\n"
+        "    world = fake.world\n"
+        "    auth = {'Authorization': 'Bearer ' + world['admin_token']}\n"
+        "    hubs = httpx.get(world['base_url'] + '/v2/content/hubs', headers=auth)\n"
+        "    assert hubs.status_code == 200, hubs.text"
+    )
+    assert "patgate.harness" in loaded
+    assert _under(loaded, "yaml", "difflib") == []

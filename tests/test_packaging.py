@@ -151,7 +151,7 @@ def test_the_sdist_and_the_wheel_built_from_it_hold_every_run_time_file(built: B
     expected = _run_time_files()
     assert "src/patgate/ui/assets/page.css" in expected  # the walk found the page's assets
     assert "specs/schemas/token-response.json" in expected
-    assert "src/patgate/fake/default_profile.yaml" in expected
+    assert "src/patgate/fake/default_profile.json" in expected
     assert "specs/profile.schema.json" in expected
     with tarfile.open(built.sdist) as sdist:
         top = built.sdist.name.removesuffix(".tar.gz")

@@ -10,6 +10,7 @@ import pytest
 
 from patgate.cli import main
 from patgate.errors import UsageError
+from patgate.reporting import durations
 from patgate.runner.session import ledger_path
 
 from .support import builtin
@@ -156,8 +157,11 @@ def test_durations_prints_the_slowest_scenarios_and_steps(
 
 
 def test_durations_0_lists_every_step_and_cleanup_steps_say_so(
-    capsys: pytest.CaptureFixture[str],
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    # Steps under half a millisecond are left out (the next test); against the embedded
+    # fake a delete can take less, so every step is shown here.
+    monkeypatch.setattr(durations, "_SHOWN_BELOW", 0.0)
     assert main(["run", "--scenario", "pat-create", "--durations", "0"]) == 0
     out = capsys.readouterr().out
     assert "every scenario, slowest first:" in out
@@ -165,6 +169,14 @@ def test_durations_0_lists_every_step_and_cleanup_steps_say_so(
     scenario = next(s for s in builtin() if s.id == "pat-create")
     assert len(steps) == len(scenario.steps) + len(scenario.cleanup)
     assert sum("(cleanup)" in line for line in steps) == len(scenario.cleanup)
+
+
+def test_durations_leave_out_what_took_less_than_the_threshold(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(durations, "_SHOWN_BELOW", 60.0)  # nothing here takes a minute
+    assert main(["run", "--scenario", "pat-create", "--durations", "0"]) == 0
+    assert "slowest first" not in capsys.readouterr().out
 
 
 def test_durations_must_be_a_whole_number(capsys: pytest.CaptureFixture[str]) -> None:
