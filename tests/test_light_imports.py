@@ -119,3 +119,35 @@ def test_a_default_fake_answering_a_request_needs_no_yaml_parser() -> None:
     )
     assert "patgate.harness" in loaded
     assert _under(loaded, "yaml", "difflib") == []
+
+
+def test_a_session_without_scenarios_loads_no_reporting_or_scenario_module(
+    tmp_path: Path,
+) -> None:
+    # pytest-xdist is installed here, so the plugin's worker controller is registered: its
+    # summary imports the reporting modules only when scenarios ran.
+    (tmp_path / "test_plain.py").write_text("def test_plain():\n    pass\n", encoding="utf-8")
+    (tmp_path / "conftest.py").write_text(
+        "import json, sys\n"
+        "def pytest_unconfigure(config):\n"
+        "    with open('modules.json', 'w') as out:\n"
+        "        json.dump(sorted(sys.modules), out)\n",
+        encoding="utf-8",
+    )
+    environment = dict(os.environ)
+    environment["PYTHONPATH"] = os.pathsep.join(
+        [str(SOURCE), *filter(None, [environment.get("PYTHONPATH")])]
+    )
+    done = subprocess.run(
+        [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "test_plain.py"],
+        cwd=tmp_path,
+        env=environment,
+        capture_output=True,
+        text=True,
+        check=False,
+        timeout=120,
+    )
+    assert done.returncode == 0, done.stdout + done.stderr
+    loaded = set(json.loads((tmp_path / "modules.json").read_text(encoding="utf-8")))
+    assert "patgate.scenario_workers" in loaded  # the controller was there
+    assert _under(loaded, "patgate.reporting", "patgate.scenario", "patgate.runner") == []

@@ -223,11 +223,13 @@ class WorkerController:
             session.exitstatus = pytest.ExitCode.TESTS_FAILED
 
     def pytest_terminal_summary(self, terminalreporter: Any) -> None:
-        from patgate.reporting.summary import custody_line
-
         for problem in self.problems:
             terminalreporter.write_line(f"patgate: {problem}")
         if self.tallies is not None:
+            # Imported only then: the reporting modules (and the scenario loader and YAML
+            # parser under them) are about 24 ms a session that ran no scenario need not pay.
+            from patgate.reporting.summary import custody_line
+
             terminalreporter.write_line(f"patgate {custody_line(self.tallies)}")
 
     def pytest_unconfigure(self, config: pytest.Config) -> None:
