@@ -175,10 +175,9 @@ class Fake:
         profile: str | PathLike[str] | Mapping[str, Any] | Profile | None = None,
         **settings: Any,
     ) -> None:
-        import secrets
-
         from patgate.errors import UsageError
         from patgate.fake.deployment import Authentications, Deployment
+        from patgate.fake.pat_format import new_secret
         from patgate.fake.profile import load_profile
         from patgate.fake.settings import deployment_settings
         from patgate.fake.world import build_default_world, stamp_default_world
@@ -230,7 +229,7 @@ class Fake:
         )
         if seeded_state is None:
             self._control()  # the state a reset returns to is exported now, as it is
-        self.ui_secret: str = ui_secret or secrets.token_urlsafe(24)
+        self.ui_secret: str = ui_secret or new_secret(24)
         """The management page's key: the target file's ``ui_url`` carries it as ``?key=``."""
         wire_app = WireApp(self.deployment, self.urls, self.request_log)
         wire_app.mount_subtree(
@@ -239,7 +238,7 @@ class Fake:
         self._wire_app = wire_app
         app: WireHandler = wire_app
         self._app = wrap_app(app) if wrap_app is not None else app
-        self.control_token: str = control_token or secrets.token_urlsafe(32)
+        self.control_token: str = control_token or new_secret()
         """What the HTTP control API requires as ``Authorization: Bearer``."""
         # By value: the secrets the fake handed out (the page's key too: a Referer or a
         # pasted address may carry it). PATs and client tokens are redacted by shape (the PAT

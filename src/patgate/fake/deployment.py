@@ -68,7 +68,7 @@ from patgate.fake.model import (
     Role,
     User,
 )
-from patgate.fake.pat_format import DEFAULT_PREFIX, PatFormat
+from patgate.fake.pat_format import DEFAULT_PREFIX, PatFormat, new_secret
 from patgate.fake.profile import Profile, load_profile
 
 if TYPE_CHECKING:  # a change journal is set up only by ``patgate serve --state``
@@ -293,7 +293,7 @@ class Deployment:
             self.user(user_id)
             self._organization(organization_id)
             client_id = self.ids.uuid()
-            secret = secrets.token_urlsafe(32)
+            secret = new_secret()
             self.clients[client_id] = ApiClient(
                 client_id, PatFormat.hash(secret), user_id, organization_id
             )

@@ -15,13 +15,24 @@ from dataclasses import dataclass
 
 from patgate.token_grammar import DEFAULT_PAT_PREFIX, split_pat, valid_prefix
 
-__all__ = ["DEFAULT_PREFIX", "MASK_VISIBLE", "MASK_WIDTH", "MintedPat", "PatFormat"]
+__all__ = ["DEFAULT_PREFIX", "MASK_VISIBLE", "MASK_WIDTH", "MintedPat", "PatFormat", "new_secret"]
 
 DEFAULT_PREFIX = DEFAULT_PAT_PREFIX
 MASK_VISIBLE = 8
 """Characters of the id segment shown in listings after the prefix."""
 MASK_WIDTH = 32
 """Asterisks after the visible start: fixed, so the listing does not leak the length."""
+
+
+def new_secret(nbytes: int = 32) -> str:
+    """A random URL-safe secret of ``nbytes`` bytes (an API client's secret, the control
+    token, the page's key) that never starts with ``-``: a command line would read
+    ``--clientSecret -x...`` as options, as the vendor's CLI does, so one start in 64 would
+    break the documented ``dc-cli ... --clientSecret "$CLIENT_SECRET"``."""
+    while True:
+        value = secrets.token_urlsafe(nbytes)
+        if not value.startswith("-"):
+            return value
 
 
 def _b64url(raw: bytes) -> str:

@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import functools
 import json
-import secrets
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 from datetime import datetime
@@ -26,7 +25,7 @@ from patgate import behaviours
 from patgate.errors import UsageError
 from patgate.fake.deployment import Deployment
 from patgate.fake.model import ApiClient, Hub, Organization, PatRecord, PatStatus, Role, User
-from patgate.fake.pat_format import MintedPat, PatFormat
+from patgate.fake.pat_format import MintedPat, PatFormat, new_secret
 
 __all__ = [
     "DEFAULT_SEED",
@@ -303,7 +302,7 @@ def stamp_default_world(deployment: Deployment, seed: int = DEFAULT_SEED) -> Sta
         state = export_state(deployment)
         return StampedWorld(built, lambda: state)
     blueprint = _blueprint(seed, world_template(seed))
-    client_secret = secrets.token_urlsafe(32)
+    client_secret = new_secret()
     pat_format = deployment.pat_format
     stamp = _Stamp(
         blueprint,
