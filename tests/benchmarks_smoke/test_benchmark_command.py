@@ -194,3 +194,30 @@ def test_a_partial_run_merged_replaces_its_rows_and_keeps_the_others() -> None:
 
 def test_merge_without_the_saved_results_is_a_usage_error() -> None:
     assert "--merge needs --json PATH" in _usage_error("--only", "hubs_get", "--merge")
+
+
+@pytest.mark.slow
+def test_the_merge_command_replaces_only_the_rows_it_ran(tmp_path: Path) -> None:
+    saved = tmp_path / "results.json"
+    shutil.copyfile(ROOT / "benchmarks" / "results.json", saved)
+    before = json.loads(saved.read_text(encoding="utf-8"))
+    command = ["--quick", "--rounds", "3", "--only", "cli_start", "--json", str(saved), "--merge"]
+    done = subprocess.run(
+        [sys.executable, "-m", "benchmarks", *command],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=False,
+    )
+    assert done.returncode == 0, done.stdout + done.stderr
+    after = json.loads(saved.read_text(encoding="utf-8"))
+    assert [row["name"] for row in after["results"]] == [row["name"] for row in before["results"]]
+    for old, new in zip(before["results"], after["results"], strict=True):
+        if new["name"] == "cli_start":
+            assert new["a"]["samples"] == 3
+            assert "--only cli_start" in new["note"]
+        else:
+            assert new == old
+    # The printed table is the merged one: every saved row, not only the one run again.
+    assert render(after) in done.stdout
