@@ -100,7 +100,8 @@ _JWT_START = "eyJ"
 # small tuples hold back; tests/wire/test_request_log_redaction.py checks the bound).
 _ENTRY_COST = 1000
 _FIELD_COST = 120
-# A field kept as sent holds its own tuple and two strings (see _Unread).
+# A field kept as sent holds its name and value strings and two slots of the entry's
+# tuple (see _Unread); rounded up.
 _UNREAD_FIELD_COST = 180
 
 
@@ -390,12 +391,9 @@ class RequestLog(Sequence[LoggedRequest]):
         ``duration`` is in seconds; ``via`` and ``fault`` as :class:`LoggedRequest` says.
         """
         with self._lock:
-            self._read_all()
-            entry, size = self._redacted(
+            return self._keep_redacted(
                 _unread(0, 0, request, response, principal, duration, via, fault)
             )
-            self._keep((size, entry))
-        return entry
 
     def append(
         self,
@@ -418,17 +416,23 @@ class RequestLog(Sequence[LoggedRequest]):
         size = _unread_size(request)
         with self._lock:
             if size is None:
-                self._read_all()
-                entry, size = self._redacted(
+                self._keep_redacted(
                     _unread(0, 0, request, response, principal, duration, via, fault)
                 )
-                self._keep((size, entry))
             else:
                 number = next(self._numbers)
                 self._keep(
                     _unread(size, number, request, response, principal, duration, via, fault)
                 )
                 self._unread += 1
+
+    def _keep_redacted(self, unread: _Unread) -> LoggedRequest:
+        """Under the lock: redact ``unread`` now, after every entry still unread (so the
+        unread ones stay the newest), and keep it."""
+        self._read_all()
+        entry, size = self._redacted(unread)
+        self._keep((size, entry))
+        return entry
 
     def _keep(self, item: tuple[int, LoggedRequest] | _Unread) -> None:
         """Append under the lock, then let the oldest entries go until the log fits."""
@@ -454,7 +458,10 @@ class RequestLog(Sequence[LoggedRequest]):
         waiting = [self._entries.pop() for _ in range(count)]
         self._unread = 0
         for unread in reversed(waiting):
-            assert len(unread) > 2  # the newest `count` entries are the unread ones
+            # The newest `count` entries are the unread ones. No assert: a failing one would
+            # show the entry, secrets and all, in pytest's message.
+            if len(unread) <= 2:
+                raise RuntimeError("request log: a read entry stood among the unread ones")
             entry, size = self._redacted(unread)
             self._entries.append((size, entry))
             self._bytes += size - unread[0]
