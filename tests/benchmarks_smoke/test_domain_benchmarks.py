@@ -35,3 +35,6 @@ def test_the_pat_cycle_benchmark_times_both_cycles_and_says_where_the_fakes_time
     assert result.ratio is not None
     assert "handler" in result.note
     assert "canned" in result.note
+    # The replaying transport ran the same cycle, the fake's answers given back, not a stub.
+    assert "replaying the fake's answers" in result.note
+    assert "in place" in result.note

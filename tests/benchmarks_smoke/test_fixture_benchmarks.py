@@ -19,6 +19,15 @@ def test_the_per_test_benchmark_reports_each_library_and_the_first_tests_cost() 
     assert results["per_test"].b_label.startswith("pytest-httpx")
     assert results["per_test_requests"].b_label.startswith("responses")
     assert results["first_test"].a.samples == 1
+    # The sessions that explain the figures ran too: a reused fake and pytest-httpx
+    # answering the fake's own page (a whole HAL page, not the tiny canned one).
+    assert "one fake reused by every test" in results["per_test"].note
+    assert "fake's own hubs page" in results["per_test"].note
+    page_bytes = int(
+        results["per_test"].note.split("hubs page (")[1].split(" bytes")[0].replace(",", "")
+    )
+    assert page_bytes > 1000
+    assert "through requests" in results["per_test_requests"].note
 
 
 @pytest.mark.slow
