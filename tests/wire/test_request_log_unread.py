@@ -193,3 +193,33 @@ def test_unread_entries_leave_the_garbage_collector_nothing_to_visit() -> None:
     gc.collect(0)
     assert len(gc.get_objects()) - before < 100
     assert len(log) == 1_000
+
+
+def test_a_redaction_that_fails_loses_no_entry(monkeypatch: pytest.MonkeyPatch) -> None:
+    failed, reference = RequestLog(), RequestLog()
+    for log in (failed, reference):
+        log.know(SECRET)
+        for number in range(4):
+            request = WireRequest("GET", f"https://api.test/{number}", (("x-secret", SECRET),))
+            log.append(request, WireResponse(200), principal="u1")
+    redacted = RequestLog._redacted
+    calls = []
+
+    def failing_on_the_third(self: RequestLog, unread: tuple[object, ...]) -> object:
+        calls.append(unread)
+        if len(calls) == 3:
+            raise ValueError("a bug in redaction")
+        return redacted(self, unread)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(RequestLog, "_redacted", failing_on_the_third)
+    with pytest.raises(ValueError, match="a bug in redaction"):
+        failed.entries()
+    monkeypatch.setattr(RequestLog, "_redacted", redacted)
+    entries = failed.entries()
+    assert [entry.url for entry in entries] == [f"https://api.test/{n}" for n in range(4)]
+    assert [entry.number for entry in entries] == sorted(entry.number for entry in entries)
+    assert [_without_number_and_time(e) for e in entries] == [
+        _without_number_and_time(e) for e in reference.entries()
+    ]
+    assert all(dict(entry.headers)["x-secret"] == REDACTED for entry in entries)
+    assert failed.nbytes == reference.nbytes
