@@ -22,16 +22,21 @@ from tests.counterparts import need_counterpart
 ROOT = Path(__file__).resolve().parents[2]
 
 
-def _benchmarks(tmp_path: Path, *args: str) -> dict:
-    out = tmp_path / "bench.json"
-    done = subprocess.run(
-        [sys.executable, "-m", "benchmarks", *args, "--json", str(out)],
+def _run(*args: str, timeout: float = 300) -> subprocess.CompletedProcess[str]:
+    """``python -m benchmarks ARGS`` from the repository's root, its output captured."""
+    return subprocess.run(
+        [sys.executable, "-m", "benchmarks", *args],
         cwd=ROOT,
         capture_output=True,
         text=True,
-        timeout=300,
+        timeout=timeout,
         check=False,
     )
+
+
+def _benchmarks(tmp_path: Path, *args: str) -> dict:
+    out = tmp_path / "bench.json"
+    done = _run(*args, "--json", str(out))
     assert done.returncode == 0, done.stdout + done.stderr
     document: dict = json.loads(out.read_text())
     # What the command printed is the table made from the JSON it wrote.
@@ -117,14 +122,7 @@ def test_the_server_fronts_benchmark_loads_every_front_with_wrk(tmp_path: Path) 
 
 def _usage_error(*args: str) -> str:
     """What ``python -m benchmarks ARGS`` says on stderr, once it exited 2."""
-    done = subprocess.run(
-        [sys.executable, "-m", "benchmarks", *args],
-        cwd=ROOT,
-        capture_output=True,
-        text=True,
-        timeout=60,
-        check=False,
-    )
+    done = _run(*args, timeout=60)
     assert done.returncode == 2
     return done.stderr
 
@@ -202,14 +200,7 @@ def test_the_merge_command_replaces_only_the_rows_it_ran(tmp_path: Path) -> None
     shutil.copyfile(ROOT / "benchmarks" / "results.json", saved)
     before = json.loads(saved.read_text(encoding="utf-8"))
     command = ["--quick", "--rounds", "3", "--only", "cli_start", "--json", str(saved), "--merge"]
-    done = subprocess.run(
-        [sys.executable, "-m", "benchmarks", *command],
-        cwd=ROOT,
-        capture_output=True,
-        text=True,
-        timeout=300,
-        check=False,
-    )
+    done = _run(*command)
     assert done.returncode == 0, done.stdout + done.stderr
     after = json.loads(saved.read_text(encoding="utf-8"))
     assert [row["name"] for row in after["results"]] == [row["name"] for row in before["results"]]
