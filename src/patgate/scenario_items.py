@@ -148,8 +148,11 @@ class ScenarioItem(pytest.Item):
             # other workers' scenarios, as patgate run's scheduler keeps its threads apart.
             from patgate.runner.planning.scheduler import claim_of
 
-            controlled = runner.context.target.control is not None
-            with locks.hold(claim_of(self.scenario, controlled=controlled)):
+            context = runner.context
+            controlled = context.target.control is not None
+            claim = claim_of(self.scenario, controlled=controlled)
+            writes = context.options.allow_writes or not context.target.live
+            with locks.hold(claim, context.tokens_held if writes else None):
                 result = runner.run_scenario(self.scenario)
         if runner.context.lost:
             # Not a skip: a target that stopped answering checked nothing, and says so.

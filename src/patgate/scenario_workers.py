@@ -9,9 +9,11 @@ processes with file locks in a folder the controller makes for the session:
   wait on a target patgate controls), holds the session's gate for writing: nothing runs
   beside it (the control phase is not gathered across processes);
 - every other scenario holds the gate for reading (any number at once); a writer also holds
-  each principal it writes as: for reading and as many of the principal's
-  :data:`~patgate.runner.planning.scheduler.SLOTS` slot locks as it may hold tokens, or for
-  writing when it needs the principal alone (a cap probe). The slot locks are taken all at
+  each principal it writes as: for reading and as many of the principal's slot locks as it
+  may hold tokens, or for writing when it needs the principal alone (a cap probe). A
+  principal has as many slot locks as its *room*: the cap less the tokens the deployment
+  listed for it when the first writer as it came (counted once per session, before any slot
+  is taken, and kept in the lock folder for every worker). The slot locks are taken all at
   once or not at all (tried, let go, tried again), so two writers never wait on each other
   crosswise, and a principal's cap of tokens is never overrun by the workers together.
 
@@ -35,7 +37,7 @@ import shutil
 import tempfile
 import time
 import uuid
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -44,7 +46,7 @@ import pytest
 if TYPE_CHECKING:
     from filelock import FileLock, ReadWriteLock
 
-    from patgate.runner.planning.scheduler import Claim
+    from patgate.runner.planning.scheduler import Claim, Room
     from patgate.runner.results.events import Tallies
 
 __all__ = [
@@ -98,9 +100,33 @@ class ClaimLocks:
             lock = self._slots[(key, number)] = FileLock(path, is_singleton=False)
         return lock
 
+    def room(self, key: str, count: Callable[[str], int | None]) -> Room:
+        """The room of principal ``key`` for the whole session (``{}``: uncounted). The first
+        worker to ask counts the principal's tokens (``count``), under a lock, before any
+        worker has taken a slot of it; the others read what it wrote."""
+        from filelock import FileLock
+
+        from patgate.runner.custody.custodian import PAT_CAP
+
+        path = self.folder / f"room-{key}.txt"
+        with FileLock(self.folder / f"room-{key}.lock", is_singleton=False):
+            if not path.exists():
+                held = count(key)
+                path.write_text("" if held is None else str(PAT_CAP - held), encoding="utf-8")
+            text = path.read_text(encoding="utf-8").strip()
+        return {key: int(text)} if text.lstrip("-").isdigit() else {}
+
     @contextlib.contextmanager
-    def hold(self, claim: Claim) -> Iterator[None]:
-        """Wait until ``claim`` fits beside what runs in every worker, and hold it."""
+    def hold(
+        self, claim: Claim, count: Callable[[str], int | None] | None = None
+    ) -> Iterator[None]:
+        """Wait until ``claim`` fits beside what runs in every worker, and hold it.
+        ``count``: the tokens a principal (target key) holds on the deployment, asked once
+        per principal and session to size its room."""
+        room: dict[str, int] = {}
+        if count is not None:
+            for key in sorted(claim.principals):
+                room.update(self.room(key, count))
         gate = self._gate_lock()
         with contextlib.ExitStack() as held:
             if claim.exclusive or claim.control:
@@ -112,17 +138,20 @@ class ClaimLocks:
                 lock = self._principal_lock(key)
                 alone = key in claim.alone_as
                 held.enter_context(lock.write_lock() if alone else lock.read_lock())
-            wanted = {key: claim.need(key) for key in claim.principals if key not in claim.alone_as}
-            held.enter_context(self._hold_slots(wanted))
+            wanted = {
+                key: claim.need(key, room) for key in claim.principals if key not in claim.alone_as
+            }
+            held.enter_context(self._hold_slots(wanted, room))
             yield
 
     @contextlib.contextmanager
-    def _hold_slots(self, wanted: dict[str, int]) -> Iterator[None]:
+    def _hold_slots(self, wanted: dict[str, int], room: Room) -> Iterator[None]:
         """Take ``wanted[key]`` slot locks of each principal, all at once or none."""
-        from patgate.runner.planning.scheduler import SLOTS
+        from patgate.runner.planning.scheduler import room_of
 
+        slots = {key: room_of(key, room) for key in wanted}
         pause = 0.01
-        while (taken := self._try_slots(wanted, SLOTS)) is None:
+        while (taken := self._try_slots(wanted, slots)) is None:
             time.sleep(pause)
             pause = min(pause * 2, 0.2)
         try:
@@ -131,7 +160,7 @@ class ClaimLocks:
             for lock in taken:
                 lock.release()
 
-    def _try_slots(self, wanted: dict[str, int], slots: int) -> list[FileLock] | None:
+    def _try_slots(self, wanted: dict[str, int], slots: Mapping[str, int]) -> list[FileLock] | None:
         """The slot locks ``wanted`` asks for, taken without waiting; ``None`` (and none
         kept) when another worker holds too many."""
         from filelock import Timeout
@@ -139,7 +168,7 @@ class ClaimLocks:
         taken: list[FileLock] = []
         for key, count in sorted(wanted.items()):
             got = 0
-            for number in range(slots):
+            for number in range(slots[key]):
                 if got >= count:
                     break
                 lock = self._slot_lock(key, number)

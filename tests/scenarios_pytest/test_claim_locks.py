@@ -11,6 +11,7 @@ from patgate.runner.planning.scheduler import SLOTS, Claim
 from patgate.scenario_workers import ClaimLocks
 
 WAIT = 10.0
+_ROOM = {"admin_token": SLOTS, "member_token": SLOTS}
 
 
 def _admin(count: int) -> Claim:
@@ -22,9 +23,9 @@ def test_writers_share_a_principal_up_to_its_slots(tmp_path: Path) -> None:
     first, second, third = (ClaimLocks(tmp_path) for _ in range(3))
     try:
         with first.hold(_admin(2)), second.hold(_admin(SLOTS - 2)):
-            assert third._try_slots({"admin_token": 1}, SLOTS) is None, "the slots are spent"
-            assert third._try_slots({"member_token": 2}, SLOTS) is not None
-        taken = third._try_slots({"admin_token": SLOTS}, SLOTS)
+            assert third._try_slots({"admin_token": 1}, _ROOM) is None, "the slots are spent"
+            assert third._try_slots({"member_token": 2}, _ROOM) is not None
+        taken = third._try_slots({"admin_token": SLOTS}, _ROOM)
         assert taken is not None, "every slot is free again"
         for lock in taken:
             lock.release()
@@ -38,8 +39,8 @@ def test_a_partial_take_keeps_nothing(tmp_path: Path) -> None:
     try:
         with holder.hold(_admin(SLOTS - 1)):
             # member's slots are free, the admin's are not: nothing is kept.
-            assert other._try_slots({"admin_token": 2, "member_token": 1}, SLOTS) is None
-            taken = other._try_slots({"member_token": SLOTS}, SLOTS)
+            assert other._try_slots({"admin_token": 2, "member_token": 1}, _ROOM) is None
+            taken = other._try_slots({"member_token": SLOTS}, _ROOM)
             assert taken is not None
             for lock in taken:
                 lock.release()
@@ -70,3 +71,39 @@ def test_a_cap_probe_waits_for_the_writers_of_its_principal(tmp_path: Path) -> N
     finally:
         writer.close()
         probe.close()
+
+
+def test_a_principals_room_is_counted_once_and_sizes_its_slots(tmp_path: Path) -> None:
+    # The admin already holds 3 tokens: 2 slots for the whole session, counted once.
+    first, second = ClaimLocks(tmp_path), ClaimLocks(tmp_path)
+    asked: list[str] = []
+
+    def count(key: str) -> int:
+        asked.append(key)
+        return 3
+
+    try:
+        with first.hold(_admin(1), count), second.hold(_admin(1), count):
+            assert first.room("admin_token", count) == {"admin_token": 2}
+            third = ClaimLocks(tmp_path)
+            try:
+                room = third.room("admin_token", count)
+                assert third._try_slots({"admin_token": 1}, {"admin_token": 2}) is None
+                assert room == {"admin_token": 2}
+            finally:
+                third.close()
+        assert asked == ["admin_token"], "counted by the first writer only"
+    finally:
+        first.close()
+        second.close()
+
+
+def test_a_claim_larger_than_the_room_still_runs_alone(tmp_path: Path) -> None:
+    # 4 tokens held: one slot; a writer wanting 2 takes the one and does not wait forever.
+    locks, other = ClaimLocks(tmp_path), ClaimLocks(tmp_path)
+    try:
+        with locks.hold(_admin(2), lambda key: 4):
+            assert other._try_slots({"admin_token": 1}, {"admin_token": 1}) is None
+    finally:
+        locks.close()
+        other.close()

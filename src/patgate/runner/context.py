@@ -13,12 +13,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from patgate.errors import RequestFailed, UnexpectedAnswer
 from patgate.redaction import LogScrub
 from patgate.runner.custody.custodian import Custodian
 from patgate.runner.custody.leaks import RevealedTokens
 from patgate.runner.custody.ledger import Ledger, TargetIdentity
 from patgate.runner.model import Observed
-from patgate.runner.target.answers import revealed_secrets
+from patgate.runner.target.answers import revealed_secrets, token_listing
 from patgate.runner.target.config import Target
 from patgate.runner.target.documents import Documents, organization_ids
 from patgate.runner.target.exchange import Exchange, NetworkPolicy
@@ -260,6 +261,19 @@ class RunContext:
         with self._once:
             if not self.documents.discovered:
                 self.documents.discover(lambda query: self.graphql(query, None, bearer))
+
+    def tokens_held(self, key: str) -> int | None:
+        """How many tokens the deployment lists for the principal of target key ``key``
+        (``None``: no such key, or its listing could not be read)."""
+        bearer = self.config.text(key)
+        if not bearer or not self.config.get("graphql_url"):
+            return None
+        self.discover()
+        query, variables = self.documents.viewer()
+        try:
+            return len(token_listing(self.graphql(query, variables, bearer)))
+        except (RequestFailed, UnexpectedAnswer):
+            return None
 
     def organization_id(self) -> tuple[str | None, str]:
         """``(id, "")``, or ``(None, why it could not be found)``; asked once per run.

@@ -23,10 +23,11 @@ from patgate.errors import PatgateError, RequestFailed, TargetUnreachable, Unexp
 from patgate.levels import Level
 from patgate.redaction import Redactor
 from patgate.runner.context import RunContext, RunOptions
+from patgate.runner.custody.custodian import PAT_CAP
 from patgate.runner.execution.scenario_execution import ScenarioExecution
 from patgate.runner.interruption import interrupt_name
 from patgate.runner.planning.admission import is_inherent, key_costs, skip_reason
-from patgate.runner.planning.scheduler import Scheduler
+from patgate.runner.planning.scheduler import Claim, Room, Scheduler
 from patgate.runner.results.events import (
     Event,
     Failure,
@@ -419,6 +420,7 @@ def _concurrent(
         runner.run_scenario,
         workers=runner.options.concurrency,
         controlled=context.target.control is not None,
+        room=lambda claims: _room(context, claims),
     )
     try:
         for scenario, result in scheduler.results():
@@ -448,6 +450,22 @@ def _concurrent(
         # Closed early, or a worker failed: no scenario may still run when the cleanup does.
         scheduler.halt()
     return ""
+
+
+def _room(context: RunContext, claims: Sequence[Claim]) -> Room:
+    """Each principal the scenarios write as, and the tokens they may hold at once as it:
+    the cap less what the deployment lists for it now (its user's own tokens count; a
+    principal whose tokens cannot be listed is left to the scheduler's default). On a live
+    target without --allow-writes nothing writes, so nothing is counted."""
+    target = context.target
+    if target.live and not context.options.allow_writes:
+        return {}
+    room: dict[str, int] = {}
+    for key in sorted({key for claim in claims for key in claim.principals}):
+        held = context.tokens_held(key)
+        if held is not None:
+            room[key] = PAT_CAP - held
+    return room
 
 
 def consume(

@@ -57,6 +57,11 @@ DocumentSend = Callable[[str, Mapping[str, Any] | None], Observed]
 _FALLBACK_KEY = "admin_token"
 
 
+PAT_CAP = 5
+"""The documented cap of PATs per user: a create refused while the creator lists this many
+was refused at the cap, whatever else the answer says."""
+
+
 def created_token_id(observed: Observed) -> str | None:
     """The id in a ``createPersonalAccessToken`` answer, if there is one (``None`` for an
     answer that is not a GraphQL object: an HTML error page, a bare 503).

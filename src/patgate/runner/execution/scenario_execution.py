@@ -25,13 +25,14 @@ from patgate.errors import (
 from patgate.levels import Level
 from patgate.redaction import REDACTED
 from patgate.runner.context import RunContext
+from patgate.runner.custody.custodian import PAT_CAP, refused_create
 from patgate.runner.execution.step_senders import Sending, WaitTooLong, send_step
 from patgate.runner.model import ControlResult, Observed, StepResult, WaitResult
 from patgate.runner.results.events import Exchange, Failure, StepTime
 from patgate.runner.target.answers import describe
 from patgate.scenario.catalogue import Catalogue
 from patgate.scenario.expressions import ExpressionError, evaluate, substitute
-from patgate.scenario.model import Scenario, Step
+from patgate.scenario.model import GraphqlCall, Scenario, Step
 from patgate.scenario.paths import PathError, PathMissing, resolve_path
 
 __all__ = ["MAX_ITERATIONS", "ScenarioExecution"]
@@ -41,6 +42,11 @@ _RATE_LIMITED = (
     "{label}: the target answered 429 (too many requests) after the waits the run allows "
     "(--retry-budget, --max-retry-wait); its rate limits are not documented, so the rule "
     "was not checked"
+)
+_CAP_TAKEN = (
+    "{label}: the create was refused while its principal held {held} tokens, the cap of "
+    "{cap}: a token made outside this scenario took the slot the run had counted on "
+    "(patgate never deletes a token it did not create), so the rule was not checked"
 )
 _SHOWN = 400
 """Characters of a failure's field that events carry."""
@@ -75,6 +81,16 @@ def _asks_for_429(step: Step) -> bool:
         if "429" in {str(value) for value in (wanted if isinstance(wanted, list) else [wanted])}:
             return True
     return False
+
+
+def _expects_a_create(step: Step) -> bool:
+    """Whether the step creates a token and expects it made (``ok: true``)."""
+    request = step.request
+    return (
+        isinstance(request, GraphqlCall)
+        and request.operation == "create_token"
+        and any(e.check == "ok" and e.argument is True for e in step.expect)
+    )
 
 
 class _Halt(Exception):
@@ -281,6 +297,22 @@ class ScenarioExecution:
 
     # -- answers --------------------------------------------------------------------------------
 
+    def _held_at_refusal(
+        self, step: Step, result: StepResult, lookup: Lookup, *, cleanup: bool
+    ) -> int | None:
+        """The tokens the creator lists after a create refused at the cap, when the step
+        expected it made; ``None`` otherwise (not a create, not refused, below the cap)."""
+        if cleanup or not isinstance(result, Observed) or not _expects_a_create(step):
+            return None
+        if not refused_create(result) or step.bearer is None:
+            return None
+        try:
+            bearer = substitute(step.bearer, lookup)
+        except _Unset:
+            return None
+        listed = self.context.custodian.latest_ids(bearer if isinstance(bearer, str) else None)
+        return len(listed) if listed is not None and len(listed) >= PAT_CAP else None
+
     def _inspect(
         self, step: Step, label: str, result: StepResult, lookup: Lookup, *, cleanup: bool
     ) -> bool:
@@ -311,6 +343,12 @@ class ScenarioExecution:
             # rule does not make it passed.
             self.held -= {expectation.rule for expectation in step.expect}
             raise _Skip(_RATE_LIMITED.format(label=label))
+        held = self._held_at_refusal(step, result, lookup, cleanup=cleanup)
+        if held is not None:
+            # The deployment kept its cap: the precondition the step relied on (a free
+            # slot) was unmet, which is no verdict on the rule.
+            self.held -= {expectation.rule for expectation in step.expect}
+            raise _Skip(_CAP_TAKEN.format(label=label, held=held, cap=PAT_CAP))
         self._learn(result, label)
         if isinstance(result, ControlResult) and not result.ok and not step.expect:
             self._fail(step.rule, label, f"the control action failed: {result.summary()}")

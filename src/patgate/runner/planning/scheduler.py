@@ -4,9 +4,12 @@ Each scenario gets a :class:`Claim`, derived from its loaded model (never from i
 
 - a writer claims *slots* of the principals it writes as (the target keys its writing
   steps send as credentials): as many as it may create tokens as that principal at most
-  (each create step counts one). A principal holds at most 5 PATs, one of them its own
-  token, so writers run side by side while the :data:`SLOTS` of each principal suffice:
-  every scenario's "fewer than N held" assumption then holds whatever runs beside it;
+  (each create step counts one). A principal holds at most :data:`PAT_CAP` PATs, so its
+  *room* is the cap less the tokens the deployment lists for it before the run (its own
+  token and any others its user holds; :data:`SLOTS` when they could not be counted), and
+  writers run side by side while each principal's room suffices: every scenario's "fewer
+  than N held" assumption then holds whatever runs beside it. A claim larger than the room
+  runs as if it needed the principal alone (its own precondition then says it cannot run);
 - a scenario that needs a principal *alone* (a cap probe: a bulk writer, or a create step
   repeated; a scenario that compares the length of a principal's listing) runs beside no
   other writer as that principal (readers and other principals' writers go on);
@@ -29,9 +32,10 @@ from __future__ import annotations
 
 import queue
 import threading
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 
+from patgate.runner.custody.custodian import PAT_CAP
 from patgate.runner.results.events import ScenarioFinished
 from patgate.scenario.expressions import template_names
 from patgate.scenario.model import ControlCall, GraphqlCall, HttpCall, Scenario, Step, WaitCall
@@ -43,18 +47,22 @@ __all__ = [
     "CLOCK",
     "SLOTS",
     "Claim",
+    "Room",
     "Scheduler",
     "claim_of",
     "dispatch_order",
     "fits",
+    "room_of",
 ]
 
 _POLL = 0.2
 """Seconds the main thread waits for a worker at a time (a signal is handled in between)."""
 
-SLOTS = 4
-"""Tokens the scenarios of a run may hold at once as one principal: the cap of 5 PATs per
-user, less the principal's own token (every principal of a world holds one)."""
+SLOTS = PAT_CAP - 1
+"""A principal's room when its tokens could not be counted: the cap less the principal's own
+token (every principal of a world holds one)."""
+Room = Mapping[str, int]
+"""Per principal (target key): the tokens the run's scenarios may hold at once as it."""
 CLOCK = "clock"
 """What a control scenario changes when it moves the deployment's clock: everything."""
 _USER_ACTIONS = ("remove_user", "restore_user", "set_role")
@@ -85,11 +93,12 @@ class Claim:
         """The principals it writes as."""
         return frozenset(key for key, _ in self.slots) | self.alone_as
 
-    def need(self, principal: str) -> int:
-        """Slots of ``principal`` it holds while it runs."""
+    def need(self, principal: str, room: Room | None = None) -> int:
+        """Slots of ``principal`` it holds while it runs, out of the principal's room."""
+        capacity = room_of(principal, room)
         if principal in self.alone_as:
-            return SLOTS
-        return min(SLOTS, dict(self.slots).get(principal, 0))
+            return capacity
+        return min(capacity, dict(self.slots).get(principal, 0))
 
     def conflicts(self, other: Claim) -> bool:
         """Whether the two may never overlap, whatever else runs (the slots they need
@@ -105,14 +114,22 @@ class Claim:
         return self.uses | self.principals | self.touches
 
 
-def fits(claim: Claim, beside: Iterable[Claim]) -> bool:
+def room_of(principal: str, room: Room | None) -> int:
+    """The slots ``principal`` has: its counted room, at least one (a principal with no
+    room still runs its writers, one at a time: each scenario's precondition then says it
+    cannot create), :data:`SLOTS` when uncounted."""
+    counted = room.get(principal) if room is not None else None
+    return SLOTS if counted is None else max(1, min(counted, PAT_CAP))
+
+
+def fits(claim: Claim, beside: Iterable[Claim], room: Room | None = None) -> bool:
     """Whether ``claim`` may run beside ``beside`` (running, or reserved ahead of it): no
-    conflict, and every principal's :data:`SLOTS` enough for them all."""
+    conflict, and every principal's room enough for them all."""
     others = list(beside)
     if any(claim.conflicts(other) for other in others):
         return False
     return all(
-        claim.need(key) + sum(other.need(key) for other in others) <= SLOTS
+        claim.need(key, room) + sum(other.need(key, room) for other in others) <= room_of(key, room)
         for key in claim.principals
     )
 
@@ -297,9 +314,12 @@ class Scheduler:
         *,
         workers: int,
         controlled: bool,
+        room: Callable[[Sequence[Claim]], Room] | None = None,
     ) -> None:
         self.scenarios = tuple(scenarios)
         self.claims = [claim_of(s, controlled=controlled) for s in self.scenarios]
+        self.room: Room = room(self.claims) if room is not None else {}
+        """Each written principal's room, counted once before any scenario starts."""
         self._run_one = run_one
         self._workers = max(1, workers)
         self._waiting = dispatch_order(self.scenarios, self.claims)
@@ -391,7 +411,7 @@ class Scheduler:
             if len(self._running) >= self._workers:
                 return
             claim = self.claims[index]
-            if not fits(claim, (*running, *passed)):
+            if not fits(claim, (*running, *passed), self.room):
                 passed.append(claim)
                 continue
             self._waiting.remove(index)
