@@ -194,3 +194,42 @@ def test_the_controller_deletes_what_a_crashed_worker_left(
     assert "crashed" in result.stdout.str(), result.stdout.str()
     result.stdout.fnmatch_lines(["patgate tokens: 1 created, 1 deleted, 0 leaked"])
     assert _token_ids(served) == before
+
+
+def _create_own_tokens(world: dict[str, str], count: int) -> None:
+    """The admin's own tokens, made as a user would (not by any run): never to be touched."""
+    query = (
+        "mutation($input: CreatePersonalAccessTokenInput!) "
+        "{ createPersonalAccessToken(input: $input) { id } }"
+    )
+    for number in range(count):
+        variables = {
+            "input": {"name": f"their-own-{number}", "organizationId": world["organization_id"]}
+        }
+        answer = httpx.post(
+            world["graphql_url"],
+            json={"query": query, "variables": variables},
+            headers={"Authorization": f"Bearer {world['admin_token']}"},
+            timeout=10,
+        )
+        answer.raise_for_status()
+        assert answer.json()["data"]["createPersonalAccessToken"]["id"]
+
+
+def test_workers_share_the_room_the_admins_own_tokens_leave(
+    project: pytest.Pytester, served: dict[str, str]
+) -> None:
+    # A live-like target (no control keys) whose admin holds 4 tokens: the world's and 3
+    # of their own. The workers together never count slots the admin does not have.
+    _create_own_tokens(served, 3)
+    before = _token_ids(served)
+    live_like = {k: v for k, v in served.items() if k not in ("control_url", "control_token")}
+    (project.path / "live.json").write_text(json.dumps(live_like), encoding="utf-8")
+    live = ("--patgate-world", "live.json", "--patgate-allow-writes")
+
+    sequential, expected = _session(project, *live)
+    assert "failure" not in expected.values(), sequential.stdout.str()
+    assert _token_ids(served) == before
+    parallel, verdicts = _session(project, *live, "-n", "4")
+    assert verdicts == expected, parallel.stdout.str()
+    assert _token_ids(served) == before, "nothing left, the admin's own tokens untouched"
