@@ -138,6 +138,48 @@ def test_a_marker_with_an_unknown_key_is_a_clear_error(pytester: pytest.Pytester
     assert "_fake_options" not in result.stdout.str()
 
 
+def test_a_marker_on_a_test_without_the_fixture_is_a_usage_error(
+    pytester: pytest.Pytester,
+) -> None:
+    # strict=True would do nothing here: the test is told so, with the fix.
+    pytester.makepyfile(
+        """
+        import pytest
+
+        @pytest.mark.patgate(strict=True)
+        def test_forgot_the_fixture():
+            pass
+
+        @pytest.mark.patgate(strict=True)
+        def test_through_the_world(patgate_world):
+            pass
+        """
+    )
+    result = pytester.runpytest()
+    result.assert_outcomes(passed=1, errors=1)
+    result.stdout.fnmatch_lines(
+        ["*test_forgot_the_fixture*", "*configures the patgate_fake fixture*add patgate_fake*"]
+    )
+    assert "Traceback" not in result.stdout.str()
+
+
+def test_a_module_marker_covers_tests_without_the_fixture(pytester: pytest.Pytester) -> None:
+    pytester.makepyfile(
+        """
+        import pytest
+
+        pytestmark = pytest.mark.patgate(strict=True)
+
+        def test_plain():
+            pass
+
+        def test_with_fake(patgate_fake):
+            assert patgate_fake.strict
+        """
+    )
+    pytester.runpytest().assert_outcomes(passed=2)
+
+
 def test_the_server_fixture_answers_over_a_socket(pytester: pytest.Pytester) -> None:
     pytester.makepyfile(
         """

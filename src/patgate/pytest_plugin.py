@@ -104,6 +104,24 @@ def pytest_configure(config: pytest.Config) -> None:
     )
 
 
+def pytest_runtest_setup(item: pytest.Item) -> None:
+    """A ``patgate`` marker on a test that uses no ``patgate_fake`` configures nothing: the
+    test fails with the fix instead of running without what the marker asked for. A marker
+    on a class or module (``pytestmark``) is left alone: it may cover tests that do not
+    need a fake."""
+    own = getattr(item, "own_markers", ())
+    if not any(marker.name == "patgate" for marker in own):
+        return
+    if "patgate_fake" in getattr(item, "fixturenames", ()):
+        return
+    pytest.fail(
+        "@pytest.mark.patgate configures the patgate_fake fixture, which this test does not "
+        "use: add patgate_fake (or patgate_world) to its arguments, or give the options to "
+        "patgate_fakes(...) instead",
+        pytrace=False,
+    )
+
+
 _INI_OPTIONS = pytest.StashKey[dict[str, Any]]()
 
 
