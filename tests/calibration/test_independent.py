@@ -253,6 +253,10 @@ def test_calibrate_and_compare_on_the_command_line(
         out = tmp_path / "profile.yaml"
         common = ["--world", world, "--ledger", ledger, "--allow-writes"]
         assert main(["calibrate", *common, "--out", str(out)]) == 0
+        written = out.read_text("utf-8")
+        # Meant to be committed: the deployment is named by its URL, no path of this machine.
+        assert str(tmp_path) not in written
+        assert json.loads(Path(world).read_text("utf-8"))["base_url"] in written
         printed = capsys.readouterr().out
         assert "not observed rate_limit.requests_per_minute:" in printed
         assert "listing_order: 'created_descending'" in printed

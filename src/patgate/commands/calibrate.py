@@ -18,7 +18,7 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from patgate.commands.compare import add_probe_options, live_config, probe_options, target_label
+from patgate.commands.compare import add_probe_options, live_config, probe_options
 from patgate.commands.session import guarded
 
 if TYPE_CHECKING:
@@ -61,7 +61,10 @@ def _calibrate(args: argparse.Namespace, config: TargetConfig, redactor: Redacto
     options = probe_options(args, config, "calibrate")
     target, fake, tallies = probe_both(config, options, redactor, None)
     calibration = calibrated_document(target, fake, default_profile().as_document())
-    label = target_label(args, config)
+    # The profile is meant to be committed: it names the deployment by its URL, never by a
+    # path of this machine.
+    world_name = Path(str(args.world)).name if args.world else ""
+    label = str(config.text("base_url") or world_name or "the target")
     text = render_profile(calibration, target=label, allow_writes=args.allow_writes)
     if redactor.contains_secret(text):  # never written: a value of the run found its way in
         raise AssertionError("the calibrated profile would hold a secret; nothing is written")
