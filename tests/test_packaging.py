@@ -174,6 +174,11 @@ def test_the_installed_wheel_runs_its_commands_and_fixture_outside_the_checkout(
     assert package.is_relative_to(installed.venv.resolve())
     assert Path(found["specs"]) == package / "_data" / "specs"
     assert Path(found["scenarios"]) == package / "_data" / "scenarios"
+    # An editor opening an installed scenario finds its schema through its first line.
+    shipped = Path(found["scenarios"]) / "pat-cap.yaml"
+    modeline = shipped.read_text(encoding="utf-8").splitlines()[0]
+    schema = modeline.removeprefix("# yaml-language-server: $schema=")
+    assert (shipped.parent / schema).is_file(), modeline
     version = installed.wheel.name.split("-")[1]
     output = _run([str(installed.bin("patgate")), "--version"], cwd=installed.folder)
     assert output.strip() == f"patgate {version}"

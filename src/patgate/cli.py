@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import os
 import sys
 from collections.abc import Mapping, Sequence
 from types import MappingProxyType
@@ -26,6 +27,7 @@ COMMANDS: Mapping[str, str] = MappingProxyType(
         "fuzz": "Fuzz a deployment's token endpoint, hubs listing and GraphQL API.",
         "calibrate": "Write the profile that makes the fake answer like a deployment.",
         "compare": "List where a deployment and the fake answer differently.",
+        "schema": "Print the JSON Schema of a scenario, waivers or profile file, for editors.",
     }
 )
 """Subcommand -> its one-line summary; the module is ``patgate.commands.<name>``."""
@@ -79,6 +81,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     except KeyboardInterrupt:
         print(f"patgate {args.command}: interrupted", file=sys.stderr)
         return 130
+    except BrokenPipeError:
+        # The reader (head, a pager) stopped reading: say nothing more on stdout, and exit
+        # as a shell reports a process ended by SIGPIPE.
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        return 141
     return code
 
 
