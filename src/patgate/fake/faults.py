@@ -13,8 +13,12 @@ each with ``probability``. It answers a chosen ``status`` and JSON ``body`` with
 with only a latency delays the real answer.
 
 The rate limit is the vendor's published one for GraphQL (60 requests per minute per key,
-docs/facts.md): a switch, off by default. Minutes are counted on the fake's clock, so a
-test advances the clock instead of waiting.
+docs/facts.md): a switch, off by default. Each key has its own window of a minute on the
+fake's clock, opened by its first counted request; when it ends, the key's next request
+opens the next one. So a burst of one request over the limit is refused whenever it starts
+(a window aligned to the clock's minutes would split a burst that straddles one),
+``Retry-After`` gives the whole seconds left in the key's window, and a test advances the
+clock past that instead of waiting.
 """
 
 from __future__ import annotations
@@ -24,6 +28,7 @@ import random
 import threading
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from datetime import datetime, timedelta
 from typing import Any
 
 from patgate.errors import InvalidRequest, NotFound
@@ -32,6 +37,7 @@ from patgate.fake.clock import Clock
 __all__ = [
     "ENDPOINTS",
     "RATE_LIMIT_PER_MINUTE",
+    "RATE_LIMIT_WINDOW",
     "CallSite",
     "FaultAction",
     "FaultRule",
@@ -42,10 +48,13 @@ ENDPOINTS = ("any", "token", "hubs", "content", "graphql")
 """What a rule's ``endpoint`` may name; ``content`` is every path of the content API."""
 RATE_LIMIT_PER_MINUTE = 60
 """The vendor's published GraphQL limit per key."""
+RATE_LIMIT_WINDOW = timedelta(seconds=60)
+"""A key's window: the limit is per minute, counted from the key's first request."""
 MAX_LATENCY = 60.0
 """The longest latency a rule may ask for, in seconds: a fault must not hang a test run."""
 
 _MAX_KEYS = 4096
+"""Keys whose windows are remembered at once; past it, ended windows go, then the oldest."""
 _FIELDS = frozenset(
     {"endpoint", "operation", "principal", "count", "probability", "status", "body"}
     | {"retry_after", "latency", "drop"}
@@ -190,8 +199,15 @@ def parse_rule(rule_id: str, spec: Mapping[str, Any]) -> FaultRule:
 
 @dataclass
 class _Window:
-    minute: int
+    """One key's window, opened at ``start`` on the fake's clock (datetimes, not floats:
+    exact to the microsecond, so the seconds left come out whole when they are)."""
+
+    start: datetime
     used: int = 0
+
+    def holds(self, now: datetime) -> bool:
+        """Whether ``now`` lies in this window (a clock put back lies before it)."""
+        return self.start <= now < self.start + RATE_LIMIT_WINDOW
 
 
 @dataclass
@@ -299,17 +315,17 @@ class Faults:
     def _count(self, key: str) -> FaultAction | None:
         limit = self.requests_per_minute
         assert limit is not None, "decide counts only under a limit"
-        now = self.clock.timestamp()
-        minute = int(now // 60)
-        if len(self._windows) > _MAX_KEYS:  # keys of past minutes are of no more use
-            self._windows = {k: w for k, w in self._windows.items() if w.minute == minute}
+        now = self.clock.now()
         window = self._windows.get(key)
-        if window is None or window.minute != minute:
-            window = self._windows[key] = _Window(minute)
+        if window is None or not window.holds(now):
+            self._windows.pop(key, None)  # re-inserted last: the dict stays oldest first
+            self._make_room(now)
+            window = self._windows[key] = _Window(now)
         window.used += 1
         if window.used <= limit:
             return None
-        retry_after = max(1, math.ceil((minute + 1) * 60 - now))
+        left = window.start + RATE_LIMIT_WINDOW - now
+        retry_after = max(1, math.ceil(left.total_seconds()))
         # The real body is not published; by default no extensions.code is invented for it.
         message = (
             self.rate_limit_message or f"rate limit exceeded: {limit} requests per minute per key"
@@ -319,6 +335,16 @@ class Faults:
             error["extensions"] = {"code": self.rate_limit_code}
         body = {"errors": [error]}
         return FaultAction("rate-limit", self.rate_limit_status, body, retry_after, 0.0, False)
+
+    def _make_room(self, now: datetime) -> None:
+        """Keep fewer than :data:`_MAX_KEYS` windows: ended ones go first, then the oldest
+        (whose key then starts afresh). Windows are held oldest first, so this stops at the
+        first one it keeps."""
+        while self._windows:
+            oldest = next(iter(self._windows))
+            if self._windows[oldest].holds(now) and len(self._windows) < _MAX_KEYS:
+                return
+            del self._windows[oldest]
 
     def __len__(self) -> int:
         return len(self._rules)
