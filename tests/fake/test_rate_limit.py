@@ -118,7 +118,7 @@ def test_the_windows_kept_are_bounded_and_the_oldest_go_first() -> None:
     assert _ask(faults, "busy") is not None  # busy still counted: early's window made room
     for number in range(2 * _MAX_KEYS):
         _ask(faults, f"flood-{number}")
-    assert len(faults._windows) <= _MAX_KEYS
+    assert faults.rate_limit_windows <= _MAX_KEYS
     assert _ask(faults, "busy") is None  # pushed out by the flood: it starts afresh
 
 

@@ -287,6 +287,12 @@ class Faults:
             self._rate_limit = on
             self._windows.clear()
 
+    @property
+    def rate_limit_windows(self) -> int:
+        """How many keys' rate-limit windows are remembered (bounded by the limiter)."""
+        with self._lock:
+            return len(self._windows)
+
     def decide(self, call: CallSite) -> FaultAction | None:
         """The action for this request: the first rule that fires, then the rate limit."""
         with self._lock:
