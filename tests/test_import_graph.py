@@ -24,6 +24,7 @@ PACKAGE = Path(__file__).resolve().parent.parent / "src" / "patgate"
 _FOUNDATION = (
     "patgate._version",
     "patgate.behaviours",
+    "patgate.reasons",
     "patgate.errors",
     "patgate.yaml_source",
     "patgate.levels",

@@ -55,7 +55,12 @@ table. The exception class also decides the CLI's exit code (``exit_code``).
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from patgate.behaviours import OBSERVERS, note
+
+if TYPE_CHECKING:
+    from patgate.reasons import Reason
 
 __all__ = [
     "CheckFailure",
@@ -190,8 +195,12 @@ class DomainError(PatgateError):
     code = "BAD_REQUEST"
     default_rule = ""
 
-    def __init__(self, message: str, *, rule_id: str | None = None) -> None:
+    def __init__(
+        self, message: str, *, rule_id: str | None = None, reason: Reason | None = None
+    ) -> None:
         self.rule_id = rule_id if rule_id is not None else self.default_rule
+        self.reason = reason
+        """Why, with the facts, for the test author (the answer keeps ``message``)."""
         super().__init__(message)
         if OBSERVERS:  # behaviour coverage: a rule refused, where it decided to
             note(self.rule_id, "refused")

@@ -10,6 +10,8 @@ from typing import Any
 
 from patgate.errors import Unauthenticated
 from patgate.fake.clock import Clock
+from patgate.fake.refusal_reasons import expired_client_token
+from patgate.reasons import Reason
 
 __all__ = ["ClientTokenClaims", "ClientTokenIssuer", "IssuedClientToken", "VerifiedClientToken"]
 
@@ -46,6 +48,8 @@ class VerifiedClientToken:
     claims: ClientTokenClaims
     expires_at: int
     not_before: int
+    issued_at: int | None = None
+    """``iat``, for a refusal's reason (``None``: the token did not say)."""
 
 
 _VERIFIED_CACHE_SIZE = 4096
@@ -133,9 +137,23 @@ class ClientTokenIssuer:
             self._verified[token] = verified
         now = self._clock.timestamp()
         if now >= verified.expires_at + self.leeway:
-            raise Unauthenticated("the access token has expired", rule_id="CLIENT-TOKEN-EXPIRY")
+            raise Unauthenticated(
+                "the access token has expired",
+                rule_id="CLIENT-TOKEN-EXPIRY",
+                reason=expired_client_token(
+                    verified.issued_at, verified.expires_at, self._clock.now()
+                ),
+            )
         if now + self.leeway < verified.not_before:
-            raise Unauthenticated("the access token is not valid yet", rule_id="AUTH-INVALID-TOKEN")
+            raise Unauthenticated(
+                "the access token is not valid yet",
+                rule_id="AUTH-INVALID-TOKEN",
+                reason=Reason(
+                    "client-token-not-yet-valid",
+                    f"the client token is valid from {verified.not_before:.0f} (nbf), the "
+                    f"fake's clock is at {now:.0f}",
+                ),
+            )
         return verified.claims
 
     def claims_of(self, token: str) -> ClientTokenClaims | None:
@@ -153,8 +171,15 @@ class ClientTokenIssuer:
         """
         import jwt
 
-        def invalid() -> Unauthenticated:  # made only when refusing: making one notes it
-            return Unauthenticated("the access token is not valid", rule_id="AUTH-INVALID-TOKEN")
+        def invalid(why: str) -> Unauthenticated:  # made only when refusing: it notes it
+            return Unauthenticated(
+                "the access token is not valid",
+                rule_id="AUTH-INVALID-TOKEN",
+                reason=Reason(
+                    "bearer-not-issued",
+                    f"the bearer token was not issued by this fake: a JWT {why[:160]}",
+                ),
+            )
 
         try:
             decoded = jwt.decode_complete(
@@ -172,7 +197,7 @@ class ClientTokenIssuer:
                 },
             )
         except jwt.PyJWTError as exc:
-            raise invalid() from exc
+            raise invalid(f"that does not verify ({exc})") from exc
         header, claims = decoded["header"], decoded["payload"]
         user_id, org_id = claims.get("uid"), claims.get("org")
         if (
@@ -181,9 +206,11 @@ class ClientTokenIssuer:
             or not isinstance(org_id, str)
             or not isinstance(claims["exp"], int)
         ):
-            raise invalid()
+            raise invalid("without this fake's typ, uid, org or whole-second exp")
+        issued = claims["iat"]
         return VerifiedClientToken(
             ClientTokenClaims(str(claims["sub"]), user_id, org_id),
             expires_at=int(claims["exp"]),
             not_before=int(claims.get("nbf", claims["iat"])),
+            issued_at=int(issued) if isinstance(issued, int | float) else None,
         )

@@ -70,6 +70,14 @@ from patgate.fake.model import (
 )
 from patgate.fake.pat_format import DEFAULT_PREFIX, PatFormat, new_secret
 from patgate.fake.profile import Profile, load_profile
+from patgate.fake.refusal_reasons import (
+    Revocations,
+    client_credentials,
+    not_admin,
+    token_cap,
+    user_named,
+)
+from patgate.reasons import Reason
 
 if TYPE_CHECKING:  # a change journal is set up only by ``patgate serve --state``
     from patgate.fake.changes import Changes
@@ -225,6 +233,8 @@ class Deployment:
         self.hubs: list[Hub] = []
         self.tokens: dict[str, PatRecord] = {}
         self._tokens_by_segment: dict[str, PatRecord] = {}
+        self.revocations = Revocations()
+        """Recently deleted PATs, so that a refusal tells a deleted token from a made-up one."""
         self.content = ContentStore()
         """The hubs' content resources (see :mod:`patgate.fake.content`)."""
         # Owner -> that user's records in creation order (the listing's "oldest first").
@@ -379,7 +389,9 @@ class Deployment:
     def reject_token_request(self, token_id: str) -> None:
         """A rejected request disappears (the real outcome is not published)."""
         with self._lock:
-            self.forget_token(self._pending(token_id))
+            record = self._pending(token_id)
+            self.forget_token(record)
+            self.revocations.add(record.id_segment, record, self.clock.now(), "rejected")
         if OBSERVERS:
             note("PAT-APPROVAL", "rejected")
 
@@ -390,10 +402,19 @@ class Deployment:
     ) -> IssuedClientToken:
         """A client-credential token; an unknown id and a wrong secret fail alike."""
         if not grant_type:
-            raise InvalidRequest("grant_type is required", rule_id="TOKEN-GRANT-TYPE")
+            raise InvalidRequest(
+                "grant_type is required",
+                rule_id="TOKEN-GRANT-TYPE",
+                reason=Reason("grant-type-missing", "grant_type missing"),
+            )
         if grant_type != "client_credentials":
             raise UnsupportedGrantType(
-                "only grant_type=client_credentials is supported", rule_id="TOKEN-GRANT-TYPE"
+                "only grant_type=client_credentials is supported",
+                rule_id="TOKEN-GRANT-TYPE",
+                reason=Reason(
+                    "grant-type-unsupported",
+                    f"grant_type {grant_type[:40]!r} is not client_credentials",
+                ),
             )
         with self._lock:
             # An unknown id and a wrong secret take the same path and give the same answer.
@@ -403,7 +424,10 @@ class Deployment:
                 not (client_secret and self.pat_format.matches(client_secret, expected))
                 or not client
             ):
-                raise InvalidClient("client authentication failed")
+                raise InvalidClient(
+                    "client authentication failed",
+                    reason=client_credentials(client_id, client is not None),
+                )
             issued = self.client_tokens.issue(
                 client.client_id, client.user_id, client.organization_id
             )
@@ -420,7 +444,11 @@ class Deployment:
         or pending token; membership and permission are checked by each operation.
         """
         if not bearer:
-            raise Unauthenticated("an authorization token is required", rule_id="AUTH-REQUIRED")
+            raise Unauthenticated(
+                "an authorization token is required",
+                rule_id="AUTH-REQUIRED",
+                reason=Reason("bearer-missing", "no bearer token: no Authorization header"),
+            )
         id_segment = self.pat_format.id_segment_of(bearer)
         if id_segment is not None:
             return self._authenticate_pat(bearer, id_segment)
@@ -429,11 +457,24 @@ class Deployment:
             with self._lock:
                 if claims.client_id not in self.clients:
                     raise Unauthenticated(
-                        "the access token is not valid", rule_id="AUTH-INVALID-TOKEN"
+                        "the access token is not valid",
+                        rule_id="AUTH-INVALID-TOKEN",
+                        reason=Reason(
+                            "bearer-not-issued",
+                            f"the client token's API client {claims.client_id} no longer exists",
+                        ),
                     )
             principal = Principal(claims.user_id, claims.organization_id, via="client")
             return _heard(self, bearer, principal)
-        raise Unauthenticated("the access token is not valid", rule_id="AUTH-INVALID-TOKEN")
+        raise Unauthenticated(
+            "the access token is not valid",
+            rule_id="AUTH-INVALID-TOKEN",
+            reason=Reason(
+                "bearer-not-issued",
+                "the bearer token was not issued by this fake: neither a PAT with prefix "
+                f"{self.pat_format.prefix!r} nor a client-credential token (JWT)",
+            ),
+        )
 
     def identify(self, bearer: str | None) -> Principal | None:
         """Who ``bearer`` speaks for, or ``None``; unlike :meth:`authenticate`, changes nothing.
@@ -462,10 +503,19 @@ class Deployment:
         with self._lock:
             record = self._tokens_by_segment.get(id_segment)
             if record is None or not self.pat_secret_matches(value, record):
-                raise Unauthenticated("the access token is not valid", rule_id="AUTH-INVALID-TOKEN")
+                raise Unauthenticated(
+                    "the access token is not valid",
+                    rule_id="AUTH-INVALID-TOKEN",
+                    reason=self._unknown_pat_reason(id_segment, record),
+                )
             if record.status is PatStatus.PENDING:
                 raise Unauthenticated(
-                    "the access token is waiting for an admin's approval", rule_id="PAT-APPROVAL"
+                    "the access token is waiting for an admin's approval",
+                    rule_id="PAT-APPROVAL",
+                    reason=Reason(
+                        "pat-pending",
+                        f"PAT {record.id} ({record.name[:64]!r}) waits for an admin's approval",
+                    ),
                 )
             now = self.clock.now()
             last = record.last_used_date
@@ -494,6 +544,11 @@ class Deployment:
                 raise Forbidden(
                     "the token's user is no longer a member of the organization",
                     rule_id="PAT-REMOVED-USER",
+                    reason=Reason(
+                        "owner-removed",
+                        f"the token's owner, {user_named(user, principal.user_id)}, is no longer a "
+                        f"member of organization {principal.organization_id}",
+                    ),
                 )
             return role
 
@@ -508,12 +563,25 @@ class Deployment:
         with self._lock:
             if not self.role_of(principal).can_read_content:
                 raise Forbidden(
-                    "the user has no permission to read content", rule_id="PAT-LOST-PERMISSION"
+                    "the user has no permission to read content",
+                    rule_id="PAT-LOST-PERMISSION",
+                    reason=self._no_content_reason(principal),
                 )
             if page < 0:
-                raise InvalidRequest("page must be 0 or more", rule_id="HUBS-HAL")
+                raise InvalidRequest(
+                    "page must be 0 or more",
+                    rule_id="HUBS-HAL",
+                    reason=Reason("argument-invalid", f"page {page} is below 0"),
+                )
             if not 1 <= size <= maximum:
-                raise InvalidRequest(f"size must be between 1 and {maximum}", rule_id="HUBS-HAL")
+                raise InvalidRequest(
+                    f"size must be between 1 and {maximum}",
+                    rule_id="HUBS-HAL",
+                    reason=Reason(
+                        "argument-invalid",
+                        f"page size {size} is outside 1 to {maximum} (the profile's maximum)",
+                    ),
+                )
             visible = self._hubs_by_organization.get(principal.organization_id, [])
             start = page * size
             return HubPage(tuple(visible[start : start + size]), page, size, len(visible))
@@ -522,7 +590,9 @@ class Deployment:
         """Refuse (:class:`Forbidden`) a caller who was removed or may not read content."""
         if not self.role_of(principal).can_read_content:
             raise Forbidden(
-                "the user has no permission to read content", rule_id="PAT-LOST-PERMISSION"
+                "the user has no permission to read content",
+                rule_id="PAT-LOST-PERMISSION",
+                reason=self._no_content_reason(principal),
             )
 
     def read_hub(self, principal: Principal, hub_id: str) -> Hub:
@@ -536,7 +606,15 @@ class Deployment:
             filed = self._hubs_by_id.get(hub_id)
             if filed is not None and filed[0] == principal.organization_id:
                 return filed[1]
-        raise NotFound("no such hub", rule_id="CONTENT-ORG-SCOPE")
+        elsewhere = " (it belongs to another organization)" if filed is not None else ""
+        raise NotFound(
+            "no such hub",
+            rule_id="CONTENT-ORG-SCOPE",
+            reason=Reason(
+                "not-found",
+                f"no hub {hub_id[:80]!r} in organization {principal.organization_id}{elsewhere}",
+            ),
+        )
 
     def read_content_record(
         self, principal: Principal, kind: str, record_id: str, hub_id: str | None = None
@@ -546,7 +624,11 @@ class Deployment:
         self.authorize_content_reader(principal)
         record = self.content.get(kind, record_id)
         if record is None or (hub_id is not None and hub_id != record.hub_id):
-            raise NotFound(f"no such {kind} record", rule_id="CONTENT-ORG-SCOPE")
+            raise NotFound(
+                f"no such {kind} record",
+                rule_id="CONTENT-ORG-SCOPE",
+                reason=Reason("not-found", f"no {kind} record {record_id[:80]!r} in this hub"),
+            )
         self.read_hub(principal, record.hub_id)
         return record
 
@@ -592,6 +674,7 @@ class Deployment:
                 raise Forbidden(
                     "creating a token through the API needs organization admin permission",
                     rule_id="PAT-ADMIN-ONLY",
+                    reason=self._create_refusal_reason(principal, organization_id, role),
                 )
             created = self.mint_token(
                 self.user(principal.user_id), organization_id, name, PatStatus.ACTIVE
@@ -606,13 +689,61 @@ class Deployment:
             self.role_of(principal)
             record = self.tokens.get(token_id)
             if record is None or record.user_id != principal.user_id:
-                raise NotFound("no such personal access token", rule_id="PAT-DELETE-OWN-ONLY")
+                whose = " (it is another user's)" if record is not None else ""
+                raise NotFound(
+                    "no such personal access token",
+                    rule_id="PAT-DELETE-OWN-ONLY",
+                    reason=Reason(
+                        "token-not-found",
+                        f"no token {str(token_id)[:80]!r} among the caller's own{whose}",
+                    ),
+                )
             self.forget_token(record)
+            self.revocations.add(
+                record.id_segment, record, self.clock.now(), "deleted by its owner"
+            )
         if OBSERVERS:
             note("PAT-DELETE", "deleted")
         return record
 
     # -- internals -------------------------------------------------------------------------
+
+    def _unknown_pat_reason(self, id_segment: str, record: PatRecord | None) -> Reason:
+        """Why a PAT-shaped bearer is refused: deleted, a wrong secret, or never issued."""
+        if record is not None:
+            return Reason(
+                "pat-secret-mismatch",
+                f"the PAT's id segment is token {record.id}'s but its secret is not",
+            )
+        revoked = self.revocations.reason(id_segment)
+        if revoked is not None:
+            return revoked
+        return Reason(
+            "bearer-not-issued",
+            "the bearer token was not issued by this fake (a PAT-shaped value no token of "
+            "this fake has)",
+        )
+
+    def _no_content_reason(self, principal: Principal) -> Reason:
+        user = self.users.get(principal.user_id)
+        return Reason(
+            "no-content-permission",
+            f"{user_named(user, principal.user_id)} has no content permission in organization "
+            f"{principal.organization_id}",
+        )
+
+    def _create_refusal_reason(
+        self, principal: Principal, organization_id: object, role: Role
+    ) -> Reason:
+        user = self.users.get(principal.user_id)
+        if organization_id != principal.organization_id:
+            return Reason(
+                "foreign-organization",
+                f"{user_named(user, principal.user_id)} creates in organization "
+                f"{str(organization_id)[:80]!r}, not their token's "
+                f"({principal.organization_id})",
+            )
+        return not_admin(user, principal.user_id, str(organization_id), role.value)
 
     def mint_token(
         self, user: User, organization_id: str, name: str, status: PatStatus
@@ -626,9 +757,11 @@ class Deployment:
         with self._lock:
             held = sum(1 for t in self._owned_by(user.id) if t.organization_id == organization_id)
             if held >= self.max_tokens_per_user:
+                owned = [t for t in self._owned_by(user.id) if t.organization_id == organization_id]
                 raise TokenLimitReached(
                     f"a user holds at most {self.max_tokens_per_user} personal access tokens",
                     rule_id="PAT-CAP",
+                    reason=token_cap(user, owned, self.max_tokens_per_user),
                 )
             minted = self.pat_format.mint()
             record = PatRecord(
@@ -652,16 +785,28 @@ class Deployment:
 
     def _valid_name(self, name: object) -> str:
         if not isinstance(name, str) or not name.strip():
-            raise InvalidRequest("name must be a non-empty string", rule_id="PAT-CREATE-FIELDS")
+            raise InvalidRequest(
+                "name must be a non-empty string",
+                rule_id="PAT-CREATE-FIELDS",
+                reason=Reason("name-invalid", "the token's name is empty or not text"),
+            )
         longest = self.profile.name_max_length
         if len(name) > longest:
             raise InvalidRequest(
                 f"name must be at most {longest} characters",
                 rule_id="PAT-CREATE-FIELDS",
+                reason=Reason(
+                    "name-invalid",
+                    f"the token's name has {len(name)} characters; the profile allows {longest}",
+                ),
             )
         problem = name_problem(name)
         if problem is not None:
-            raise InvalidRequest(problem, rule_id="PAT-CREATE-FIELDS")
+            raise InvalidRequest(
+                problem,
+                rule_id="PAT-CREATE-FIELDS",
+                reason=Reason("name-invalid", f"the token's name: {problem}"),
+            )
         return name
 
     def forget_token(self, record: PatRecord) -> None:
@@ -686,7 +831,11 @@ class Deployment:
     def _pending(self, token_id: str) -> PatRecord:
         record = self.tokens.get(token_id)
         if record is None or record.status is not PatStatus.PENDING:
-            raise NotFound("no such pending token request", rule_id="PAT-APPROVAL")
+            raise NotFound(
+                "no such pending token request",
+                rule_id="PAT-APPROVAL",
+                reason=Reason("request-not-found", f"no pending request {token_id[:80]!r}"),
+            )
         return record
 
     def find_hub(self, hub_id: str) -> Hub | None:
@@ -722,6 +871,7 @@ class Deployment:
         Every index is rebuilt here, from the records given.
         """
         with self._lock:
+            self.revocations.clear()
             self.organizations = {org.id: org for org in organizations}
             self.users = {user.id: user for user in users}
             self.clients = {client.client_id: client for client in clients}
