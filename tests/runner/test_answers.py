@@ -77,7 +77,6 @@ def test_a_malformed_entry_is_set_aside_naming_its_index_and_field(
         answers.ListedToken("t-run", "patgate-r1-1"),
     )
     assert listed.malformed == (answers.MalformedEntry(1, problem, text_id, text_name),)
-    assert listed.size == 3
     assert listed.ids() == {"t0", "t-run"} | ({text_id} if text_id else set())
 
 

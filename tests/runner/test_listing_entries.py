@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 import httpx
@@ -79,9 +80,14 @@ MALFORMED = [
 ]
 
 
-def _run(fake: Fake, change: Change, deletes: list[str]) -> tuple[list[str], RunFinished]:
+def _run(
+    fake: Fake, change: Change, deletes: list[str], **options: Any
+) -> tuple[list[str], RunFinished]:
     events, end = run_events(
-        scenarios(CREATE_ONE), _listings_changed(fake, change, deletes), allow_writes=True
+        scenarios(CREATE_ONE),
+        _listings_changed(fake, change, deletes),
+        allow_writes=True,
+        **options,
     )
     return [failure.message for failure in finished(events)["create-one"].failures], end
 
@@ -146,15 +152,48 @@ def _spoil_runs_own_once_listed(seen: dict[str, int]) -> Change:
     return change
 
 
-def test_a_token_listed_only_in_a_malformed_entry_is_not_called_gone() -> None:
+def test_a_token_listed_only_in_a_malformed_entry_is_not_called_gone(tmp_path: Path) -> None:
     fake = Fake()
     before = _admin_tokens(fake)
     deletes: list[str] = []
-    messages, end = _run(fake, _spoil_runs_own_once_listed({}), deletes)
+    ledger = tmp_path / "ledger.jsonl"
+    messages, end = _run(fake, _spoil_runs_own_once_listed({}), deletes, ledger_path=ledger)
+    events = [json.loads(line)["event"] for line in ledger.read_text().splitlines()]
+    assert events == ["pending", "created"], "never written down as deleted, even for a while"
     assert messages == [], "the create was proved by the listing after it"
     left = {i for i in _admin_tokens(fake) if i not in before}
     assert deletes == []
     assert len(left) == 1
     assert end.tallies is not None
     assert end.tallies.tokens_leaked == 1, "the ledger does not call it deleted"
+    assert end.tallies.tokens_deleted == 0
+
+
+def _renamed_after_the_create(fake: Fake) -> Change:
+    """The admin's own token listed with a list for a name before the create, then, after
+    it, under the run's new name in place of the run's real token (which is not listed)."""
+    own = next(iter(_admin_tokens(fake)))
+
+    def change(entries: list[Any]) -> None:
+        theirs = next(e for e in entries if e["id"] == own)
+        ours = [e for e in entries if e["name"].startswith("patgate-")]
+        if not ours:
+            theirs["name"] = [theirs["name"]]
+            return
+        theirs["name"] = ours[0]["name"]
+        entries.remove(ours[0])
+
+    return change
+
+
+def test_an_entry_malformed_before_the_create_is_never_proof_after_it() -> None:
+    fake = Fake()
+    before = _admin_tokens(fake)
+    deletes: list[str] = []
+    messages, end = _run(fake, _renamed_after_the_create(fake), deletes)
+    assert set(before) <= set(_admin_tokens(fake)), "the admin's own token was not deleted"
+    assert not set(before) & set(deletes)
+    (message,) = messages
+    assert "a wrong id" in message
+    assert end.tallies is not None
     assert end.tallies.tokens_deleted == 0

@@ -189,12 +189,6 @@ class TokenListing:
     entries: tuple[Mapping[str, Any], ...] = ()
     malformed: tuple[MalformedEntry, ...] = ()
 
-    @property
-    def size(self) -> int:
-        """How many entries the listing holds, malformed ones included (each may be a
-        token that counts toward the cap)."""
-        return len(self.tokens) + len(self.malformed)
-
     def ids(self) -> frozenset[str]:
         """The ids of the tokens, and the text ids of malformed entries: every id this
         listing may hold (an id among them is not new after it)."""
