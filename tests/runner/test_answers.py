@@ -14,21 +14,88 @@ def _answer(body: object, status: int = 200) -> Observed:
     return Observed.of_json(status, body)
 
 
+def _listing(*entries: object) -> Observed:
+    return _answer({"data": {"viewer": {"personalAccessTokens": list(entries)}}})
+
+
 def test_a_listing_is_decoded_into_ids_and_names() -> None:
-    body = {"data": {"viewer": {"personalAccessTokens": [{"id": "t1", "name": "ci"}]}}}
-    assert answers.token_listing(_answer(body)) == [answers.ListedToken("t1", "ci")]
+    listed = answers.token_listing(_listing({"id": "t1", "name": "ci", "token": "amp_pat_a***"}))
+    assert listed.tokens == (answers.ListedToken("t1", "ci"),)
+    assert listed.entries == ({"id": "t1", "name": "ci", "token": "amp_pat_a***"},)
+    assert listed.malformed == ()
+
+
+RUNS_TOKEN = {"id": "t-run", "name": "patgate-r1-1"}
+"""The run's own token, well formed, beside each malformed entry."""
+ENTRIES = "data.viewer.personalAccessTokens"
+
+
+@pytest.mark.parametrize(
+    ("entry", "problem", "text_id", "text_name"),
+    [
+        (
+            {"id": "t9", "name": ["patgate-r1-1"]},
+            f"{ENTRIES}[1].name: expected text, got a list of 1",
+            "t9",
+            None,
+        ),
+        (
+            {"id": 12, "name": "patgate-r1-1"},
+            f"{ENTRIES}[1].id: expected a non-empty text, got the number 12",
+            None,
+            "patgate-r1-1",
+        ),
+        ({"name": "other"}, f"{ENTRIES}[1].id: missing", None, "other"),
+        ({"id": "t9"}, f"{ENTRIES}[1].name: missing", "t9", None),
+        (
+            {"id": "", "name": "x"},
+            f"{ENTRIES}[1].id: expected a non-empty text, got the text ''",
+            None,
+            "x",
+        ),
+        (None, f"{ENTRIES}[1]: expected an object, got null", None, None),
+        ("t9", f"{ENTRIES}[1]: expected an object, got the text 't9'", None, None),
+        ([RUNS_TOKEN], f"{ENTRIES}[1]: expected an object, got a list of 1", None, None),
+    ],
+    ids=[
+        "list-name",
+        "number-id",
+        "missing-id",
+        "missing-name",
+        "empty-id",
+        "null",
+        "text",
+        "list",
+    ],
+)
+def test_a_malformed_entry_is_set_aside_naming_its_index_and_field(
+    entry: object, problem: str, text_id: str | None, text_name: str | None
+) -> None:
+    listed = answers.token_listing(_listing({"id": "t0", "name": "ci"}, entry, RUNS_TOKEN))
+    assert listed.tokens == (
+        answers.ListedToken("t0", "ci"),
+        answers.ListedToken("t-run", "patgate-r1-1"),
+    )
+    assert listed.malformed == (answers.MalformedEntry(1, problem, text_id, text_name),)
+    assert listed.ids() == {"t0", "t-run"} | ({text_id} if text_id else set())
+
+
+def test_a_malformed_entry_is_never_a_token_but_keeps_its_id_and_name_from_looking_absent() -> None:
+    listed = answers.token_listing(
+        _listing({"id": "t9", "name": ["patgate-r1-1"]}, {"id": 5, "name": "patgate-r1-2"})
+    )
+    assert listed.tokens == ()
+    assert listed.may_hold("t9", "anything")
+    assert listed.may_hold(None, "patgate-r1-2")
+    assert not listed.may_hold("t5", "patgate-r1-1")  # a list is no name
 
 
 @pytest.mark.parametrize(
     ("body", "message"),
     [
         (
-            {"data": {"viewer": {"personalAccessTokens": [{"id": "t1", "name": ["ci"]}]}}},
-            "data.viewer.personalAccessTokens[0].name: expected text, got a list of 1",
-        ),
-        (
-            {"data": {"viewer": {"personalAccessTokens": [{"id": 7, "name": "ci"}]}}},
-            "data.viewer.personalAccessTokens[0].id: expected a non-empty text, got the number 7",
+            {"data": {"viewer": {"personalAccessTokens": {"id": "x"}}}},
+            f"{ENTRIES}: expected a list",
         ),
         ({"data": {"viewer": []}}, "data.viewer: expected an object, got a list of 0"),
         ({"data": None, "errors": [{"message": "no"}]}, "got null: no"),

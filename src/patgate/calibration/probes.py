@@ -21,14 +21,15 @@ from __future__ import annotations
 import re
 import threading
 import time
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from patgate.errors import RequestFailed, UnexpectedAnswer
+from patgate.runner.custody.custodian import MalformedListing
 from patgate.runner.model import Observed
-from patgate.runner.target.answers import created_token
+from patgate.runner.target.answers import TokenListing, created_token, token_listing
 
 if TYPE_CHECKING:
     from patgate.runner.engine import ScenarioRunner
@@ -116,6 +117,8 @@ NEEDS_WRITES = "needs --allow-writes (it creates and deletes tokens of its own)"
 
 _CAP = 5
 """The documented number of tokens a user may hold."""
+_LISTING_RULE = "PAT-LIST-MASKED"
+"""The rule whose clause says what a listing returns for each token (id, name, ...)."""
 _PAGE_CEILING = 10_000
 """The largest page size the page probe asks for."""
 _USUAL_PAGE_MAXIMUM = 100
@@ -294,18 +297,27 @@ class Probing:
             "GET", url, kind="http", headers=headers, params=params or None
         )
 
-    def listing(self, bearer: str | None) -> list[dict[str, Any]] | None:
-        """The tokens ``bearer`` lists (each an object), or ``None`` when they cannot be read."""
+    def listing(self, bearer: str | None) -> TokenListing | None:
+        """The tokens ``bearer`` lists, entry by entry, or ``None`` when the listing cannot
+        be read. An entry that is not a token is left out and breaks the listing's rule."""
         query, _ = self.context.documents.viewer()
         observed = self.context.graphql(query, None, bearer)
-        viewer = _at(observed.body, "data", "viewer")
-        tokens = viewer.get("personalAccessTokens") if isinstance(viewer, dict) else None
-        if observed.status != 200 or not isinstance(tokens, list):
+        try:
+            listed = token_listing(observed)
+        except UnexpectedAnswer:
             return None
-        listed = [token for token in tokens if isinstance(token, dict)]
-        if bearer and all(isinstance(token.get("id"), str) for token in listed):
-            self.context.custodian.saw(bearer, (token["id"] for token in listed))
+        self.malformed(entry.problem for entry in listed.malformed)
+        if bearer:
+            self.context.custodian.saw(bearer, listed.ids())
         return listed
+
+    def malformed(self, problems: Iterable[str]) -> None:
+        """A listing held entries that are not tokens (each named by its index and field):
+        each token it lists has an id and a name (a gate failure, never a value)."""
+        for problem in problems:
+            self.broke(
+                _LISTING_RULE, f"a listed entry is not a token (left out): {problem}", _VIEWER
+            )
 
     def create(self, name: str, bearer_key: str = "admin_token") -> Observed:
         """Create a token named ``name`` as ``bearer_key``, through the ledger."""
@@ -328,9 +340,13 @@ class Probing:
 
         # Each create costs a request less: the latest listing of the creator stands for
         # the one before it (the custodian's proof still needs the run's name listed).
-        return context.custodian.create(
-            name, send, bearer=bearer, bearer_key=bearer_key, reuse_listing=True
-        )
+        try:
+            return context.custodian.create(
+                name, send, bearer=bearer, bearer_key=bearer_key, reuse_listing=True
+            )
+        except MalformedListing as flawed:  # settled all the same: the probe goes on
+            self.malformed(flawed.problems)
+            return flawed.observed
 
     def delete(self, token_id: str, bearer: str | None) -> Observed | None:
         """Delete ``token_id`` (one of the probe's own, the ledger holds it) with ``bearer``."""
@@ -651,25 +667,25 @@ def _listing(probing: Probing) -> None:
     if not (probing.key("graphql_url") and probing.key("admin_token")):
         probing.missed(fields, "needs graphql_url and admin_token")
         return
-    tokens = probing.listing(probing.key("admin_token"))
-    if tokens is None:
+    listed = probing.listing(probing.key("admin_token"))
+    if listed is None:
         probing.missed(fields, "the admin's tokens could not be listed")
         return
-    judge_listing(probing, tokens)
-    if not tokens:
+    judge_listing(probing, listed)
+    if not listed.entries:
         probing.missed(fields, "the admin holds no token to read the listing from")
 
 
-def judge_listing(
-    probing: Probing, tokens: Sequence[Mapping[str, Any]], *, counts: bool = True
-) -> None:
+def judge_listing(probing: Probing, listed: TokenListing, *, counts: bool = True) -> None:
     """Read a listing: record the masked form and the date precision, note broken rules
     (``counts``: more than 5 tokens breaks PAT-CAP; not for a listing taken while the cap
-    probe fills the admin's tokens, which judges the cap itself)."""
+    probe fills the admin's tokens, which judges the cap itself). Its malformed entries
+    are broken rules of their own (:meth:`Probing.listing`), not counted here."""
     prefix = probing.context.config.pat_prefix
-    if counts and len(tokens) > _CAP:
-        probing.broke("PAT-CAP", f"the admin's listing holds {len(tokens)} tokens", _VIEWER)
-    for token in tokens:
+    held = len(listed.tokens)
+    if counts and held > _CAP:
+        probing.broke("PAT-CAP", f"the admin's listing holds {held} tokens", _VIEWER)
+    for token in listed.entries:
         value = token.get("token")
         if isinstance(value, str) and value:
             mask = _mask(value, prefix)
@@ -778,17 +794,20 @@ def probe_lifecycle(probing: Probing) -> None:
         return
     made: list[tuple[str, str, str]] = []  # (id, name, value), in creation order
     try:
-        held = probing.listing(admin)
-        probing.held = None if held is None else len(held)
+        listed = probing.listing(admin)
+        # A malformed entry is not counted: if it is a token after all, a create meets the
+        # cap early and the probe misses, where counting it could see a sixth token made.
+        held = None if listed is None else len(listed.tokens)
+        probing.held = held
         probing.counted.set()
         if held is None:
             probing.missed(_WRITE_FIELDS, "the admin's tokens could not be listed")
             return
-        if _CAP - len(held) < 3:
-            probing.room = _CAP - len(held)
+        if _CAP - held < 3:
+            probing.room = _CAP - held
             probing.missed(
                 ("listing_order", _LAST_USED, "delete_result.fields"),
-                f"the admin holds {len(held)} tokens; the probe needs room for 3",
+                f"the admin holds {held} tokens; the probe needs room for 3",
             )
             return
         for suffix in ("-c", "-a", "-b"):
@@ -801,11 +820,11 @@ def probe_lifecycle(probing: Probing) -> None:
                 )
                 return
             made.append((token.id, name, token.token))
-        probing.room = _CAP - len(held) - len(made)
+        probing.room = _CAP - held - len(made)
     finally:
         probing.counted.set()
         probing.made.set()
-    _use_and_fill(probing, admin, made, len(held))
+    _use_and_fill(probing, admin, made, held)
 
 
 def _use_and_fill(
@@ -829,9 +848,11 @@ def _use_and_fill(
     with ThreadPoolExecutor(len(made), thread_name_prefix="patgate-probe-lifecycle") as pool:
         capping = pool.submit(cap)
         try:
-            listed = probing.listing(admin) or []
-            judge_listing(probing, listed, counts=False)
-            order = _describe_order(listed, [i for i, _, _ in made])
+            listed = probing.listing(admin)
+            if listed is not None:
+                judge_listing(probing, listed, counts=False)
+            entries = listed.entries if listed is not None else ()
+            order = _describe_order(entries, [i for i, _, _ in made])
             if order is None:
                 probing.missed(("listing_order",), "the new tokens were not all listed")
             else:
@@ -898,8 +919,8 @@ def _moves(
     )
 
 
-def _last_used_of(tokens: list[dict[str, Any]] | None, token_id: str) -> Any:
-    for token in tokens or ():
+def _last_used_of(listed: TokenListing | None, token_id: str) -> Any:
+    for token in listed.entries if listed is not None else ():
         if token.get("id") == token_id:
             return token.get("lastUsedDate")
     return None
@@ -996,9 +1017,11 @@ def _name_length(probing: Probing) -> None:
             stopped.append(f"a create of {length} characters was answered HTTP {observed.status}")
             return None
         # A refusal says "too long" only if the admin had room: the listing that settled
-        # the refusal must show fewer tokens than the cap.
-        listed = probing.context.custodian.latest_ids(admin)
-        if listed is None or len(listed) >= _CAP:
+        # the refusal must show fewer tokens than the cap (its malformed entries may be
+        # tokens too: each is counted, one with a text id twice, erring toward the cap).
+        custodian = probing.context.custodian
+        listed = custodian.latest_ids(admin)
+        if listed is None or len(listed) + len(custodian.listing_flaws) >= _CAP:
             stopped.append(
                 f"a name of {length} characters was refused while the admin held "
                 f"{'an unknown number of' if listed is None else len(listed)} tokens "

@@ -12,6 +12,13 @@ the ledger does not hold is refused and never sent. At the end, :meth:`Custodian
 deletes whatever is still outstanding, settles what is still unknown, and lists once more to
 check that what the ledger calls deleted is gone.
 
+A listing is read entry by entry (:func:`~patgate.runner.target.answers.token_listing`): an
+entry that does not decode fully (an id that is not text, a name that is a list, no object
+at all) is never deleted and never proof that a token is the run's, and it never shows a
+token absent whose id or name it carries; the entries that decode still settle creates and
+deletes. A create whose listings held such entries fails once it is settled
+(:class:`MalformedListing`, naming each entry's index and field).
+
 A caller that asks for it (calibration's probes, each of whose creates is one request on a
 slow network) may let the creator's latest listing stand for the one before a create: an
 older listing proves as much, since the token must still be listed under the run's fresh
@@ -37,13 +44,14 @@ from patgate.errors import CreateRefused, RequestFailed, UnexpectedAnswer, Wrong
 from patgate.redaction import Secret
 from patgate.runner.custody.ledger import Ledger, LedgerEntry, LedgerState, TargetIdentity
 from patgate.runner.model import Observed
-from patgate.runner.target.answers import ListedToken, created_token, token_listing
+from patgate.runner.target.answers import TokenListing, created_token, token_listing
 from patgate.runner.target.documents import Documents
 from patgate.runner.target.retries import RETRY_STATUSES, RetryPolicy
 
 __all__ = [
     "Custodian",
     "GraphqlSend",
+    "MalformedListing",
     "created_token_id",
     "delete_succeeded",
     "refused_create",
@@ -55,6 +63,30 @@ DocumentSend = Callable[[str, Mapping[str, Any] | None], Observed]
 """``(query, variables) -> answer``, with the caller's bearer and headers."""
 
 _FALLBACK_KEY = "admin_token"
+_MALFORMED_SHOWN = 3
+"""Malformed entries a message quotes (the rest are counted)."""
+
+
+class MalformedListing(UnexpectedAnswer):
+    """A create was settled, but a listing it took held entries that are not tokens: left
+    out (never deleted, never proof that a token is the run's). ``observed`` is the
+    create's answer, for a caller that reports the finding and goes on."""
+
+    def __init__(self, problems: list[str], observed: Observed) -> None:
+        super().__init__(_malformed_note(problems))
+        self.problems = tuple(problems)
+        """Each malformed entry: its index and field, and what came."""
+        self.observed = observed
+
+
+def _malformed_note(problems: list[str]) -> str:
+    """What a create's listings held that is not a token, each entry by its index and field."""
+    count = len(problems)
+    shown = "; ".join(problems[:_MALFORMED_SHOWN])
+    if count > _MALFORMED_SHOWN:
+        shown += f"; and {count - _MALFORMED_SHOWN} more"
+    entries = "a malformed entry" if count == 1 else f"{count} malformed entries"
+    return f"the creator's listing holds {entries}, never deleted nor taken as proof: {shown}"
 
 
 PAT_CAP = 5
@@ -155,7 +187,50 @@ class Custodian:
 
         Raises :class:`CreateRefused` (nothing sent) for a name the ledger cannot track, and
         :class:`RequestFailed` when no answer came; its message says what a listing found.
+        Once the create is settled, :class:`MalformedListing` when a listing it took held
+        entries that are not tokens (a failure of its own, naming each entry's index and
+        field; any other failure names them too).
         """
+        seen: dict[str, None] = {}  # the malformed entries of this create's listings
+        self._thread.malformed = seen
+        try:
+            observed = self._create(
+                name,
+                send,
+                bearer=bearer,
+                bearer_key=bearer_key,
+                token_id=token_id,
+                refused=refused,
+                reuse_listing=reuse_listing,
+            )
+        except RequestFailed as error:
+            if not seen:
+                raise
+            # The entries first: a failure's message is cut to a few hundred characters.
+            raise RequestFailed(
+                f"{_malformed_note(list(seen))}; {error}", sent=error.sent
+            ) from None
+        except UnexpectedAnswer as error:
+            if not seen:
+                raise
+            raise type(error)(f"{_malformed_note(list(seen))}; {error}") from None
+        finally:
+            self._thread.malformed = None
+        if seen:
+            raise MalformedListing(list(seen), observed)
+        return observed
+
+    def _create(
+        self,
+        name: str,
+        send: Callable[[], Observed],
+        *,
+        bearer: str | None,
+        bearer_key: str | None,
+        token_id: Callable[[Observed], str | None],
+        refused: Callable[[Observed], bool],
+        reuse_listing: bool,
+    ) -> Observed:
         if not isinstance(name, str) or not name.startswith(self.ledger.name_prefix):
             raise CreateRefused(
                 f"a token the run creates is named ${{new_name}} "
@@ -172,7 +247,8 @@ class Custodian:
         before_ids = self.latest_ids(bearer) if reuse_listing else None
         if before_ids is None:
             before = self._listing(bearer)
-            before_ids = None if before is None else frozenset(t.id for t in before)
+            # A malformed entry's id is no token's proof, but it is not new after this either.
+            before_ids = None if before is None else before.ids()
         with self._lock:
             self._before[name] = before_ids
         attempt = 0
@@ -231,7 +307,7 @@ class Custodian:
             )
         with self._lock:
             before = self._before.get(name)
-        new = [t for t in listed if before is None or t.id not in before]
+        new = [t for t in listed.tokens if before is None or t.id not in before]
         if any(t.id == claimed and t.name == name for t in new):
             self.ledger.confirm(name, claimed)
             return
@@ -240,7 +316,7 @@ class Custodian:
             self.ledger.confirm(name, ours)
         if before is not None and claimed in before:
             reason = "the id of a token that existed before the create"
-        elif any(t.id == claimed for t in listed):
+        elif any(t.id == claimed for t in listed.tokens):
             reason = "the id of a token listed under another name"
         else:
             reason = "an id its creator does not list"
@@ -274,10 +350,14 @@ class Custodian:
             return False, None
         with self._lock:
             before = self._before.get(name)
-        for token in listed:
+        for token in listed.tokens:
             if token.name == name and (before is None or token.id not in before):
                 self.ledger.confirm(name, token.id)
                 return True, token.id
+        if listed.may_hold(None, name):
+            # Perhaps the run's token, but never proof of it: neither found nor absent.
+            self._problem(f"{name}: listed only in a malformed entry; not deleted")
+            return False, None
         return True, None
 
     @property
@@ -285,9 +365,16 @@ class Custodian:
         """Why this thread's last listing could not be read, if it could not."""
         return str(getattr(self._thread, "listing_problem", ""))
 
-    def _listing(self, bearer: str | None) -> list[ListedToken] | None:
+    @property
+    def listing_flaws(self) -> tuple[str, ...]:
+        """The malformed entries of this thread's last listing, each by its index and field
+        (the listing held that many entries more than its tokens)."""
+        return tuple(getattr(self._thread, "listing_flaws", ()))
+
+    def _listing(self, bearer: str | None) -> TokenListing | None:
         """The tokens ``bearer`` lists, or ``None`` when they cannot be listed (no bearer, no
-        answer, an answer of the wrong shape: :attr:`listing_problem` says which)."""
+        answer, an answer of the wrong shape: :attr:`listing_problem` says which). Entries
+        that are not tokens are left out, and noted for the create under way."""
         if not bearer:
             return None
         query, variables = self.documents.viewer()
@@ -295,9 +382,14 @@ class Custodian:
             listed = token_listing(self._send(query, variables, bearer))
         except (RequestFailed, UnexpectedAnswer) as error:
             self._thread.listing_problem = str(error)
+            self._thread.listing_flaws = ()
             return None
         self._thread.listing_problem = ""
-        self.saw(bearer, (t.id for t in listed))
+        self._thread.listing_flaws = tuple(entry.problem for entry in listed.malformed)
+        noted: dict[str, None] | None = getattr(self._thread, "malformed", None)
+        if noted is not None:
+            noted.update(dict.fromkeys(self._thread.listing_flaws))
+        self.saw(bearer, listed.ids())
         return listed
 
     def _deleted(self, token_id: str) -> None:
@@ -328,7 +420,7 @@ class Custodian:
         listed = self._listing(bearer)
         if listed is None:
             return None
-        return any(t.id == token_id and t.name == name for t in listed)
+        return any(t.id == token_id and t.name == name for t in listed.tokens)
 
     def _bearer(self, entry: LedgerEntry) -> tuple[str | None, bool]:
         """The creator's token (and ``True``), or the admin's as a fallback (``False``)."""
@@ -377,7 +469,7 @@ class Custodian:
         """Delete the outstanding entries (those named, or all), settling pending ones by
         listing; ``final``: a pending create not listed is recorded as never made."""
         chosen = None if names is None else set(names)
-        listings: dict[str, list[ListedToken] | None] = {}
+        listings: dict[str, TokenListing | None] = {}
         for entry in self.ledger.outstanding():
             if chosen is not None and entry.name not in chosen:
                 continue
@@ -408,7 +500,7 @@ class Custodian:
             if text not in self.problems:
                 self.problems.append(text)
 
-    def _verified(self, entry: LedgerEntry, listings: dict[str, list[ListedToken] | None]) -> bool:
+    def _verified(self, entry: LedgerEntry, listings: dict[str, TokenListing | None]) -> bool:
         """Whether a delete of ``entry``'s id may be sent: only when its creator's listing
         shows the id under ``entry``'s name. Another name is recorded as a mismatch. An id
         its creator does not list is gone already (nothing is sent: an admin may be able to
@@ -423,7 +515,11 @@ class Custodian:
         if listed is None:
             self._problem(f"{entry.name}: its creator's tokens could not be listed; not deleted")
             return False
-        token = next((t for t in listed if t.id == entry.token_id), None)
+        token = next((t for t in listed.tokens if t.id == entry.token_id), None)
+        if token is None and listed.may_hold(entry.token_id, entry.name):
+            # Its id or name in an entry that is not a token: never deleted, nor called gone.
+            self._problem(f"{entry.name}: listed only in a malformed entry; not deleted")
+            return False
         if token is not None and token.name != entry.name:
             # The deployment reused the id (a restart?): never name the other token here.
             reason = f"the token listed under {entry.token_id!r} has another name"
@@ -441,7 +537,7 @@ class Custodian:
             return False
         return True
 
-    def _sweep_one(self, entry: LedgerEntry, listings: dict[str, list[ListedToken] | None]) -> None:
+    def _sweep_one(self, entry: LedgerEntry, listings: dict[str, TokenListing | None]) -> None:
         token_id = entry.token_id
         bearer, creator = self._bearer(entry)
         if token_id is None or not bearer:
@@ -460,7 +556,11 @@ class Custodian:
             self._deleted(token_id)
             return
         listed = self._listing(bearer) if creator else None
-        if listed is not None and all(token.id != token_id for token in listed):
+        if (
+            listed is not None
+            and token_id not in listed.ids()
+            and not listed.may_hold(token_id, entry.name)
+        ):
             # Not among its creator's tokens: it is gone already.
             self._deleted(token_id)
 
@@ -499,6 +599,10 @@ class Custodian:
             listed = self._listing(bearer)
             if listed is None:
                 continue
-            ids = {token.id for token in listed}
-            stale.extend(entry for entry in entries if entry.token_id in ids)
+            ids = listed.ids()
+            stale.extend(
+                entry
+                for entry in entries
+                if entry.token_id in ids or listed.may_hold(entry.token_id, entry.name)
+            )
         return stale

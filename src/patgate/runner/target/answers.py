@@ -7,6 +7,8 @@ the GraphQL documents, and the viewer's organizations. A deployment may answer a
 each decoder here returns typed values or raises :class:`~patgate.errors.UnexpectedAnswer`
 naming the field (as a path, ``data.viewer.personalAccessTokens[2].name``) and what came
 instead (``a list``), so a wrong JSON type ends as a failed step, never a ``TypeError``.
+A listing is decoded entry by entry: an entry that does not decode is set aside as a
+:class:`MalformedEntry` naming that path, and the entries that do stay usable.
 
 What the scenarios check is not decoded here: a check reads the raw body and fails with
 its own message (:mod:`patgate.runner.execution.scenario_execution` turns a check that cannot
@@ -26,6 +28,8 @@ __all__ = [
     "CreatedToken",
     "GraphqlAnswer",
     "ListedToken",
+    "MalformedEntry",
+    "TokenListing",
     "TypeRef",
     "created_token",
     "describe",
@@ -159,9 +163,53 @@ class ListedToken:
     name: str
 
 
-def token_listing(observed: Observed) -> list[ListedToken]:
-    """The tokens of a ``viewer { personalAccessTokens }`` answer: HTTP 200, each token an
-    object with a text ``id`` and ``name``."""
+@dataclass(frozen=True)
+class MalformedEntry:
+    """An entry of a listing that does not decode as a token: never trusted, so never deleted
+    and never proof that a token is the run's.
+
+    ``problem`` names the entry's index and field
+    (``data.viewer.personalAccessTokens[2].name: expected text, got a list of 1``). ``id``
+    and ``name`` are the entry's fields when they are text: never taken as the entry's id
+    or name, only to keep a token of that id or name from looking absent."""
+
+    index: int
+    problem: str
+    id: str | None = None
+    name: str | None = None
+
+
+@dataclass(frozen=True)
+class TokenListing:
+    """A listing decoded entry by entry: the tokens that decode fully, in order (each with
+    its whole object in ``entries``, for the fields the custodian does not read), and the
+    entries that do not."""
+
+    tokens: tuple[ListedToken, ...]
+    entries: tuple[Mapping[str, Any], ...] = ()
+    malformed: tuple[MalformedEntry, ...] = ()
+
+    def ids(self) -> frozenset[str]:
+        """The ids of the tokens, and the text ids of malformed entries: every id this
+        listing may hold (an id among them is not new after it)."""
+        found = {token.id for token in self.tokens}
+        found.update(entry.id for entry in self.malformed if entry.id is not None)
+        return frozenset(found)
+
+    def may_hold(self, token_id: str | None, name: str) -> bool:
+        """Whether a malformed entry may be the token ``token_id`` named ``name``: its id
+        or its name is that text. Such a token is not shown absent by this listing."""
+        return any(
+            (token_id is not None and entry.id == token_id) or entry.name == name
+            for entry in self.malformed
+        )
+
+
+def token_listing(observed: Observed) -> TokenListing:
+    """The tokens of a ``viewer { personalAccessTokens }`` answer, entry by entry: HTTP 200,
+    ``data.viewer.personalAccessTokens`` a list (else :class:`UnexpectedAnswer`); each
+    entry an object with a non-empty text ``id`` and a text ``name`` is a token, any other
+    entry a :class:`MalformedEntry` naming its index and field."""
     if observed.status != 200:
         raise UnexpectedAnswer(f"the listing was answered HTTP {observed.status}")
     answer = graphql_answer(observed)
@@ -171,16 +219,38 @@ def token_listing(observed: Observed) -> list[ListedToken]:
     viewer = _object(answer.data.get("viewer"), "data.viewer")
     path = "data.viewer.personalAccessTokens"
     tokens: list[ListedToken] = []
+    entries: list[Mapping[str, Any]] = []
+    malformed: list[MalformedEntry] = []
     for index, item in enumerate(_list(viewer.get("personalAccessTokens"), path)):
-        where = f"{path}[{index}]"
-        item = _object(item, where)
-        tokens.append(
-            ListedToken(
-                _text(item.get("id"), f"{where}.id"),
-                _text(item.get("name"), f"{where}.name", empty=True),
-            )
-        )
-    return tokens
+        try:
+            tokens.append(_listed_token(item, f"{path}[{index}]"))
+        except UnexpectedAnswer as error:
+            malformed.append(_malformed(index, item, str(error)))
+        else:
+            entries.append(item)
+    return TokenListing(tuple(tokens), tuple(entries), tuple(malformed))
+
+
+def _listed_token(item: Any, where: str) -> ListedToken:
+    item = _object(item, where)
+    for key in ("id", "name"):
+        if key not in item:
+            raise UnexpectedAnswer(f"{where}.{key}: missing")
+    return ListedToken(
+        _text(item["id"], f"{where}.id"), _text(item["name"], f"{where}.name", empty=True)
+    )
+
+
+def _malformed(index: int, item: Any, problem: str) -> MalformedEntry:
+    if not isinstance(item, dict):
+        return MalformedEntry(index, problem)
+    token_id, name = item.get("id"), item.get("name")
+    return MalformedEntry(
+        index,
+        problem,
+        token_id if isinstance(token_id, str) and token_id else None,
+        name if isinstance(name, str) else None,
+    )
 
 
 def revealed_secrets(observed: Observed) -> list[str]:
