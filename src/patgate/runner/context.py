@@ -271,9 +271,11 @@ class RunContext:
         self.discover()
         query, variables = self.documents.viewer()
         try:
-            return len(token_listing(self.graphql(query, variables, bearer)))
+            listing = token_listing(self.graphql(query, variables, bearer))
         except (RequestFailed, UnexpectedAnswer):
             return None
+        # An entry that does not decode may still be a token that counts against the cap.
+        return len(listing.tokens) + len(listing.malformed)
 
     def organization_id(self) -> tuple[str | None, str]:
         """``(id, "")``, or ``(None, why it could not be found)``; asked once per run.
