@@ -873,7 +873,12 @@ def _use_and_fill(
 
 
 _LAST_USED = "last_used_date.update_interval_seconds"
-_USE_REQUEST = f"{_VIEWER} with the new token, again after N s"
+_USE_REQUEST = f"{_VIEWER} with the new token after its first use"
+
+
+def _used_again(seconds: float) -> str:
+    """What the interval probe sent: the listing after a use ``seconds`` after the first."""
+    return f"{_VIEWER} with the new token, used again {seconds:g} s after its first use"
 _USE_QUERY = "query { viewer { id } }"
 
 
@@ -910,7 +915,7 @@ def _moves(
         waited = step
         probing.graphql_as(_USE_QUERY, value)
         if _last_used_of(probing.listing(admin), token_id) != first:
-            probing.found(_LAST_USED, 0 if step == gap else step, _USE_REQUEST)
+            probing.found(_LAST_USED, 0 if step == gap else step, _used_again(step))
             return
     probing.missed(
         (_LAST_USED,),
