@@ -4,13 +4,13 @@ Each ``run:`` step's script runs under bash, in order, in its own process group,
 variables GitHub's runner sets (``GITHUB_ACTIONS``, ``GITHUB_WORKSPACE``, ``RUNNER_TEMP``,
 a fresh ``GITHUB_OUTPUT`` and ``GITHUB_STEP_SUMMARY`` per step). A step runs when no step
 before it failed, or when its ``if:`` is ``always()``. ``${{ ... }}`` is replaced from a
-table of the expressions the caller knows (secrets, inputs, ``github.action_path``, the
-outputs of steps that ran): any other expression is an error, so a job cannot pass by
-ignoring one. ``uses: ./PATH`` expands a local composite action and runs its steps;
-``actions/checkout``, ``actions/setup-python`` and ``actions/upload-artifact`` are
-emulated (a copy of this repository, nothing, a check that the paths exist); any other
-action is an error. When the job ends, every process group a step left behind is stopped,
-as the runner stops orphan processes.
+table of the expressions the caller knows (secrets, inputs, ``github.action_path`` in an
+action's own steps, the outputs of steps that ran), alone or joined by ``||``: any other
+expression is an error, so a job cannot pass by ignoring one. ``uses: ./PATH`` expands a
+local composite action and runs its steps; ``actions/checkout``, ``actions/setup-python``
+and ``actions/upload-artifact`` are emulated (a copy of this repository, nothing, a check
+that the paths exist); any other action is an error. When the job ends, every process
+group a step left behind is stopped, as the runner stops orphan processes.
 """
 
 from __future__ import annotations
@@ -78,16 +78,25 @@ def substitute(text: str, known: Mapping[str, str], where: str) -> str:
     """``text`` with each ``${{ expression }}`` replaced from ``known``; any other is an error."""
 
     def value(match: re.Match[str]) -> str:
-        expression = match.group(1)
-        if expression not in known:
-            raise WorkflowError(f"{where}: unknown expression ${{{{ {expression} }}}}")
-        return known[expression]
+        # `a || b`: the first operand that is not empty, as GitHub's `||` on strings.
+        operands = [operand.strip() for operand in match.group(1).split("||")]
+        for operand in operands:
+            if operand not in known:
+                raise WorkflowError(f"{where}: unknown expression ${{{{ {operand} }}}}")
+        return next((known[operand] for operand in operands if known[operand]), "")
 
     return EXPRESSION.sub(value, text)
 
 
+def _text(value: object) -> str:
+    """A YAML value as GitHub hands it to a step: Booleans as ``true`` and ``false``."""
+    return str(value).lower() if isinstance(value, bool) else str(value)
+
+
 def _substituted(values: Mapping[str, Any] | None, known: Mapping[str, str], where: str) -> dict:
-    return {key: substitute(str(v), known, f"{where}: {key}") for key, v in (values or {}).items()}
+    return {
+        key: substitute(_text(v), known, f"{where}: {key}") for key, v in (values or {}).items()
+    }
 
 
 def _label(step: Mapping[str, Any]) -> str:
@@ -163,7 +172,7 @@ class _Job:
         uses = str(step.get("uses", ""))
         inputs = _substituted(step.get("with"), known, label)
         if uses.startswith("./"):
-            return self.composite(self.workspace / uses, inputs)
+            return self.composite(self.workspace / uses, inputs, known)
         return self.third_party(label, uses, inputs), {}
 
     def script(
@@ -209,8 +218,14 @@ class _Job:
         self.summaries.append(files["STEP_SUMMARY"].read_text(encoding="utf-8"))
         return code, _outputs(files["OUTPUT"])
 
-    def composite(self, folder: Path, given: dict[str, str]) -> tuple[int, dict[str, str]]:
-        """Run a local composite action's steps; its exit code and its declared outputs."""
+    def composite(
+        self, folder: Path, given: dict[str, str], caller: Mapping[str, str]
+    ) -> tuple[int, dict[str, str]]:
+        """Run a local composite action's steps; its exit code and its declared outputs.
+
+        Input defaults are evaluated where the runner evaluates them, in the calling step
+        (``caller``): ``github.action_path`` is known only to the action's own steps.
+        """
         action = yaml.safe_load((folder / "action.yml").read_text(encoding="utf-8"))
         if action["runs"]["using"] != "composite":
             raise WorkflowError(f"{folder}: not a composite action")
@@ -219,7 +234,7 @@ class _Job:
             raise WorkflowError(f"{folder}: unexpected input(s) {unknown}")
         known = {"github.action_path": str(folder)}
         for name, spec in declared.items():
-            default = substitute(str(spec.get("default", "")), known, f"input {name}")
+            default = substitute(_text(spec.get("default", "")), caller, f"input {name}")
             if spec.get("required") and name not in given:
                 raise WorkflowError(f"{folder}: input {name} is required")
             known[f"inputs.{name}"] = given.get(name, default)

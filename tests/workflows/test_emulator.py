@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.workflows.emulator import JobRun, WorkflowError, run_job
+from tests.workflows.emulator import JobRun, WorkflowError, run_job, substitute
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -85,3 +85,19 @@ def test_an_upload_of_a_missing_path_fails_its_step(tmp_path: Path) -> None:
     job = _job(tmp_path, upload + "          path: out/\n")
     assert [step.code for step in job.steps] == [0]
     assert job.artifacts == {"r": [tmp_path / "workspace" / "out"]}
+
+
+def test_an_input_default_is_evaluated_in_the_calling_step(tmp_path: Path) -> None:
+    # The runner evaluates defaults before the action's steps: github.action_path is unset.
+    action = "inputs:\n  source:\n    default: ${{ github.action_path }}\n"
+    _action(tmp_path, action + "runs:\n  using: composite\n  steps: []\n")
+    with pytest.raises(WorkflowError, match=re.escape("input source: unknown expression")):
+        _job(tmp_path, "      - uses: ./action\n")
+
+
+def test_or_takes_the_first_operand_that_is_not_empty() -> None:
+    known = {"inputs.a": "", "inputs.b": "b", "inputs.c": "c"}
+    assert substitute("${{ inputs.a || inputs.b || inputs.c }}", known, "here") == "b"
+    assert substitute("${{ inputs.a || inputs.a }}", known, "here") == ""
+    with pytest.raises(WorkflowError, match=re.escape("${{ inputs.d }}")):
+        substitute("${{ inputs.b || inputs.d }}", known, "here")
