@@ -34,6 +34,8 @@ __all__ = ["JobRun", "StepRun", "WorkflowError", "copy_repository", "run_job"]
 STEP_TIMEOUT = 240
 """Seconds one step may take; a pip install from a checkout takes a few."""
 EXPRESSION = re.compile(r"\$\{\{\s*(.*?)\s*\}\}")
+SKIPPED = "skipped"
+"""What ``steps.ID`` stands for once step ``ID`` was skipped: its outputs are then empty."""
 CONDITIONS = {"always()": True}
 """The ``if:`` conditions a step may carry; without one a step runs while nothing failed."""
 NOT_COPIED = (".git", ".venv", ".venv-*", "__pycache__", ".*_cache", ".hypothesis", ".cache")
@@ -79,13 +81,19 @@ def substitute(text: str, known: Mapping[str, str], where: str) -> str:
 
     def value(match: re.Match[str]) -> str:
         # `a || b`: the first operand that is not empty, as GitHub's `||` on strings.
-        operands = [operand.strip() for operand in match.group(1).split("||")]
-        for operand in operands:
-            if operand not in known:
-                raise WorkflowError(f"{where}: unknown expression ${{{{ {operand} }}}}")
-        return next((known[operand] for operand in operands if known[operand]), "")
+        values = [_lookup(operand.strip(), known, where) for operand in match.group(1).split("||")]
+        return next((value for value in values if value), "")
 
     return EXPRESSION.sub(value, text)
+
+
+def _lookup(expression: str, known: Mapping[str, str], where: str) -> str:
+    if expression in known:
+        return known[expression]
+    skipped = re.fullmatch(r"(steps\.[\w-]+)\.outputs\.[\w-]+", expression)
+    if skipped and known.get(skipped.group(1)) == SKIPPED:
+        return ""  # a skipped step's outputs are empty, as on GitHub
+    raise WorkflowError(f"{where}: unknown expression ${{{{ {expression} }}}}")
 
 
 def _text(value: object) -> str:
@@ -152,6 +160,8 @@ class _Job:
                 raise WorkflowError(f"{label}: unknown condition if: {condition}")
             if failed and not condition:
                 runs.append(StepRun(label, None))
+                if "id" in step:
+                    known[f"steps.{step['id']}"] = SKIPPED
                 continue
             code, outputs = self.step(step, known, composite, action)
             runs.append(StepRun(label, code, outputs))

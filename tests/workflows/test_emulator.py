@@ -101,3 +101,16 @@ def test_or_takes_the_first_operand_that_is_not_empty() -> None:
     assert substitute("${{ inputs.a || inputs.a }}", known, "here") == ""
     with pytest.raises(WorkflowError, match=re.escape("${{ inputs.d }}")):
         substitute("${{ inputs.b || inputs.d }}", known, "here")
+
+
+def test_a_skipped_step_s_outputs_are_empty_and_others_stay_unknown(tmp_path: Path) -> None:
+    steps = (
+        "      - run: exit 3\n"
+        "      - id: never\n        run: echo\n"
+        "      - if: always()\n        env:\n"
+        "          SEEN: ${{ steps.never.outputs.code }}\n"
+        '        run: test -z "$SEEN"\n'
+    )
+    assert [step.code for step in _job(tmp_path, steps).steps] == [3, None, 0]
+    with pytest.raises(WorkflowError, match=re.escape("${{ steps.other.outputs.code }}")):
+        _job(tmp_path, steps.replace("steps.never", "steps.other"))

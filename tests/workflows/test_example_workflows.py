@@ -12,6 +12,7 @@ with a fault that breaks gate rules, and one the compare workflow is pointed at.
 from __future__ import annotations
 
 import json
+import shutil
 import subprocess
 import sys
 import sysconfig
@@ -118,6 +119,91 @@ def _job(
         environ=environ,
         secrets=secrets,
     )
+
+
+def _gate_job(workspace: Path, inputs: dict[str, object], path: str) -> JobRun:
+    """The action's gate, with ``inputs``, where ``path`` leads to the patgate it runs."""
+    steps = [
+        {
+            "name": "Check out patgate",
+            "uses": "actions/checkout@v4",
+            "with": {"repository": "your-org/patgate", "path": "patgate"},
+        },
+        {"name": "Run the conformance gate", "id": "gate", "uses": "./patgate", "with": inputs},
+    ]
+    workflow = workspace.parent / "gate-job.yml"
+    workflow.write_text(yaml.safe_dump({"jobs": {"gate": {"steps": steps}}}), encoding="utf-8")
+    temp = workspace.parent / "runner-temp"
+    temp.mkdir()
+    environ = {"PATH": path, "HOME": str(temp), "LANG": "C.UTF-8"}
+    return run_job(
+        workflow, "gate", repository=ROOT, workspace=workspace, temp=temp, environ=environ
+    )
+
+
+WAIVERS = """
+waivers:
+  - rule: PAT-CAP
+    reason: the deployment allows six tokens until the fix ships
+    expires: 2099-01-01
+"""
+
+
+def test_the_action_passes_each_input_to_patgate_run(workspace: Path) -> None:
+    shutil.copy(ROOT / "src" / "patgate" / "fake" / "default_profile.json", workspace)
+    (workspace / "waivers.yaml").write_text(WAIVERS, encoding="utf-8")
+    inputs = {
+        "install": False,  # the patgate of this environment: the embedded fake needs no pip
+        "profile": "default_profile.json",
+        "waivers": "waivers.yaml",
+        "require": "checkable\nTOKEN-OK\n",
+        "junit-report": "out/gate.xml",
+        "json-report": "out/gate.json",
+        "html-report": "",
+        "args": "--exclude-scenario pat-cap --concurrency 2",
+    }
+    job = _gate_job(workspace, inputs, f"{Path(sys.executable).parent}:/usr/bin:/bin")
+    gate = job.step("Run the conformance gate")
+    assert gate.code == 0, job.log
+    assert gate.outputs == {
+        "exit-code": "0",
+        "junit-report": "out/gate.xml",
+        "json-report": "out/gate.json",
+        "html-report": "",
+    }
+    assert (workspace / "out" / "gate.xml").is_file()
+    assert sorted(path.name for path in (workspace / "out").iterdir()) == ["gate.json", "gate.xml"]
+    report = json.loads((workspace / "out" / "gate.json").read_text("utf-8"))
+    assert report["gate_rules"]["required"] == ["checkable", "TOKEN-OK"]
+    assert [waiver["source"] for waiver in report["waivers"]] == ["waivers.yaml:3"]
+    assert report["excluded"]["scenarios"] == ["pat-cap"]
+
+
+def test_a_usage_error_is_the_step_s_exit_code_and_no_report_path_is_output(
+    workspace: Path,
+) -> None:
+    inputs = {"install": False, "profile": "missing.yaml"}
+    job = _gate_job(workspace, inputs, f"{Path(sys.executable).parent}:/usr/bin:/bin")
+    gate = job.step("Run the conformance gate")
+    assert gate.code == 2
+    assert gate.outputs == {"exit-code": "2", **dict.fromkeys(REPORTS, "")}
+    assert "profile: cannot read missing.yaml" in job.log
+
+
+@pytest.mark.parametrize(
+    ("inputs", "message"),
+    [
+        ({"install": "yes"}, "::error title=patgate::install must be true or false, not 'yes'"),
+        ({"install": False}, "::error title=patgate::no patgate command"),
+    ],
+)
+def test_the_install_step_refuses_a_bad_install_input_or_a_missing_patgate(
+    workspace: Path, inputs: dict[str, object], message: str
+) -> None:
+    job = _gate_job(workspace, inputs, "/usr/bin:/bin")  # no patgate on this PATH
+    assert [step.code for step in job.steps] == [0, 2], job.log
+    assert message in job.log
+    assert not (workspace / "patgate-reports").exists()
 
 
 def _installed_by_the_job(venv: Path) -> None:
