@@ -183,11 +183,15 @@ def test_a_usage_error_is_the_step_s_exit_code_and_no_report_path_is_output(
     workspace: Path,
 ) -> None:
     inputs = {"install": False, "profile": "missing.yaml"}
+    stale = workspace / REPORTS["json-report"]
+    stale.parent.mkdir()
+    stale.write_text("{}", encoding="utf-8")  # an earlier run's report is not this run's
     job = _gate_job(workspace, inputs, f"{Path(sys.executable).parent}:/usr/bin:/bin")
     gate = job.step("Run the conformance gate")
     assert gate.code == 2
     assert gate.outputs == {"exit-code": "2", **dict.fromkeys(REPORTS, "")}
     assert "profile: cannot read missing.yaml" in job.log
+    assert not stale.exists()
 
 
 @pytest.mark.parametrize(
