@@ -12,6 +12,7 @@ with a fault that breaks gate rules, and one the compare workflow is pointed at.
 from __future__ import annotations
 
 import json
+import re
 import shutil
 import subprocess
 import sys
@@ -281,13 +282,15 @@ def test_the_action_fails_the_step_with_annotations_when_a_gate_rule_fails(
     assert world["control_token"] not in job.log + job.summary
 
 
-def test_the_compare_workflow_finds_no_drift_on_a_deployment_answering_like_the_fake(
-    venv: Path, workspace: Path, tmp_path: Path
-) -> None:
+def _compare(
+    venv: Path, workspace: Path, tmp_path: Path, fault: dict[str, object] | None
+) -> tuple[JobRun, dict[str, str]]:
+    """The compare workflow against a served deployment calibrated first, then given
+    ``fault``; the job and the deployment's target file."""
     with served(tmp_path / "deployment.json") as world:
         (workspace / "ci").mkdir()
         target = {key: world[key] for key in ("auth_url", "base_url", "graphql_url")}
-        target["organization_id"] = world["organization_id"]
+        target["organization_id"] = world["organization_id"]  # no secret in the repository
         (workspace / "ci" / "staging.yaml").write_text(yaml.safe_dump(target), "utf-8")
         (workspace / "tests").mkdir()
         profile = workspace / "tests" / "staging-profile.yaml"
@@ -295,16 +298,46 @@ def test_the_compare_workflow_finds_no_drift_on_a_deployment_answering_like_the_
         subprocess.run(
             [*calibrate, "--out", str(profile)], check=True, capture_output=True, timeout=120
         )
+        if fault is not None:
+            added = httpx.post(
+                world["control_url"] + "/faults",
+                json=fault,
+                headers={"Authorization": f"Bearer {world['control_token']}"},
+                timeout=10,
+            )
+            assert added.status_code == 201, added.text
         secrets = {
             f"PATGATE_{key.upper()}": world[key]
             for key in ("client_id", "client_secret", "admin_token", "member_token")
         }
         job = _job(EXAMPLES / "compare-schedule.yml", "compare", venv, workspace, secrets=secrets)
-    assert [(step.name, step.code) for step in job.steps if step.code != 0] == [], job.log
     _installed_by_the_job(venv)
-    assert "patgate compare: 0 drift" in job.log
     drift = [workspace / "out" / name for name in ("drift.json", "drift.xml", "drift.html")]
     assert all(path.is_file() for path in drift)
     assert job.artifacts == {"patgate-drift": [workspace / "out"]}
     for key in ("client_secret", "admin_token", "member_token"):
         assert world[key] not in job.log
+    return job, world
+
+
+def test_the_compare_workflow_finds_no_drift_on_a_deployment_answering_like_the_fake(
+    venv: Path, workspace: Path, tmp_path: Path
+) -> None:
+    job, _ = _compare(venv, workspace, tmp_path, fault=None)
+    assert [(step.name, step.code) for step in job.steps if step.code != 0] == [], job.log
+    assert "patgate compare: 0 drift" in job.log
+
+
+def test_the_compare_workflow_fails_on_drift_and_keeps_the_report(
+    venv: Path, workspace: Path, tmp_path: Path
+) -> None:
+    changed = {"data": None, "errors": [{"message": "Something else entirely"}]}
+    job, _ = _compare(
+        venv, workspace, tmp_path, fault={"endpoint": "graphql", "status": 200, "body": changed}
+    )
+    codes = {step.name: step.code for step in job.steps}
+    assert codes["Compare the deployment with the fake"] == 1, job.log
+    assert codes["Keep the drift report"] == 0
+    assert re.search(r"patgate compare: [1-9]\d* drift", job.log), job.log
+    report = json.loads((workspace / "out" / "drift.json").read_text("utf-8"))
+    assert report["drift"], "the fields that differ are in the report"
