@@ -157,7 +157,7 @@ def test_the_sdist_and_the_wheel_built_from_it_hold_every_run_time_file(built: B
         top = built.sdist.name.removesuffix(".tar.gz")
         in_sdist = {name.removeprefix(f"{top}/") for name in sdist.getnames()}
     assert sorted(set(expected) - in_sdist) == []
-    assert {"pyproject.toml", "README.md"} <= in_sdist
+    assert {"pyproject.toml", "README.md", "action.yml"} <= in_sdist  # the examples use it
     with zipfile.ZipFile(built.wheel) as wheel:
         in_wheel = set(wheel.namelist())
     assert sorted(set(expected.values()) - in_wheel) == []
