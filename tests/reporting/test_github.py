@@ -46,6 +46,8 @@ def test_failed_gate_rules_are_errors_and_advisories_warnings_at_file_and_line()
         "::warning file=scenarios/token-oauth-response.yaml,line=12,"
         "title=TOKEN-OAUTH-RESPONSE::token-cache: TOKEN-OAUTH-RESPONSE (advisory) at step "
         '"request a token": Cache-Control lacks no-store',
+        "::error title=patgate run::exit 1: a gate rule failed; gate rules: 2 passed, 1 failed, "
+        "1 not checked",
     ]
 
 
@@ -57,9 +59,9 @@ def test_a_message_cannot_start_another_workflow_command() -> None:
     )
     scenario = dataclasses.replace(failing, failures=(bad,), source="odd,name:x.yaml:3")
     finished = dataclasses.replace(finished, scenarios=(scenario,))
-    (line,) = workflow_commands([("", started, finished)])
+    line, _verdict = workflow_commands([("", started, finished)])
     assert "\n" not in line
-    assert "%0A::error::forged 100%25" in line
+    assert "%0A\\x3a:error::forged 100%25" in line
     assert line.startswith("::error file=odd%2Cname%3Ax.yaml,line=3,title=PAT-CAP::")
 
 

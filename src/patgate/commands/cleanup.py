@@ -23,7 +23,7 @@ import argparse
 import os
 import sys
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, TextIO
 
 from patgate.commands.arguments import network_policy
 from patgate.commands.session import configure_network, configure_target, guarded, resolve_config
@@ -77,9 +77,13 @@ def _clean(args: argparse.Namespace, config: TargetConfig, path: Path, redactor:
     from patgate.runner.custody.ledger import Ledger, LedgerState
     from patgate.runner.interruption import SignalGuard, interrupt_exit_code, interrupt_name
     from patgate.runner.session import open_session
+    from patgate.untrusted_text import one_line, print_untrusted
+
+    def say(text: str, stream: TextIO = sys.stdout) -> None:
+        print_untrusted(redactor.redact(text), stream)
 
     if not path.exists():
-        print(f"patgate cleanup: no ledger at {path}; nothing to do")
+        say(f"patgate cleanup: no ledger at {path}; nothing to do")
         return 0
     runs = Ledger.load(path)
     if args.run:
@@ -89,7 +93,7 @@ def _clean(args: argparse.Namespace, config: TargetConfig, path: Path, redactor:
         runs = [ledger for ledger in runs if ledger.run_id in args.run]
     open_runs = [ledger for ledger in runs if ledger.outstanding()]
     if not open_runs:
-        print(f"patgate cleanup: nothing left open in {path} ({len(runs)} run(s))")
+        say(f"patgate cleanup: nothing left open in {path} ({len(runs)} run(s))")
         return 0
     options = RunOptions(
         connect_timeout=args.connect_timeout,
@@ -123,17 +127,16 @@ def _clean(args: argparse.Namespace, config: TargetConfig, path: Path, redactor:
                 )
                 left += len(still) + mismatched
                 mismatch = f", {mismatched} mismatch (not deleted)" if mismatched else ""
-                print(
-                    redactor.redact(
-                        f"patgate cleanup: run {ledger.run_id}: {deleted} deleted, "
-                        f"{absent} never created, {len(still)} left{mismatch}"
-                    )
+                say(
+                    f"patgate cleanup: run {one_line(ledger.run_id)}: {deleted} deleted, "
+                    f"{absent} never created, {len(still)} left{mismatch}"
                 )
+                # The ids are what the target answered: one line each, never a command.
                 for entry in still:
                     what = entry.token_id or "no id yet"
-                    print(f"  left: {entry.name} ({what})", file=sys.stderr)
+                    say(f"  left: {one_line(entry.name)} ({one_line(what)})", sys.stderr)
                 for problem in custodian.problems:
-                    print(redactor.redact(f"  not deleted: {problem}"), file=sys.stderr)
+                    say(f"  not deleted: {one_line(problem)}", sys.stderr)
     except KeyboardInterrupt as stop:
         print("patgate cleanup: interrupted; run it again to finish", file=sys.stderr)
         return interrupt_exit_code(interrupt_name(stop))
