@@ -55,7 +55,7 @@ EVERYTHING = "".join(every_form(form) for form in COMMAND_FORMS)
 def _on_a_runner(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
     monkeypatch.chdir(tmp_path)
     monkeypatch.setenv("GITHUB_ACTIONS", "true")
-    monkeypatch.setenv("GITHUB_STEP_SUMMARY", str(tmp_path / "summary.md"))
+    monkeypatch.setenv("GITHUB_STEP_SUMMARY", str(tmp_path / "step-summary.txt"))
     for key in ("PATGATE_BASE_URL", "PATGATE_AUTH_URL", "PATGATE_ADMIN_TOKEN"):
         monkeypatch.delenv(key, raising=False)
 
@@ -144,7 +144,7 @@ def test_a_hostile_scenario_and_waiver_reach_no_runner_command(tmp_path: Path) -
     view = _only_own(output)
     assert [c.name for c in view.annotations()] == ["error", "error"]
     assert view.annotations()[0].properties["title"] == "TOKEN-OK"
-    summary = (tmp_path / "summary.md").read_text(encoding="utf-8")
+    summary = (tmp_path / "step-summary.txt").read_text(encoding="utf-8")
     assert read_commands(summary).commands == []
     waiver_lines = [line for line in summary.split("\n") if line.startswith("- waiver")]
     assert len(waiver_lines) == 1, "the reason stays on its line of the step summary"
