@@ -20,6 +20,7 @@ Exit codes: 0 nothing is left open, 1 something could not be deleted (or was a m
 from __future__ import annotations
 
 import argparse
+import functools
 import os
 import sys
 from pathlib import Path
@@ -72,15 +73,22 @@ def main(args: argparse.Namespace) -> int:
     return guarded("cleanup", redactor, lambda: _clean(args, config, path, redactor))
 
 
+def _say(redactor: Redactor, text: str, stream: TextIO | None = None) -> None:
+    """Print ``text`` redacted, through :mod:`patgate.untrusted_text` (ids the target
+    answered are in it)."""
+    from patgate.untrusted_text import print_untrusted
+
+    print_untrusted(redactor.redact(text), stream)
+
+
 def _clean(args: argparse.Namespace, config: TargetConfig, path: Path, redactor: Redactor) -> int:
     from patgate.runner.context import RunOptions
     from patgate.runner.custody.ledger import Ledger, LedgerState
     from patgate.runner.interruption import SignalGuard, interrupt_exit_code, interrupt_name
     from patgate.runner.session import open_session
-    from patgate.untrusted_text import one_line, print_untrusted
+    from patgate.untrusted_text import one_line
 
-    def say(text: str, stream: TextIO = sys.stdout) -> None:
-        print_untrusted(redactor.redact(text), stream)
+    say = functools.partial(_say, redactor)
 
     if not path.exists():
         say(f"patgate cleanup: no ledger at {path}; nothing to do")

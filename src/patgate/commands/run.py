@@ -33,7 +33,6 @@ import argparse
 import os
 import shlex
 import sys
-from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -297,7 +296,9 @@ def _run(
             reporter.close()
         if session is not None:
             _print_internal_errors(session.context.internal_errors)
-    annotated.append(_github(runs))
+    from patgate.reporting.github import publish
+
+    annotated.append(publish(runs))
     if args.durations is not None:
         from patgate.reporting.durations import slowest
 
@@ -335,27 +336,6 @@ def _explain(
         print_untrusted(
             f"patgate run:{name} {left} token(s) may be left behind; {hint}", sys.stderr
         )
-
-
-def _github(runs: Sequence[TargetRun]) -> bool:
-    """Annotations and a step summary when the run is a GitHub Actions step; whether the
-    annotations were printed (they say why each target's exit code is not 0)."""
-    from patgate.reporting.github import step_summary, workflow_commands
-
-    annotate = on_github()
-    if annotate:
-        for line in workflow_commands(runs):
-            print(line, flush=True)
-    summary = os.environ.get("GITHUB_STEP_SUMMARY")
-    if summary:
-        try:
-            with open(summary, "a", encoding="utf-8") as stream:
-                stream.write(step_summary(runs))
-        except OSError as error:
-            print_untrusted(
-                f"patgate run: cannot append the step summary to {summary}: {error}", sys.stderr
-            )
-    return annotate
 
 
 def _ledgers(

@@ -12,7 +12,9 @@ here talks to GitHub.
 
 from __future__ import annotations
 
+import os
 import re
+import sys
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
@@ -26,10 +28,12 @@ from patgate.untrusted_text import (
     markdown_text,
     on_github,
     one_line,
+    print_untrusted,
 )
 
 __all__ = [
     "exit_annotation",
+    "publish",
     "step_summary",
     "unexplained_exit",
     "wants_annotations",
@@ -157,3 +161,23 @@ def step_summary(runs: Sequence[TargetRun]) -> str:
             )
         parts.append("")
     return "\n".join(parts) + "\n"
+
+
+def publish(runs: Sequence[TargetRun]) -> bool:
+    """In a GitHub Actions step, print the annotations of :func:`workflow_commands`; with
+    ``GITHUB_STEP_SUMMARY`` set, append the :func:`step_summary`. Whether the annotations
+    were printed (they say why each target's exit code is not 0)."""
+    annotate = on_github()
+    if annotate:
+        for line in workflow_commands(runs):
+            print(line, flush=True)
+    summary = os.environ.get("GITHUB_STEP_SUMMARY")
+    if summary:
+        try:
+            with open(summary, "a", encoding="utf-8") as stream:
+                stream.write(step_summary(runs))
+        except OSError as error:
+            print_untrusted(
+                f"patgate run: cannot append the step summary to {summary}: {error}", sys.stderr
+            )
+    return annotate
