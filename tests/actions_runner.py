@@ -96,12 +96,9 @@ class RunnerView:
         return [c for c in self.commands if c.name in ("error", "warning", "notice")]
 
     def foreign(self) -> list[Command]:
-        """Every command run but annotations and stop-commands: none of these is patgate's."""
-        return [
-            c
-            for c in self.commands
-            if c.name not in ("error", "warning", "notice", "stop-commands")
-        ]
+        """Every command run but ``error`` and ``warning`` annotations and stop-commands:
+        none of these is patgate's (it prints no ``notice``)."""
+        return [c for c in self.commands if c.name not in ("error", "warning", "stop-commands")]
 
 
 def read_commands(output: str, *, honour_stops: bool = True) -> RunnerView:

@@ -215,7 +215,7 @@ def test_cleanup_prints_a_hostile_id_without_a_command(tmp_path: Path) -> None:
     assert code == 1, output
     assert f"left: {name} (" in output
     assert "set-output" in output, "the id is shown (escaped)"
-    _only_own(output)
+    assert _only_own(output).names() == []
 
 
 def test_fuzz_prints_a_hostile_failure_without_a_command(
