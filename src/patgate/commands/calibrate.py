@@ -68,7 +68,7 @@ def _calibrate(args: argparse.Namespace, config: TargetConfig, redactor: Redacto
     load_profile(calibration.document)  # what is written loads
     write_text(out, text)
 
-    def say(line: str, stream: TextIO = sys.stdout) -> None:
+    def say(line: str, stream: TextIO | None = None) -> None:
         print_untrusted(redactor.redact(line), stream)
 
     with commands_stopped(sys.stdout):  # the target's answers, on a GitHub runner

@@ -157,7 +157,7 @@ def print_comparison(comparison: Comparison, redactor: Redactor) -> None:
     from patgate.calibration.comparison import RUN_HINT
     from patgate.untrusted_text import commands_stopped, one_line, print_untrusted
 
-    def say(text: str, stream: TextIO = sys.stdout) -> None:
+    def say(text: str, stream: TextIO | None = None) -> None:
         print_untrusted(redactor.redact(text), stream)
 
     if comparison.unreachable:
