@@ -28,6 +28,7 @@ _FOUNDATION = (
     "patgate.errors",
     "patgate.yaml_source",
     "patgate.levels",
+    "patgate.untrusted_text",
     "patgate.resources",
     "patgate.token_grammar",
     "patgate.target_contract",

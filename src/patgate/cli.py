@@ -76,7 +76,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         code: int = module.main(args)
     except PatgateError as error:
-        print(f"patgate {args.command}: error: {error}", file=sys.stderr)
+        from patgate.untrusted_text import print_untrusted
+
+        print_untrusted(f"patgate {args.command}: error: {error}", sys.stderr)
         return error.exit_code
     except KeyboardInterrupt:
         print(f"patgate {args.command}: interrupted", file=sys.stderr)

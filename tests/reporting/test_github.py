@@ -46,6 +46,8 @@ def test_failed_gate_rules_are_errors_and_advisories_warnings_at_file_and_line()
         "::warning file=scenarios/token-oauth-response.yaml,line=12,"
         "title=TOKEN-OAUTH-RESPONSE::token-cache: TOKEN-OAUTH-RESPONSE (advisory) at step "
         '"request a token": Cache-Control lacks no-store',
+        "::error title=patgate run::exit 1: a gate rule failed; gate rules: 2 passed, 1 failed, "
+        "1 not checked",
     ]
 
 
@@ -57,9 +59,9 @@ def test_a_message_cannot_start_another_workflow_command() -> None:
     )
     scenario = dataclasses.replace(failing, failures=(bad,), source="odd,name:x.yaml:3")
     finished = dataclasses.replace(finished, scenarios=(scenario,))
-    (line,) = workflow_commands([("", started, finished)])
+    line, _verdict = workflow_commands([("", started, finished)])
     assert "\n" not in line
-    assert "%0A::error::forged 100%25" in line
+    assert "%0A\\x3a:error::forged 100%25" in line
     assert line.startswith("::error file=odd%2Cname%3Ax.yaml,line=3,title=PAT-CAP::")
 
 
@@ -154,3 +156,46 @@ def test_a_waived_rule_is_not_annotated() -> None:
     finished = dataclasses.replace(finished, rules=rules, scenarios=scenarios, exit_code=0)
     lines = workflow_commands([("", started, finished)])
     assert [line.split(" ", 1)[0] for line in lines] == ["::warning"]
+
+
+def test_a_builtin_scenario_is_annotated_by_rule_and_scenario_without_a_file(
+    tmp_path: Path,
+) -> None:
+    started, finished = _ends(run_events(*SAMPLE_SCENARIOS))
+    failing = finished.scenarios[2]
+    builtin = dataclasses.replace(failing, source=f"{scenarios_dir() / 'pat-cap.yaml'}:12")
+    elsewhere = dataclasses.replace(failing, source=f"{tmp_path.parent / 'other.yaml'}:3")
+    mine = dataclasses.replace(failing, source=f"{tmp_path / 'ci' / 'gate.yaml'}:7")
+    lines = []
+    for source in (builtin, elsewhere, mine):
+        run = dataclasses.replace(finished, scenarios=(source,))
+        lines.append(workflow_commands([("", started, run)], cwd=tmp_path)[0])
+    properties = [line.split("::")[1].split(" ", 1)[1] for line in lines]
+    assert properties == [
+        "title=PAT-CAP pat-cap-sixth",
+        "title=PAT-CAP pat-cap-sixth",
+        "file=ci/gate.yaml,line=7,title=PAT-CAP",
+    ]
+
+
+@pytest.mark.parametrize("github", [True, False])
+def test_the_terminal_prints_failure_details_in_a_stop_commands_block_on_a_runner(
+    github: bool,
+) -> None:
+    import io
+
+    from patgate.reporting.terminal import TerminalReporter
+    from tests.actions_runner import read_commands
+
+    stream = io.StringIO()
+    reporter = TerminalReporter(stream, color=False, github=github)
+    for event in run_events(*SAMPLE_SCENARIOS):
+        reporter.handle(event)
+    reporter.close()
+    text = stream.getvalue()
+    view = read_commands(text)
+    failing = [line for line in text.splitlines() if line.startswith(("FAIL", "WARN"))]
+    assert view.names() == (["stop-commands"] * len(failing) if github else [])
+    assert len(view.blocks) == (len(failing) if github else 0)
+    assert view.open_block is None
+    assert "actual:" in text

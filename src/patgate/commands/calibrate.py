@@ -16,7 +16,7 @@ from __future__ import annotations
 import argparse
 import sys
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, TextIO
 
 from patgate.commands.compare import add_probe_options, live_config, probe_options
 from patgate.commands.session import guarded
@@ -55,7 +55,7 @@ def _calibrate(args: argparse.Namespace, config: TargetConfig, redactor: Redacto
     from patgate.calibration.report import write_text
     from patgate.fake.profile import default_profile, load_profile
     from patgate.reporting.artifact import prepare_path
-    from patgate.reporting.text import printable
+    from patgate.untrusted_text import commands_stopped, print_untrusted
 
     out = prepare_path(str(args.out), kind="out")
     options = probe_options(args, config, "calibrate")
@@ -71,13 +71,14 @@ def _calibrate(args: argparse.Namespace, config: TargetConfig, redactor: Redacto
     load_profile(calibration.document)  # what is written loads
     write_text(out, text)
 
-    def say(line: str, stream: object = sys.stdout) -> None:
-        print(printable(redactor.redact(line)), file=stream)  # type: ignore[call-overload]
+    def say(line: str, stream: TextIO | None = None) -> None:
+        print_untrusted(redactor.redact(line), stream)
 
-    for name, value in calibration.adopted.items():
-        say(f"{name}: {value!r} (the default differs)")
-    for name, reason in calibration.not_observed.items():
-        say(f"not observed {name}: {reason}")
+    with commands_stopped(sys.stdout):  # the target's answers, on a GitHub runner
+        for name, value in calibration.adopted.items():
+            say(f"{name}: {value!r} (the default differs)")
+        for name, reason in calibration.not_observed.items():
+            say(f"not observed {name}: {reason}")
     for rule in target.breaks:
         say(f"gate failure {rule.rule}: {rule.what} ({rule.request}); {RUN_HINT}", sys.stderr)
     if tallies.left_behind:

@@ -20,10 +20,11 @@ Exit codes: 0 nothing is left open, 1 something could not be deleted (or was a m
 from __future__ import annotations
 
 import argparse
+import functools
 import os
 import sys
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, TextIO
 
 from patgate.commands.arguments import network_policy
 from patgate.commands.session import configure_network, configure_target, guarded, resolve_config
@@ -72,14 +73,25 @@ def main(args: argparse.Namespace) -> int:
     return guarded("cleanup", redactor, lambda: _clean(args, config, path, redactor))
 
 
+def _say(redactor: Redactor, text: str, stream: TextIO | None = None) -> None:
+    """Print ``text`` redacted, through :mod:`patgate.untrusted_text` (ids the target
+    answered are in it)."""
+    from patgate.untrusted_text import print_untrusted
+
+    print_untrusted(redactor.redact(text), stream)
+
+
 def _clean(args: argparse.Namespace, config: TargetConfig, path: Path, redactor: Redactor) -> int:
     from patgate.runner.context import RunOptions
     from patgate.runner.custody.ledger import Ledger, LedgerState
     from patgate.runner.interruption import SignalGuard, interrupt_exit_code, interrupt_name
     from patgate.runner.session import open_session
+    from patgate.untrusted_text import one_line
+
+    say = functools.partial(_say, redactor)
 
     if not path.exists():
-        print(f"patgate cleanup: no ledger at {path}; nothing to do")
+        say(f"patgate cleanup: no ledger at {path}; nothing to do")
         return 0
     runs = Ledger.load(path)
     if args.run:
@@ -89,7 +101,7 @@ def _clean(args: argparse.Namespace, config: TargetConfig, path: Path, redactor:
         runs = [ledger for ledger in runs if ledger.run_id in args.run]
     open_runs = [ledger for ledger in runs if ledger.outstanding()]
     if not open_runs:
-        print(f"patgate cleanup: nothing left open in {path} ({len(runs)} run(s))")
+        say(f"patgate cleanup: nothing left open in {path} ({len(runs)} run(s))")
         return 0
     options = RunOptions(
         connect_timeout=args.connect_timeout,
@@ -123,17 +135,16 @@ def _clean(args: argparse.Namespace, config: TargetConfig, path: Path, redactor:
                 )
                 left += len(still) + mismatched
                 mismatch = f", {mismatched} mismatch (not deleted)" if mismatched else ""
-                print(
-                    redactor.redact(
-                        f"patgate cleanup: run {ledger.run_id}: {deleted} deleted, "
-                        f"{absent} never created, {len(still)} left{mismatch}"
-                    )
+                say(
+                    f"patgate cleanup: run {one_line(ledger.run_id)}: {deleted} deleted, "
+                    f"{absent} never created, {len(still)} left{mismatch}"
                 )
+                # The ids are what the target answered: one line each, never a command.
                 for entry in still:
                     what = entry.token_id or "no id yet"
-                    print(f"  left: {entry.name} ({what})", file=sys.stderr)
+                    say(f"  left: {one_line(entry.name)} ({one_line(what)})", sys.stderr)
                 for problem in custodian.problems:
-                    print(redactor.redact(f"  not deleted: {problem}"), file=sys.stderr)
+                    say(f"  not deleted: {one_line(problem)}", sys.stderr)
     except KeyboardInterrupt as stop:
         print("patgate cleanup: interrupted; run it again to finish", file=sys.stderr)
         return interrupt_exit_code(interrupt_name(stop))

@@ -17,7 +17,7 @@ import argparse
 import os
 import sys
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, TextIO
 
 from patgate.commands.arguments import network_policy, seconds
 from patgate.commands.session import configure_network, configure_target, guarded, resolve_config
@@ -155,21 +155,22 @@ def _compare(args: argparse.Namespace, config: TargetConfig, redactor: Redactor)
 def print_comparison(comparison: Comparison, redactor: Redactor) -> None:
     """The terminal view: each drift, each gate failure, the counts and the verdict."""
     from patgate.calibration.comparison import RUN_HINT
-    from patgate.reporting.text import printable
+    from patgate.untrusted_text import commands_stopped, one_line, print_untrusted
 
-    def say(text: str, stream: object = sys.stdout) -> None:
-        print(printable(redactor.redact(text)), file=stream)  # type: ignore[call-overload]
+    def say(text: str, stream: TextIO | None = None) -> None:
+        print_untrusted(redactor.redact(text), stream)
 
     if comparison.unreachable:
-        say(f"patgate compare: target unreachable: {comparison.unreachable}", sys.stderr)
+        say(f"patgate compare: target unreachable: {one_line(comparison.unreachable)}", sys.stderr)
         return
-    for drift in comparison.drift:
-        say(f"drift {drift.field}")
-        say(f"  fake:    {drift.fake!r}")
-        say(f"  target:  {drift.target!r}")
-        say(f"  request: {drift.request}")
-    for rule in comparison.gate_failures:
-        say(f"gate failure {rule.rule}: {rule.what} ({rule.request}); {RUN_HINT}")
+    with commands_stopped(sys.stdout):  # the target's answers, on a GitHub runner
+        for drift in comparison.drift:
+            say(f"drift {drift.field}")
+            say(f"  fake:    {drift.fake!r}")
+            say(f"  target:  {drift.target!r}")
+            say(f"  request: {drift.request}")
+        for rule in comparison.gate_failures:
+            say(f"gate failure {rule.rule}: {rule.what} ({rule.request}); {RUN_HINT}")
     leaked = comparison.counts.get("tokens_leaked", 0)
     if leaked:
         say(f"{leaked} token(s) left on the target: see the ledger, `patgate cleanup`")

@@ -33,14 +33,14 @@ import argparse
 import os
 import shlex
 import sys
-from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from patgate.commands.arguments import network_policy, seconds, whole_number
 from patgate.commands.session import configure_network, configure_target, guarded, resolve_config
-from patgate.errors import UsageError
+from patgate.errors import PatgateError, UsageError
 from patgate.runner.session import DEFAULT_CONCURRENCY, DEFAULT_LEDGER, MAX_CONCURRENCY
+from patgate.untrusted_text import on_github, one_line, print_untrusted
 
 if TYPE_CHECKING:
     from patgate.redaction import Redactor
@@ -168,7 +168,23 @@ def configure(parser: argparse.ArgumentParser) -> None:
 
 def main(args: argparse.Namespace) -> int:
     """Run the scenarios against each target and report; the exit code of the run (the
-    worst of the targets')."""
+    worst of the targets'). In a GitHub Actions step, a non-zero exit always prints an
+    ``::error`` annotation saying why."""
+    from patgate.reporting.github import exit_annotation, unexplained_exit
+
+    annotated: list[bool] = []
+    try:
+        code = _main(args, annotated)
+    except PatgateError as error:
+        if on_github():
+            print(exit_annotation(f"exit {error.exit_code}: {error}"), flush=True)
+        raise
+    if code and not any(annotated) and on_github():
+        print(exit_annotation(unexplained_exit(code)), flush=True)
+    return code
+
+
+def _main(args: argparse.Namespace, annotated: list[bool]) -> int:
     from patgate.runner.results.outcomes import EXIT_INTERNAL
     from patgate.runner.session import target_redactor
 
@@ -188,7 +204,7 @@ def main(args: argparse.Namespace) -> int:
     return guarded(
         "run",
         redactor,
-        lambda: _run(args, list(zip(labels, configs, strict=True)), redactor),
+        lambda: _run(args, list(zip(labels, configs, strict=True)), redactor, annotated),
         internal_code=EXIT_INTERNAL,
     )
 
@@ -197,6 +213,7 @@ def _run(
     args: argparse.Namespace,
     targets: list[tuple[str, TargetConfig | None]],
     redactor: Redactor,
+    annotated: list[bool],
 ) -> int:
     from patgate.reporting import make_reporter
     from patgate.reporting.artifact import worst_exit_code
@@ -279,16 +296,20 @@ def _run(
             reporter.close()
         if session is not None:
             _print_internal_errors(session.context.internal_errors)
-    _github(runs)
+    from patgate.reporting.github import publish
+
+    annotated.append(publish(runs))
     if args.durations is not None:
         from patgate.reporting.durations import slowest
 
         for line in slowest([(label, finished) for label, _, finished in runs], args.durations):
-            print(line)
+            print_untrusted(line)
     code = worst_exit_code([finished.exit_code for _, _, finished in runs])
     if several:
         each = ", ".join(f"{label}: exit {finished.exit_code}" for label, _, finished in runs)
-        print(f"patgate run: {len(runs)} targets ({each}); exit {code}, the worst of them")
+        print(
+            f"patgate run: {len(runs)} targets ({one_line(each)}); exit {code}, the worst of them"
+        )
     return code
 
 
@@ -299,8 +320,9 @@ def _explain(
     name = f" {label}:" if label else ""
     if finished.unreachable:
         what = "became unreachable mid-run" if finished.lost else "did not answer"
-        print(
-            f"patgate run:{name} error: the target {what}: {finished.unreachable}", file=sys.stderr
+        print_untrusted(
+            f"patgate run:{name} error: the target {what}: {one_line(finished.unreachable)}",
+            sys.stderr,
         )
     left = finished.tallies.tokens_leaked if finished.tallies is not None else 0
     if left and ledger is not None:
@@ -311,26 +333,9 @@ def _explain(
         hint = f"`{shlex.join(command)}` deletes them"
         if not label and config is not None:
             hint += " (with the same PATGATE_* variables or target flags as this run)"
-        print(f"patgate run:{name} {left} token(s) may be left behind; {hint}", file=sys.stderr)
-
-
-def _github(runs: Sequence[TargetRun]) -> None:
-    """Annotations and a step summary when the run is a GitHub Actions step."""
-    from patgate.reporting.github import step_summary, wants_annotations, workflow_commands
-
-    if wants_annotations(os.environ):
-        for line in workflow_commands(runs):
-            print(line)
-    summary = os.environ.get("GITHUB_STEP_SUMMARY")
-    if summary:
-        try:
-            with open(summary, "a", encoding="utf-8") as stream:
-                stream.write(step_summary(runs))
-        except OSError as error:
-            print(
-                f"patgate run: cannot append the step summary to {summary}: {error}",
-                file=sys.stderr,
-            )
+        print_untrusted(
+            f"patgate run:{name} {left} token(s) may be left behind; {hint}", sys.stderr
+        )
 
 
 def _ledgers(
@@ -389,7 +394,7 @@ def _print_internal_errors(tracebacks: list[str]) -> None:
     """The last-resort net's catch: each bug's redacted traceback, on stderr (the run
     reported it as ``internal error`` and exits 5)."""
     for text in tracebacks:
-        print(f"patgate run: internal error\n{text}", file=sys.stderr)
+        print_untrusted(f"patgate run: internal error\n{text}", sys.stderr)
 
 
 def _required(given: list[str] | None, catalogue: Catalogue) -> tuple[str, ...]:

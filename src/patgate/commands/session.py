@@ -128,8 +128,10 @@ def scrub(error: PatgateError, redactor: Redactor) -> PatgateError:
 
 def internal_error(command: str, error: Exception, redactor: Redactor, code: int = 1) -> int:
     """Print a bug's traceback with every secret redacted (it may quote one); ``code``."""
+    from patgate.untrusted_text import print_untrusted
+
     text = "".join(traceback.format_exception(type(error), error, error.__traceback__))
-    print(f"patgate {command}: internal error\n{redactor.redact(text)}", file=sys.stderr)
+    print_untrusted(f"patgate {command}: internal error\n{redactor.redact(text)}", sys.stderr)
     return code
 
 

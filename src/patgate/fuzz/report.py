@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from patgate.redaction import REDACTED, Redactor
-from patgate.reporting.text import printable
+from patgate.untrusted_text import one_line, safe_text
 
 __all__ = ["FuzzFailure", "FuzzReport", "OperationTally", "curl_line"]
 
@@ -146,14 +146,17 @@ class FuzzReport:
                 continue
             seen = " ".join(f"{status}x{n}" for status, n in sorted(tally.statuses.items()))
             lines.append(f"  {name:<{width}}  {tally.cases:>5} cases  {seen}")
-        lines += [f"  note: {note}" for note in self.notes]
+        lines += [f"  note: {one_line(note)}" for note in self.notes]
         for failure in self.failures:
             status = f" [{failure.status}]" if failure.status is not None else ""
             times = f" (x{failure.occurrences})" if failure.occurrences > 1 else ""
-            lines.append(f"FAIL {failure.operation}: {failure.check}{status}{times}")
-            # Fuzzed input is full of control characters; show them escaped, never raw.
-            lines += [f"    {printable(line)}" for line in failure.message.splitlines()[:8]]
-            lines.append(f"    reproduce: {printable(failure.reproduce)}")
+            lines.append(
+                f"FAIL {one_line(failure.operation)}: {one_line(failure.check)}{status}{times}"
+            )
+            # Fuzzed input and the target's answers are full of control characters and may
+            # hold workflow commands: escaped, never raw (patgate.untrusted_text).
+            lines += [f"    {line}" for line in safe_text(failure.message).split("\n")[:8]]
+            lines.append(f"    reproduce: {one_line(failure.reproduce)}")
         verdict = "passed" if self.ok else f"{len(self.failures)} distinct failure(s)"
         statuses = ", ".join(f"{s}: {n}" for s, n in sorted(self.statuses().items()))
         lines.append(f"{self.cases} cases ({statuses or 'none'}); {verdict}")

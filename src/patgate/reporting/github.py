@@ -1,46 +1,103 @@
 """GitHub Actions output: annotations on the scenario files and a Markdown step summary.
 
 With ``GITHUB_ACTIONS=true``, ``patgate run`` prints one ``::error`` workflow command per
-failed gate rule (``::warning`` per advisory one), pointing at the scenario's file and line,
-so the failure shows on the pull request. With ``GITHUB_STEP_SUMMARY`` naming a file, it
-appends a Markdown table of every rule and its verdict, per target. Both follow GitHub's
-documented workflow-command and job-summary formats; nothing here talks to GitHub.
+failed gate rule (``::warning`` per advisory one), pointing at the scenario's file and line
+when the scenario is a file of the user's (a built-in one is named in the title instead:
+the repository has no such file), then one ``::error`` per target whose exit code is not 0,
+saying why in plain words. With ``GITHUB_STEP_SUMMARY`` naming a file, it appends a
+Markdown table of every rule and its verdict, per target. Every value a scenario file, a
+waivers file or the target supplied is escaped by :mod:`patgate.untrusted_text`; nothing
+here talks to GitHub.
 """
 
 from __future__ import annotations
 
+import os
+import re
+import sys
 from collections.abc import Mapping, Sequence
+from pathlib import Path
 
 from patgate.levels import Level
 from patgate.reporting.artifact import TargetRun
 from patgate.reporting.summary import exit_meaning, failure_headline, source_location
-from patgate.runner.results.events import Outcome
+from patgate.runner.results.events import Outcome, ScenarioFinished
+from patgate.untrusted_text import (
+    annotation_data,
+    annotation_property,
+    markdown_text,
+    on_github,
+    one_line,
+    print_untrusted,
+)
 
-__all__ = ["step_summary", "wants_annotations", "workflow_commands"]
+__all__ = [
+    "exit_annotation",
+    "publish",
+    "step_summary",
+    "unexplained_exit",
+    "wants_annotations",
+    "workflow_commands",
+]
+
+_SOURCE = re.compile(r"^(?P<file>.+):\d+$")
+
+TITLE = "patgate run"
+"""The title of the annotation that says why the run failed."""
 
 
 def wants_annotations(environ: Mapping[str, str]) -> bool:
     """Whether the run is a GitHub Actions step (``GITHUB_ACTIONS=true``)."""
-    return environ.get("GITHUB_ACTIONS", "").lower() == "true"
+    return on_github(environ)
 
 
-def _data(text: str) -> str:
-    return text.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
+def exit_annotation(why: str, *, title: str = TITLE) -> str:
+    """The ``::error`` line that says why the command exits non-zero."""
+    return f"::error title={annotation_property(title)}::{annotation_data(why)}"
 
 
-def _property(text: str) -> str:
-    return _data(text).replace(":", "%3A").replace(",", "%2C")
+_NO_RUN_MEANINGS = {
+    1: "the run did not complete",
+    5: "internal error (a bug in patgate; the traceback is on stderr)",
+    130: "interrupted (SIGINT); the cleanup ran",
+    143: "interrupted (SIGTERM); the cleanup ran",
+}
 
 
-def workflow_commands(runs: Sequence[TargetRun]) -> list[str]:
+def unexplained_exit(code: int) -> str:
+    """Why ``patgate run`` exits ``code`` when no target's verdict said so (a bug outside
+    the run, a signal between two targets)."""
+    return f"exit {code}: {_NO_RUN_MEANINGS.get(code, 'the run did not complete')}"
+
+
+def _repository_place(scenario: ScenarioFinished, cwd: Path | None = None) -> list[str]:
+    """``file=`` and ``line=`` of a scenario file inside the working directory (the
+    repository's checkout); nothing for a built-in scenario or a file outside it."""
+    from patgate.resources import scenarios_dir
+
+    file, line = source_location(scenario.source, cwd=cwd)
+    match = _SOURCE.match(scenario.source)
+    path = Path(match["file"] if match else scenario.source)
+    if not file or file.startswith("../") or Path(file).is_absolute():
+        return []
+    if path.is_absolute():
+        try:
+            path.resolve().relative_to(scenarios_dir().resolve())
+        except (ValueError, OSError):
+            pass
+        else:
+            return []  # built-in: shipped inside the package, not in the repository
+    place = [f"file={annotation_property(file)}"]
+    return place + ([f"line={line}"] if line is not None else [])
+
+
+def workflow_commands(runs: Sequence[TargetRun], *, cwd: Path | None = None) -> list[str]:
     """One workflow command per failure of a failed gate rule (``::error``) or an advisory
-    rule (``::warning``), at the scenario's file and line; one ``::error`` per target that
-    could not be reached. Waived rules are not annotated."""
+    rule (``::warning``), at the scenario's file and line; then one ``::error`` per target
+    whose exit code is not 0, saying why. Waived rules are not annotated."""
     lines: list[str] = []
     for label, _, finished in runs:
         where = f"{label}: " if len(runs) > 1 and label else ""
-        if finished.unreachable:
-            lines.append(f"::error title=patgate::{_data(where + exit_meaning(finished))}")
         failed = {
             rule.rule_id
             for rule in finished.rules
@@ -49,21 +106,26 @@ def workflow_commands(runs: Sequence[TargetRun]) -> list[str]:
         for scenario in finished.scenarios:
             if scenario.outcome not in (Outcome.FAILED, Outcome.WARNING):
                 continue
-            file, line = source_location(scenario.source)
-            place = [f"file={_property(file)}"] if file else []
-            place += [f"line={line}"] if line is not None else []
+            place = _repository_place(scenario, cwd)
             for failure in scenario.failures:
                 if failure.rule not in failed:
                     continue
                 kind = "error" if failure.level is Level.GATE else "warning"
-                properties = ",".join([*place, f"title={_property(failure.rule)}"])
+                title = failure.rule if place else f"{failure.rule} {scenario.scenario_id}"
+                properties = ",".join([*place, f"title={annotation_property(title)}"])
                 message = f"{where}{scenario.scenario_id}: {failure_headline(failure)}"
-                lines.append(f"::{kind} {properties}::{_data(message)}")
+                lines.append(f"::{kind} {properties}::{annotation_data(message)}")
+    for label, _, finished in runs:
+        if finished.exit_code != 0:
+            where = f"{label}: " if len(runs) > 1 and label else ""
+            lines.append(exit_annotation(where + exit_meaning(finished)))
     return lines
 
 
-def _cell(text: str) -> str:
-    return text.replace("\\", "\\\\").replace("|", "\\|").replace("\n", " ").strip() or " "
+def _code(text: str) -> str:
+    """Text inside a Markdown code span (where backslash escapes do not work): one line,
+    no backtick, no cell separator."""
+    return one_line(text).replace("`", "'").replace("|", "/")
 
 
 _VERDICTS = {
@@ -80,12 +142,12 @@ def step_summary(runs: Sequence[TargetRun]) -> str:
     parts: list[str] = []
     for label, started, finished in runs:
         name = label or (started.target if started is not None else "") or "target"
-        parts.append(f"## patgate: {_cell(name)}\n")
-        parts.append(f"**{_cell(exit_meaning(finished))}**\n")
+        parts.append(f"## patgate: {markdown_text(name)}\n")
+        parts.append(f"**{markdown_text(exit_meaning(finished))}**\n")
         for note in finished.waivers:
             parts.append(
-                f"- waiver {note.state}: {_cell(note.rule)} until {note.expires}: "
-                f"{_cell(note.reason)}"
+                f"- waiver {markdown_text(note.state)}: {markdown_text(note.rule)} until "
+                f"{markdown_text(note.expires)}: {markdown_text(note.reason)}"
             )
         if finished.waivers:
             parts.append("")
@@ -94,8 +156,28 @@ def step_summary(runs: Sequence[TargetRun]) -> str:
         for rule in finished.rules:
             verdict = _VERDICTS.get(rule.outcome, rule.outcome.value)
             parts.append(
-                f"| `{_cell(rule.rule_id)}` | {rule.level.value} | {verdict} | "
-                f"{_cell(rule.reason) if rule.reason else ' '} |"
+                f"| `{_code(rule.rule_id)}` | {rule.level.value} | {verdict} | "
+                f"{markdown_text(rule.reason) if rule.reason else ' '} |"
             )
         parts.append("")
     return "\n".join(parts) + "\n"
+
+
+def publish(runs: Sequence[TargetRun]) -> bool:
+    """In a GitHub Actions step, print the annotations of :func:`workflow_commands`; with
+    ``GITHUB_STEP_SUMMARY`` set, append the :func:`step_summary`. Whether the annotations
+    were printed (they say why each target's exit code is not 0)."""
+    annotate = on_github()
+    if annotate:
+        for line in workflow_commands(runs):
+            print(line, flush=True)
+    summary = os.environ.get("GITHUB_STEP_SUMMARY")
+    if summary:
+        try:
+            with open(summary, "a", encoding="utf-8") as stream:
+                stream.write(step_summary(runs))
+        except OSError as error:
+            print_untrusted(
+                f"patgate run: cannot append the step summary to {summary}: {error}", sys.stderr
+            )
+    return annotate

@@ -30,6 +30,7 @@ __all__ = [
 ]
 
 _SOURCE = re.compile(r"^(?P<file>.+):(?P<line>\d+)$")
+_LINE_BREAK = re.compile(r"\r?\n")
 
 OUTCOME_ORDER: tuple[Outcome, ...] = (
     Outcome.FAILED,
@@ -222,7 +223,9 @@ def describe_failure(failure: Failure) -> str:
     lines = [failure_headline(failure)]
     for label, value in (("expected", failure.expected), ("actual", failure.actual)):
         if value:
-            first, *rest = value.splitlines() or [""]
+            # Only LF (or CRLF) starts a line: other breaks stay in the text, for the
+            # reporter to escape (a runner would read U+2028 or a lone CR as a new line).
+            first, *rest = _LINE_BREAK.split(value)
             lines.append(f"  {label + ':':<9} {first}")
             lines.extend(f"  {'':<9} {line}" for line in rest)
     return "\n".join(lines)

@@ -1,4 +1,10 @@
-"""``--report terminal``: progress while the run goes, a rule table and a verdict at the end."""
+"""``--report terminal``: progress while the run goes, a rule table and a verdict at the end.
+
+Every value a scenario file, a waivers file or the target supplied is printed through
+:mod:`patgate.untrusted_text`: on one line where the view has one line, else with no line a
+workflow command; on a GitHub runner each failure's details (the target's answer) are
+printed between ``::stop-commands::`` and its resume token.
+"""
 
 from __future__ import annotations
 
@@ -15,7 +21,7 @@ from patgate.reporting.summary import (
     unchecked_lines,
     waiver_lines,
 )
-from patgate.reporting.text import indent_block, printable
+from patgate.reporting.text import indent_block
 from patgate.runner.results.events import (
     Event,
     Outcome,
@@ -25,6 +31,7 @@ from patgate.runner.results.events import (
     ScenarioFinished,
     Targets,
 )
+from patgate.untrusted_text import commands_stopped, on_github, one_line, safe_text
 
 __all__ = ["MARKS", "TerminalReporter", "wants_color"]
 
@@ -64,11 +71,16 @@ class TerminalReporter:
     """Writes one line per finished scenario, then the rule table, the counts and exit code.
 
     ``color`` forces colour on or off; by default it follows :func:`wants_color`.
+    ``github`` forces the stop-commands blocks around failure details on or off; by
+    default they are on in a GitHub Actions step.
     """
 
-    def __init__(self, stream: TextIO, *, color: bool | None = None) -> None:
+    def __init__(
+        self, stream: TextIO, *, color: bool | None = None, github: bool | None = None
+    ) -> None:
         self.stream = stream
         self.color = wants_color(stream) if color is None else color
+        self.github = on_github() if github is None else github
         self._started: RunStarted | None = None
         self._reported = 0
         self._finished = False
@@ -85,23 +97,27 @@ class TerminalReporter:
                 label = self._labels[self._target - 1] if self._target <= len(self._labels) else ""
                 self._write(
                     f"{'' if self._target == 1 else chr(10)}== target {self._target} of"
-                    f" {len(self._labels)}: {printable(label)} =="
+                    f" {len(self._labels)}: {one_line(label)} =="
                 )
             self._started = event
             self._reported = 0
             self._finished = False
             noun = "scenario" if event.scenario_count == 1 else "scenarios"
             self._write(
-                f"patgate run {printable(event.run_id)}: {event.scenario_count} {noun}"
-                f" against {printable(event.target)}"
+                f"patgate run {one_line(event.run_id)}: {event.scenario_count} {noun}"
+                f" against {one_line(event.target)}"
             )
             if event.keys:
-                self._write(f"target keys: {printable(', '.join(event.keys))}")
+                self._write(f"target keys: {one_line(', '.join(event.keys))}")
             for key, cost in event.missing:
-                self._write(f"  missing {printable(key)}: {printable(cost)}")
+                self._write(f"  missing {one_line(key)}: {one_line(cost)}")
         elif isinstance(event, ScenarioFinished):
             self._reported += 1
-            self._write(self._scenario_lines(event))
+            self._write(self._scenario_line(event))
+            details = self._details(event)
+            if details:
+                with commands_stopped(self.stream, github=self.github):
+                    self._write(details)
         elif isinstance(event, RunFinished):
             self._finished = True
             self._write(self._closing_lines(event))
@@ -122,21 +138,25 @@ class TerminalReporter:
         self.stream.write(text + "\n")
         self.stream.flush()
 
-    def _scenario_lines(self, scenario: ScenarioFinished) -> str:
+    def _scenario_line(self, scenario: ScenarioFinished) -> str:
         mark = self._paint(MARKS[scenario.outcome], _COLORS[scenario.outcome])
         line = (
-            f"{mark}  {printable(scenario.scenario_id)}  {printable(scenario.title)}"
+            f"{mark}  {one_line(scenario.scenario_id)}  {one_line(scenario.title)}"
             f" ({scenario.duration:.2f}s)"
         )
         if scenario.reason:
-            line += f": {printable(scenario.reason)}"
-        lines = [line]
-        if scenario.outcome in (Outcome.FAILED, Outcome.WAIVED, Outcome.WARNING):
-            lines.extend(
-                indent_block(printable(describe_failure(failure)), _DETAIL_INDENT)
-                for failure in scenario.failures
-            )
-        return "\n".join(lines)
+            line += f": {one_line(scenario.reason)}"
+        return line
+
+    @staticmethod
+    def _details(scenario: ScenarioFinished) -> str:
+        """Each failure's headline, expected and actual values: what the target answered."""
+        if scenario.outcome not in (Outcome.FAILED, Outcome.WAIVED, Outcome.WARNING):
+            return ""
+        return "\n".join(
+            indent_block(safe_text(describe_failure(failure)), _DETAIL_INDENT)
+            for failure in scenario.failures
+        )
 
     def _closing_lines(self, finished: RunFinished) -> str:
         counts = count_outcomes(finished)
@@ -152,16 +172,16 @@ class TerminalReporter:
         if custody:
             leaked = finished.tallies is not None and finished.tallies.left_behind
             lines.append(self._paint(custody, _COLORS[Outcome.FAILED]) if leaked else custody)
-        lines.extend(printable(line) for line in unchecked_lines(finished))
-        lines.extend(printable(line) for line in waiver_lines(finished))
-        lines.append(exit_meaning(finished))
+        lines.extend(one_line(line) for line in unchecked_lines(finished))
+        lines.extend(one_line(line) for line in waiver_lines(finished))
+        lines.append(one_line(exit_meaning(finished)))
         return "\n".join(lines)
 
     def _rule_table(self, rules: Sequence[RuleResult]) -> list[str]:
         if not rules:
             return ["no rules were reported"]
-        id_width = max(len("RULE"), *(len(printable(rule.rule_id)) for rule in rules))
-        level_width = max(len("LEVEL"), *(len(printable(rule.level)) for rule in rules))
+        id_width = max(len("RULE"), *(len(one_line(rule.rule_id)) for rule in rules))
+        level_width = max(len("LEVEL"), *(len(one_line(rule.level)) for rule in rules))
         outcome_width = max(len(outcome.value) for outcome in Outcome)
         lines = [
             f"{'RULE':<{id_width}}  {'LEVEL':<{level_width}}  {'OUTCOME':<{outcome_width}}"
@@ -174,7 +194,7 @@ class TerminalReporter:
             # Pad before painting: escape codes take no room on screen but count in len().
             outcome = self._paint(f"{rule.outcome.value:<{outcome_width}}", _COLORS[rule.outcome])
             lines.append(
-                f"{printable(rule.rule_id):<{id_width}}  {printable(rule.level):<{level_width}}"
-                f"  {outcome}  {printable(covering)}"
+                f"{one_line(rule.rule_id):<{id_width}}  {one_line(rule.level):<{level_width}}"
+                f"  {outcome}  {one_line(covering)}"
             )
         return lines

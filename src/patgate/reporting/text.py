@@ -2,36 +2,16 @@
 
 Event values can hold whatever a deployment answered. A raw escape sequence would restyle
 a terminal, and XML 1.0 forbids most control characters outright, so every reporter that
-writes text for people or for XML passes it through :func:`printable` first.
+writes text for people or for XML passes it through :func:`printable` first; text printed
+where a GitHub runner reads workflow commands goes through :mod:`patgate.untrusted_text`,
+which owns both.
 """
 
 from __future__ import annotations
 
-import re
+from patgate.untrusted_text import printable
 
 __all__ = ["indent_block", "printable"]
-
-# C0 controls except tab and newline, DEL, C1 controls, the line separators, the
-# bidirectional overrides (they reorder what a reader sees), lone surrogates (from
-# surrogateescape decoding) and the two non-characters XML 1.0 also forbids.
-_UNPRINTABLE = re.compile(
-    "[\x00-\x08\x0b-\x1f\x7f-\x9f\u200e\u200f\u2028-\u202e\u2066-\u2069\ud800-\udfff\ufffe\uffff]"
-)
-
-
-def _escape(match: re.Match[str]) -> str:
-    code = ord(match.group())
-    if code == 0x0D:
-        return "\\r"
-    return f"\\x{code:02x}" if code <= 0xFF else f"\\u{code:04x}"
-
-
-def printable(text: str) -> str:
-    """``text`` with each control character shown as its escape (``\\x1b``, ``\\r``).
-
-    Tabs and newlines stay as they are; everything else printable is unchanged.
-    """
-    return _UNPRINTABLE.sub(_escape, text)
 
 
 def indent_block(text: str, prefix: str) -> str:
