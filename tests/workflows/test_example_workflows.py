@@ -273,8 +273,10 @@ def test_the_action_fails_the_step_with_annotations_when_a_gate_rule_fails(
     }, job.log
     _installed_by_the_job(venv)  # by the action, from its own folder
     assert job.step("Run the conformance gate").outputs == {"exit-code": "1", **REPORTS}
-    assert "::error file=patgate/scenarios/auth-required.yaml," in job.log
-    assert "title=AUTH-REQUIRED::" in job.log
+    # A built-in scenario: named by rule and scenario, no file the repository lacks.
+    assert "::error title=AUTH-REQUIRED auth-required::" in job.log
+    assert "file=patgate/scenarios" not in job.log
+    assert "::error title=patgate run::exit 1" in job.log
     assert "| `AUTH-REQUIRED` | gate | **failed** |" in job.summary
     outcomes = {rule["id"]: rule["outcome"] for rule in _report(workspace)["rules"]}
     assert outcomes["AUTH-REQUIRED"] == "failed"
