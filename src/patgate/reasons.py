@@ -56,6 +56,7 @@ REASON_CODES: Mapping[str, str] = MappingProxyType(
         "fault": "a fault rule the test added answered instead of the service",
         "rate-limited": "the GraphQL rate limit, switched on by the test, was reached",
         "request-invalid": "a request the service cannot read (body, header, document)",
+        "refused": "a documented rule refused the request (no more facts were kept)",
     }
 )
 """Every reason code -> what it means."""

@@ -879,6 +879,8 @@ _USE_REQUEST = f"{_VIEWER} with the new token after its first use"
 def _used_again(seconds: float) -> str:
     """What the interval probe sent: the listing after a use ``seconds`` after the first."""
     return f"{_VIEWER} with the new token, used again {seconds:g} s after its first use"
+
+
 _USE_QUERY = "query { viewer { id } }"
 
 

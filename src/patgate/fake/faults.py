@@ -24,11 +24,14 @@ clock past that instead of waiting.
 from __future__ import annotations
 
 import math
+import os
 import random
+import sys
 import threading
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
+from types import FrameType
 from typing import Any
 
 from patgate.errors import InvalidRequest, NotFound
@@ -85,6 +88,9 @@ class FaultAction:
     retry_after: int | None
     latency: float
     drop: bool
+    why: str = ""
+    """Why it answered, for the request log: the rule and where the test added it, or the
+    rate limit's count."""
 
 
 @dataclass
@@ -103,6 +109,9 @@ class FaultRule:
     latency: float = 0.0
     drop: bool = False
     hits: int = 0
+    added_at: str = ""
+    """Where the rule was added (``test_x.py:14``, ``the control API``), for a reason and
+    for the report of rules that never answered."""
 
     def matches(self, call: CallSite) -> bool:
         """Whether ``call`` is one this rule is about (ignoring count and probability)."""
@@ -128,6 +137,23 @@ class FaultRule:
             "drop": self.drop,
             "hits": self.hits,
         }
+
+
+_PACKAGE = os.path.dirname(os.path.dirname(os.path.abspath(__file__))) + os.sep
+_STDLIB = os.path.dirname(os.__file__) + os.sep
+
+
+def caller_place() -> str:
+    """``file.py:line`` of the first caller outside patgate and the standard library (a
+    test adding a rule), or ``""`` when there is none (a server thread's request)."""
+    # sys._getframe: a cheap walk; inspect.stack() would read every file of the stack.
+    frame: FrameType | None = sys._getframe(1)
+    while frame is not None:
+        path = frame.f_code.co_filename
+        if not path.startswith((_PACKAGE, _STDLIB)):
+            return f"{os.path.basename(path)}:{frame.f_lineno}"
+        frame = frame.f_back
+    return ""
 
 
 def _bad(message: str) -> InvalidRequest:
@@ -241,17 +267,25 @@ class Faults:
 
     def add(self, endpoint: str = "any", **spec: Any) -> FaultRule:
         """Add a rule (the fields of :class:`FaultRule`); it applies from the next request."""
-        return self.add_from_json({"endpoint": endpoint, **spec})
+        return self.add_from_json({"endpoint": endpoint, **spec}, added_at=caller_place())
 
-    def add_from_json(self, spec: Mapping[str, Any]) -> FaultRule:
-        """Add a rule from its JSON form (as the control API receives it)."""
+    def add_from_json(self, spec: Mapping[str, Any], *, added_at: str | None = None) -> FaultRule:
+        """Add a rule from its JSON form (as the control API receives it); ``added_at``
+        says where (default: the first caller outside patgate, as ``file.py:line``)."""
         if not isinstance(spec, Mapping):
             raise _bad("a rule is a JSON object")
         with self._lock:
             rule = parse_rule(f"fault-{self._next_id}", spec)
+            rule.added_at = added_at if added_at is not None else caller_place()
             self._next_id += 1
             self._rules.append(rule)
             return rule
+
+    def unused(self) -> list[FaultRule]:
+        """The rules still in the book that never answered a request (a rule whose
+        ``count`` ran out answered, and has left the book)."""
+        with self._lock:
+            return [rule for rule in self._rules if rule.hits == 0]
 
     def remove(self, rule_id: str) -> None:
         """Remove one rule; :class:`NotFound` for an unknown id."""
@@ -306,8 +340,15 @@ class Faults:
                     rule.count -= 1
                     if rule.count == 0:
                         self._rules.remove(rule)
+                where = f" (added at {rule.added_at})" if rule.added_at else ""
                 return FaultAction(
-                    rule.id, rule.status, rule.body, rule.retry_after, rule.latency, rule.drop
+                    rule.id,
+                    rule.status,
+                    rule.body,
+                    rule.retry_after,
+                    rule.latency,
+                    rule.drop,
+                    f"fault rule {rule.id} answered{where}",
                 )
             if (
                 self._rate_limit
@@ -340,7 +381,11 @@ class Faults:
         if self.rate_limit_code is not None:
             error["extensions"] = {"code": self.rate_limit_code}
         body = {"errors": [error]}
-        return FaultAction("rate-limit", self.rate_limit_status, body, retry_after, 0.0, False)
+        why = (
+            f"the GraphQL rate limit ({limit} a minute per key, switched on by the test) "
+            f"refused request {window.used} of this key's minute; {retry_after} s left"
+        )
+        return FaultAction("rate-limit", self.rate_limit_status, body, retry_after, 0.0, False, why)
 
     def _make_room(self, now: datetime) -> None:
         """Keep fewer than :data:`_MAX_KEYS` windows: ended ones go first, then the oldest

@@ -39,6 +39,7 @@ from patgate.api_paths import CONTENT_PREFIX
 from patgate.errors import DomainError, NotFound
 from patgate.fake.deployment import Deployment
 from patgate.fake.model import Principal
+from patgate.reasons import Reason
 from patgate.wire.content_api import ContentEndpoint, authorize
 from patgate.wire.endpoint import Call, Endpoint
 from patgate.wire.fault_answers import fault_answer, fault_for
@@ -75,7 +76,10 @@ class _Unrouted(ContentEndpoint):
         self.router = router
 
     def respond(self, request: WireRequest, call: Call) -> WireResponse:
-        raise NotFound(f"not found; this fake serves {describe_routes(self.router)}")
+        raise NotFound(
+            f"not found; this fake serves {describe_routes(self.router)}",
+            reason=no_route(request, [template for template, _ in self.router]),
+        )
 
 
 class WireApp:
@@ -172,12 +176,17 @@ class WireApp:
         endpoint = match.target
         if request.method not in endpoint.methods:
             allow = ", ".join(endpoint.methods)
+            path = urlsplit(request.url).path
             return endpoint.refuse(
                 HttpRefusal(
                     405,
                     f"this endpoint answers {allow} only",
                     code="METHOD_NOT_ALLOWED",
                     headers=(("Allow", allow),),
+                    reason=Reason(
+                        "method-not-allowed",
+                        f"{request.method[:16]} {path[:200]}: this path answers {allow} only",
+                    ),
                 )
             )
         if not limits_checked:
@@ -186,6 +195,18 @@ class WireApp:
             except HttpRefusal as refusal:
                 return endpoint.refuse(refusal)
         return endpoint.answer(request, Call(query, match.params, principal))
+
+
+def no_route(request: WireRequest, templates: list[str]) -> Reason:
+    """Why a URL no route serves is refused, with the nearest route's path when one is
+    close (``no route GET /v2/content/hub (did you mean /v2/content/hubs?)``)."""
+    import difflib  # only when a test sends a path the fake does not serve
+
+    path = urlsplit(request.url).path[:200]
+    known = sorted({urlsplit(template).path for template in templates})
+    close = difflib.get_close_matches(path, known, n=1, cutoff=0.8)
+    hint = f" (did you mean {close[0]}?)" if close else ""
+    return Reason("no-route", f"no route {request.method[:16]} {path}{hint}")
 
 
 def describe_routes(router: Router[Endpoint]) -> str:

@@ -21,7 +21,7 @@ from typing import Any
 from patgate.errors import InvalidRequest
 from patgate.fake.deployment import Deployment
 from patgate.fake.model import Principal
-from patgate.wire.credentials import bearer_challenge, bearer_token
+from patgate.wire.credentials import authenticate_bearer, bearer_challenge
 from patgate.wire.endpoint import Endpoint, Refusal
 from patgate.wire.forms import parameter_names, parse_form
 from patgate.wire.messages import Headers, WireRequest, WireResponse, json_response
@@ -62,8 +62,7 @@ def content_refusal(status: int, message: str, headers: Headers, error: Exceptio
 
 def authorize(deployment: Deployment, request: WireRequest, query: str) -> Principal:
     """The caller of a content API request: a valid bearer of a user still in the organization."""
-    token = bearer_token(request, token_in_query="access_token" in parameter_names(query))
-    principal = deployment.authenticate(token)
+    principal = authenticate_bearer(deployment, request, parameter_names(query))
     deployment.role_of(principal)
     return principal
 

@@ -9,13 +9,17 @@ from __future__ import annotations
 import base64
 import binascii
 import re
+from collections.abc import Iterable
 
 from patgate.errors import InvalidRequest, Unauthenticated
+from patgate.fake.deployment import Deployment
+from patgate.fake.model import Principal
+from patgate.reasons import Reason
 from patgate.wire.forms import decode_component
 from patgate.wire.messages import Headers, WireRequest
 from patgate.wire.statuses import HttpRefusal
 
-__all__ = ["basic_credentials", "bearer_challenge", "bearer_token"]
+__all__ = ["authenticate_bearer", "basic_credentials", "bearer_challenge", "bearer_token"]
 
 # RFC 6750 2.1: b64token = 1*( ALPHA / DIGIT / "-" / "." / "_" / "~" / "+" / "/" ) *"="
 _B64TOKEN = re.compile(r"[A-Za-z0-9\-._~+/]+=*")
@@ -54,6 +58,31 @@ def bearer_token(request: WireRequest, *, token_in_query: bool = False) -> str |
     if not _B64TOKEN.fullmatch(token):
         raise Unauthenticated("the access token is not valid", rule_id="AUTH-INVALID-TOKEN")
     return token
+
+
+def authenticate_bearer(
+    deployment: Deployment, request: WireRequest, query_names: Iterable[str]
+) -> Principal:
+    """Who the request's bearer speaks for (:meth:`Deployment.authenticate`); a request with
+    no bearer is refused with why: no Authorization header, or one of another scheme."""
+    token = bearer_token(request, token_in_query="access_token" in query_names)
+    try:
+        return deployment.authenticate(token)
+    except Unauthenticated as error:
+        if token is None:
+            error.reason = _absent_bearer(request)
+        raise
+
+
+def _absent_bearer(request: WireRequest) -> Reason:
+    header = request.header("authorization")
+    if header is None:
+        return Reason("bearer-missing", "no bearer token: the request has no Authorization header")
+    scheme = header.strip().partition(" ")[0][:20]
+    return Reason(
+        "bearer-scheme",
+        f"the Authorization header has no Bearer scheme (its scheme is {scheme!r})",
+    )
 
 
 def basic_credentials(request: WireRequest) -> tuple[str, str] | None:

@@ -8,6 +8,7 @@ left to propagate, so it reaches the test instead of becoming a polite 500.
 
 from __future__ import annotations
 
+import dataclasses
 from abc import ABC, abstractmethod
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -17,11 +18,12 @@ from typing import ClassVar
 from patgate.errors import DomainError
 from patgate.fake.deployment import Deployment
 from patgate.fake.model import Principal
+from patgate.reasons import Reason
 from patgate.wire.messages import Headers, WireRequest, WireResponse
 from patgate.wire.statuses import HttpRefusal, answer_of
 from patgate.wire.urls import FakeUrls
 
-__all__ = ["Call", "Endpoint", "Refusal", "media_type"]
+__all__ = ["Call", "Endpoint", "Refusal", "media_type", "reason_of", "with_reason"]
 
 Refusal = DomainError | HttpRefusal
 
@@ -36,6 +38,38 @@ class Call:
     """The path parameters of the matched route (``{"hub_id": ...}``), percent-decoded."""
     principal: Principal | None = None
     """Who the bearer speaks for, when the route needed authorization (the content API)."""
+
+
+def reason_of(error: Refusal) -> Reason:
+    """Why ``error`` refused: its own reason, else its message (which never echoes what
+    was sent) under the code its kind stands for."""
+    if error.reason is not None:
+        return error.reason
+    if isinstance(error, HttpRefusal):
+        code = "method-not-allowed" if error.status == 405 else "request-invalid"
+        return Reason(code, error.message)
+    for kind in type(error).__mro__:
+        fallback = _FALLBACK_CODES.get(kind.__name__)
+        if fallback is not None:
+            return Reason(fallback, error.message)
+    return Reason("refused", error.message)
+
+
+_FALLBACK_CODES = {
+    "InvalidRequest": "request-invalid",
+    "UnsupportedGrantType": "grant-type-unsupported",
+    "InvalidClient": "client-unknown",
+    "Unauthenticated": "bearer-not-issued",
+    "TokenLimitReached": "token-cap",
+    "NotFound": "not-found",
+}
+"""A refusal that kept no facts of its own: the code its class (or the nearest class it
+derives from) stands for."""
+
+
+def with_reason(response: WireResponse, reason: Reason | None) -> WireResponse:
+    """``response`` carrying ``reason`` (the same response when there is none)."""
+    return response if reason is None else dataclasses.replace(response, reason=reason)
 
 
 def media_type(request: WireRequest) -> str:
@@ -72,12 +106,15 @@ class Endpoint(ABC):
 
     def refuse(self, error: Refusal) -> WireResponse:
         """The 4xx answer for ``error``; its status, code and message come from the one
-        table (:mod:`~patgate.wire.statuses`) under the deployment's profile."""
+        table (:mod:`~patgate.wire.statuses`) under the deployment's profile. The answer
+        carries the refusal's reason for the request log (never sent)."""
         if isinstance(error, HttpRefusal):
-            return self.render(error.status, error.code, error.message, error.headers, error)
-        answer = answer_of(error, self.deployment.profile if self.profiled else None)
-        message = answer.message or error.message
-        return self.render(answer.status, answer.code or "", message, (), error)
+            answer = self.render(error.status, error.code, error.message, error.headers, error)
+        else:
+            shaped = answer_of(error, self.deployment.profile if self.profiled else None)
+            message = shaped.message or error.message
+            answer = self.render(shaped.status, shaped.code or "", message, (), error)
+        return with_reason(answer, reason_of(error))
 
     def answer(self, request: WireRequest, call: Call) -> WireResponse:
         """:meth:`respond`, with domain and request errors turned into 4xx answers."""

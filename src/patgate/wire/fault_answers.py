@@ -8,6 +8,7 @@ which each transport turns into its library's connection error).
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import re
 import time
@@ -19,6 +20,7 @@ from patgate.errors import PatgateError
 from patgate.fake.deployment import Authentications, Deployment
 from patgate.fake.faults import CallSite, FaultAction
 from patgate.fake.model import Principal
+from patgate.reasons import Reason
 from patgate.wire.messages import WireRequest, WireResponse, json_response
 from patgate.wire.statuses import HttpRefusal
 from patgate.wire.urls import FakeUrls
@@ -140,7 +142,12 @@ def fault_answer(
     headers: tuple[tuple[str, str], ...] = ()
     if action.retry_after is not None:
         headers = (("Retry-After", str(action.retry_after)),)
+    code = "rate-limited" if action.rule_id == "rate-limit" else "fault"
+    reason = Reason(code, action.why or f"fault rule {action.rule_id} answered")
     if action.body is not None:
-        return json_response(action.status, action.body, headers)
+        answer = json_response(action.status, action.body, headers)
+        return dataclasses.replace(answer, reason=reason)
     message = f"fault injected by rule {action.rule_id}"
-    return render(HttpRefusal(action.status, message, code="FAULT_INJECTED", headers=headers))
+    return render(
+        HttpRefusal(action.status, message, code="FAULT_INJECTED", headers=headers, reason=reason)
+    )

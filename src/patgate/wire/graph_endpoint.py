@@ -17,8 +17,9 @@ from typing import Any
 from patgate.errors import DomainError
 from patgate.fake.graph_outcome import Failure, GraphOutcome
 from patgate.fake.profile import Profile
-from patgate.wire.credentials import bearer_challenge, bearer_token
-from patgate.wire.endpoint import Call, Endpoint, Refusal, media_type
+from patgate.reasons import Reason
+from patgate.wire.credentials import authenticate_bearer, bearer_challenge
+from patgate.wire.endpoint import Call, Endpoint, Refusal, media_type, reason_of, with_reason
 from patgate.wire.forms import parameter_names
 from patgate.wire.messages import Headers, WireRequest, WireResponse, json_response
 from patgate.wire.statuses import HttpRefusal, answer_of
@@ -68,6 +69,17 @@ def graph_answer(
     body: dict[str, Any] = {"errors": errors} if errors else {}
     body["data"] = outcome.data
     return 200, body
+
+
+def _problem_reason(outcome: GraphOutcome) -> Reason:
+    """Why a GraphQL request was refused (its first problem): a rule's own reason, else the
+    executor's message (about the document, never a value sent)."""
+    problem = outcome.problems[0]
+    cause = problem.cause
+    if isinstance(cause, DomainError):
+        return reason_of(cause)
+    message = str(problem.error.get("message", "the request was refused"))[:300]
+    return Reason("request-invalid", message)
 
 
 def _bad_request(message: str) -> HttpRefusal:
@@ -132,11 +144,11 @@ class GraphEndpoint(Endpoint):
         """Content type, then bearer, then body, then the executor: the first refusal wins."""
         if media_type(request) != JSON_TYPE:
             raise HttpRefusal(415, f"the body must be {JSON_TYPE}", code="UNSUPPORTED_MEDIA_TYPE")
-        token = bearer_token(request, token_in_query="access_token" in parameter_names(call.query))
-        principal = self.deployment.authenticate(token)
+        principal = authenticate_bearer(self.deployment, request, parameter_names(call.query))
         document, variables, operation_name = _graph_request(_json_object(request.body))
         outcome = _executor()(self.deployment, principal, document, variables, operation_name)
-        return json_response(*graph_answer(outcome, self.deployment.profile))
+        answer = json_response(*graph_answer(outcome, self.deployment.profile))
+        return with_reason(answer, _problem_reason(outcome)) if outcome.problems else answer
 
     def render(
         self, status: int, code: str, message: str, headers: Headers, error: Refusal

@@ -13,6 +13,8 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from patgate.reasons import Reason
+
 __all__ = ["Headers", "WireHandler", "WireRequest", "WireResponse", "json_response"]
 
 Headers = tuple[tuple[str, str], ...]
@@ -65,6 +67,8 @@ class WireResponse:
     status: int
     headers: Headers = field(default=())
     body: bytes = b""
+    reason: Reason | None = field(default=None, compare=False, repr=False)
+    """Why the fake refused, for the test author (never sent, unless ``serve --explain``)."""
 
     def __post_init__(self) -> None:
         headers = self.headers

@@ -27,6 +27,7 @@ from patgate.errors import (
     UnsupportedGrantType,
 )
 from patgate.fake.profile import Profile, default_profile
+from patgate.reasons import Reason
 from patgate.wire.messages import Headers
 
 # Also ANSWER_BY_ERROR and STATUS_BY_ERROR: the default profile's table, read on first use.
@@ -146,11 +147,21 @@ class HttpRefusal(PatgateError):
     message names the problem and never echoes what the client sent.
     """
 
-    def __init__(self, status: int, message: str, *, code: str, headers: Headers = ()) -> None:
+    def __init__(
+        self,
+        status: int,
+        message: str,
+        *,
+        code: str,
+        headers: Headers = (),
+        reason: Reason | None = None,
+    ) -> None:
         super().__init__(message)
         self.status = status
         self.code = code
         self.headers = headers
+        self.reason = reason
+        """Why, with the facts, when they say more than ``message``."""
 
     @property
     def message(self) -> str:

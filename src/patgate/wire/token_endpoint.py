@@ -8,7 +8,10 @@ never echoes what was sent, so an unknown id and a wrong secret answer byte for 
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+
 from patgate.errors import DomainError, InvalidRequest
+from patgate.reasons import Reason
 from patgate.wire.credentials import basic_credentials
 from patgate.wire.endpoint import Call, Endpoint, Refusal, media_type
 from patgate.wire.forms import parameter_names, parse_form
@@ -25,6 +28,14 @@ _OAUTH_CODES = frozenset(
 )
 
 
+def _grant_type_missing(form: Mapping[str, str], basic: bool) -> Reason:
+    """grant_type missing, naming the fields that did come (names only, never values)."""
+    names = [name[:40] for name in sorted(form)][:12]
+    fields = ", ".join(names) if names else "none"
+    also = "; client credentials as HTTP Basic" if basic else ""
+    return Reason("grant-type-missing", f"grant_type missing (fields received: {fields}{also})")
+
+
 def _description(message: str) -> str:
     # RFC 6749 5.2 allows %x20-21 / %x23-5B / %x5D-7E only: no quote, backslash or non-ASCII.
     return "".join(ch for ch in message if " " <= ch <= "~" and ch not in '"\\')
@@ -38,21 +49,43 @@ class TokenEndpoint(Endpoint):
 
     def respond(self, request: WireRequest, call: Call) -> WireResponse:
         """A token for valid client credentials, sent as a form or HTTP Basic."""
-        if media_type(request) != FORM_TYPE:
-            raise InvalidRequest(f"the body must be {FORM_TYPE}")
+        received = media_type(request)
+        if received != FORM_TYPE:
+            raise InvalidRequest(
+                f"the body must be {FORM_TYPE}",
+                reason=Reason(
+                    "token-request-not-form",
+                    "token requests must be form-encoded "
+                    f"(received {received[:60] or 'no Content-Type'})",
+                ),
+            )
         if "client_secret" in parameter_names(call.query):
-            raise InvalidRequest("client credentials must not be sent in the URL")
+            raise InvalidRequest(
+                "client credentials must not be sent in the URL",
+                reason=Reason("credentials-in-url", "client_secret was sent in the URL's query"),
+            )
         form = parse_form(request.body)
         client_id = form.get("client_id")
         client_secret = form.get("client_secret")
         basic = basic_credentials(request)
         if basic is not None:
             if client_id is not None or client_secret is not None:
-                raise InvalidRequest("send client credentials either as HTTP Basic or in the form")
+                raise InvalidRequest(
+                    "send client credentials either as HTTP Basic or in the form",
+                    reason=Reason(
+                        "credentials-twice",
+                        "client credentials were sent both as HTTP Basic and in the form",
+                    ),
+                )
             client_id, client_secret = basic[0] or None, basic[1] or None
-        issued = self.deployment.issue_client_token(
-            client_id, client_secret, form.get("grant_type")
-        )
+        try:
+            issued = self.deployment.issue_client_token(
+                client_id, client_secret, form.get("grant_type")
+            )
+        except InvalidRequest as refused:
+            if refused.reason is not None and refused.reason.code == "grant-type-missing":
+                refused.reason = _grant_type_missing(form, basic is not None)
+            raise
         body = {
             "access_token": issued.access_token,
             "token_type": self.deployment.profile.token_type,
