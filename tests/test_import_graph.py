@@ -26,6 +26,7 @@ _FOUNDATION = (
     "patgate.behaviours",
     "patgate.errors",
     "patgate.yaml_source",
+    "patgate.supplied_files",
     "patgate.levels",
     "patgate.resources",
     "patgate.token_grammar",
