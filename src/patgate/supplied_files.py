@@ -43,6 +43,7 @@ __all__ = [
     "parse_json",
     "read_supplied",
     "read_yaml_text",
+    "refuse_unless_regular",
 ]
 
 MAX_SUPPLIED_BYTES = 4 * 1024 * 1024
@@ -107,14 +108,44 @@ def read_supplied(
     except BaseException:
         os.close(descriptor)
         raise
-    with os.fdopen(descriptor, "rb") as handle:
+    with os.fdopen(descriptor, "rb", buffering=0) as handle:
         try:
-            data = handle.read(limit + 1)
+            data = _read_at_most(handle, limit + 1)
         except OSError as error:
             raise FileRefused(f"cannot read: {error.strerror}", path=name) from None
     if len(data) > limit:
         raise FileRefused(f"is larger than {_size_text(limit)}", path=name)
     return data
+
+
+def _read_at_most(handle: Any, most: int) -> bytes:
+    """Up to ``most`` bytes of ``handle``, in chunks: one ``read(most)`` would set aside
+    ``most`` bytes at once whatever the file holds."""
+    chunks: list[bytes] = []
+    left = most
+    while left > 0:
+        chunk = handle.read(min(left, 1024 * 1024))
+        if not chunk:
+            break
+        chunks.append(chunk)
+        left -= len(chunk)
+    return b"".join(chunks)
+
+
+def refuse_unless_regular(path: Path | str) -> None:
+    """Refuse ``path`` when it exists and is not a regular file (a folder, a device, a
+    pipe, a symbolic link): for a file patgate writes beside, such as the served state."""
+    name = str(path)
+    try:
+        mode = os.lstat(name).st_mode
+    except FileNotFoundError:
+        return
+    except OSError as error:
+        raise FileRefused(f"cannot read: {error.strerror}", path=name) from None
+    if stat.S_ISDIR(mode):
+        raise FileRefused("cannot read: it is a folder, not a file", path=name)
+    if not stat.S_ISREG(mode):
+        raise FileRefused("is not a regular file", path=name)
 
 
 def _decoded(data: bytes, path: str, first_line: int = 1) -> str:

@@ -36,7 +36,13 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from patgate.errors import UsageError
-from patgate.supplied_files import FileRefused, decode_supplied, parse_json, read_supplied
+from patgate.supplied_files import (
+    FileRefused,
+    decode_supplied,
+    parse_json,
+    read_supplied,
+    refuse_unless_regular,
+)
 
 if TYPE_CHECKING:
     from filelock import BaseFileLock
@@ -662,6 +668,10 @@ def open_state(
     from patgate.harness import Fake
 
     refuse_symlink(path, "state file")
+    try:  # before the lock file is made beside it: --state /dev/zero makes no /dev/zero.lock
+        refuse_unless_regular(path)
+    except FileRefused as error:
+        raise UsageError(f"the state file {error}") from None
     lock_path = path.with_name(path.name + ".lock")
     refuse_symlink(lock_path, "lock file")
     lock = FileLock(lock_path, timeout=0, mode=0o600)
