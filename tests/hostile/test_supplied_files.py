@@ -366,3 +366,19 @@ def test_a_refusal_names_the_line(tmp_path: Path, text: str, line: int, problem:
         load_yaml(path)
     assert str(refused.value).startswith(f"{path}:{line}: ")
     assert problem in str(refused.value)
+
+
+def test_a_regular_file_over_the_cap_is_refused_from_its_size_unread(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import patgate.supplied_files as supplied_files
+
+    path = tmp_path / "big.yaml"
+    path.write_bytes(b"#" * 1025)
+
+    def never(*_: object) -> bytes:
+        raise AssertionError("read")
+
+    monkeypatch.setattr(supplied_files, "_read_at_most", never)
+    with pytest.raises(FileRefused, match=r"big\.yaml: is larger than 1024 bytes"):
+        read_supplied(path, limit=1024)
