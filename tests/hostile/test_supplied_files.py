@@ -34,6 +34,7 @@ from patgate.scenario import load_catalogue
 from patgate.scenario.loader import load_file
 from patgate.supplied_files import FileRefused, load_yaml, read_supplied
 from patgate.wire.urls import FakeUrls
+from patgate.yaml_source import read_documents
 
 URLS = FakeUrls.same_origin("http://127.0.0.1:9")
 ALIAS_BOMB = 'a: &a ["lol","lol","lol","lol","lol","lol","lol","lol","lol"]\n' + "\n".join(
@@ -382,3 +383,13 @@ def test_a_regular_file_over_the_cap_is_refused_from_its_size_unread(
     monkeypatch.setattr(supplied_files, "_read_at_most", never)
     with pytest.raises(FileRefused, match=r"big\.yaml: is larger than 1024 bytes"):
         read_supplied(path, limit=1024)
+
+
+def test_the_line_keeping_reader_refuses_an_alias_of_a_collection_on_its_own() -> None:
+    # A second guard: whatever text reaches it, the reader does not walk a shared subtree
+    # once per path to it (the alias bomb's billions of steps).
+    with pytest.raises(UsageError, match=r"bomb\.yaml:1: YAML aliases are not accepted"):
+        read_documents(ALIAS_BOMB, "bomb.yaml")
+    with pytest.raises(UsageError, match=r"map\.yaml:2: YAML aliases are not accepted"):
+        read_documents("top:\n  a: &x {k: {v: 1}}\n  b: *x\n", "map.yaml")
+    assert read_documents("a: &x 1\nb: *x\n", "scalar.yaml")[0].data == {"a": 1, "b": 1}
