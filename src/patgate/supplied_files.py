@@ -35,7 +35,6 @@ __all__ = [
     "MAX_DEPTH",
     "MAX_SUPPLIED_BYTES",
     "FileRefused",
-    "check_json_text",
     "check_yaml_text",
     "decode_supplied",
     "load_json",
@@ -280,13 +279,6 @@ def _depth_over(value: Any, max_depth: int) -> bool:
     return False
 
 
-def check_json_text(text: str, path: str, *, max_depth: int = MAX_DEPTH) -> None:
-    """Refuse JSON ``text`` nested deeper than ``max_depth``, naming the line."""
-    line = _too_deep_line(text, max_depth)
-    if line is not None:
-        raise FileRefused(f"nested deeper than {max_depth} levels", path=path, line=line)
-
-
 def parse_json(
     text: str,
     path: str,
@@ -325,27 +317,11 @@ def parse_json(
 
 
 def load_json(
-    path: Path | str,
-    *,
-    limit: int = MAX_SUPPLIED_BYTES,
-    max_depth: int = MAX_DEPTH,
-    regular_only: bool = False,
-    follow_symlinks: bool = True,
-    parse_constant: Callable[[str], Any] | None = None,
-    parse_float: Callable[[str], Any] | None = None,
+    path: Path | str, *, limit: int = MAX_SUPPLIED_BYTES, max_depth: int = MAX_DEPTH
 ) -> Any:
     """The JSON value in the file at ``path``, read under the discipline."""
     name = str(path)
-    data = read_supplied(
-        path, limit=limit, regular_only=regular_only, follow_symlinks=follow_symlinks
-    )
-    return parse_json(
-        _decoded(data, name),
-        name,
-        max_depth=max_depth,
-        parse_constant=parse_constant,
-        parse_float=parse_float,
-    )
+    return parse_json(_decoded(read_supplied(path, limit=limit), name), name, max_depth=max_depth)
 
 
 def decode_supplied(data: bytes, path: Path | str, first_line: int = 1) -> str:

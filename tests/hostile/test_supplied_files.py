@@ -393,3 +393,30 @@ def test_the_line_keeping_reader_refuses_an_alias_of_a_collection_on_its_own() -
     with pytest.raises(UsageError, match=r"map\.yaml:2: YAML aliases are not accepted"):
         read_documents("top:\n  a: &x {k: {v: 1}}\n  b: *x\n", "map.yaml")
     assert read_documents("a: &x 1\nb: *x\n", "scalar.yaml")[0].data == {"a": 1, "b": 1}
+
+
+def _limit_memory() -> None:
+    import resource
+
+    # One GiB of address space: the alias bomb, once expanded, needs more; a refusal less.
+    resource.setrlimit(resource.RLIMIT_AS, (1024**3, 1024**3))
+
+
+@pytest.mark.parametrize("case", ["alias-bomb", "dev-zero"])
+def test_the_red_team_s_waivers_files_exit_2_in_a_real_process(tmp_path: Path, case: str) -> None:
+    import subprocess
+    import sys
+
+    path = CASES[case][0](tmp_path / "waivers.yaml")
+    scenario = _one_scenario(tmp_path)
+    command = [sys.executable, "-m", "patgate", "run", "--scenarios", scenario, "--waivers"]
+    command.append(str(path))
+    started = time.monotonic()
+    result = subprocess.run(
+        command, capture_output=True, text=True, timeout=60, preexec_fn=_limit_memory
+    )
+    assert time.monotonic() - started < 20, "the red team saw 20 s and 1 GB before this"
+    assert result.returncode == 2, result.stderr
+    assert result.stderr.count("\n") == 1, result.stderr
+    assert f"--waivers: {path}" in result.stderr
+    assert "Traceback" not in result.stdout + result.stderr
