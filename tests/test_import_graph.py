@@ -27,6 +27,7 @@ _FOUNDATION = (
     "patgate.reasons",
     "patgate.errors",
     "patgate.yaml_source",
+    "patgate.supplied_files",
     "patgate.levels",
     "patgate.untrusted_text",
     "patgate.resources",

@@ -142,8 +142,8 @@ def test_faults_are_loaded_at_start(tmp_path: Path) -> None:
 @pytest.mark.parametrize(
     ("content", "message"),
     [
-        (None, "cannot read the faults file"),
-        ("{not json", "is not JSON"),
+        (None, "cannot read: No such file"),
+        ("{not json", "faults.json:1: not valid JSON"),
         ('{"rules": []}', "unknown key(s) ['rules']; known: faults, rate_limit"),
         ('"hubs"', "must hold a JSON list of fault rules"),
         ('[{"endpoint": "hubs", "status": 503}, 7]', "rule 2 is not a JSON object"),

@@ -4,7 +4,10 @@
 
     PatgateError
     ├── UsageError (ValueError)                 bad flags, bad target file; exit code 2
-    │   └── ScenarioError                       a scenario file that does not validate
+    │   ├── ScenarioError                       a scenario file that does not validate
+    │   └── FileRefused                         supplied_files.py: a supplied file over a size
+    │                                           or depth cap, with YAML aliases or foreign
+    │                                           tags, not UTF-8, a folder (file and line)
     ├── TargetUnreachable (ConnectionError)     the deployment does not answer; exit code 3
     ├── CheckFailure (AssertionError)           a conformance check saw the wrong thing; exit 1
     ├── UnmatchedRequest (AssertionError)       a strict fake saw a URL it does not serve
@@ -33,8 +36,6 @@
     │                                           refuses before any domain call
     ├── DroppedConnection                       wire/fault_answers.py: a fault rule closes the
     │                                           connection without answering
-    ├── LimitExceeded (ValueError)              scenario/bounds.py: a scenario or target file
-    │                                           over a size, depth or value limit
     ├── ControlRefusal                          wire/control_api.py: a control call refused
     │                                           before any operation runs
     ├── ControlError                            control_client.py: the control API refused a

@@ -43,7 +43,9 @@ class SourceDocument:
 
 
 def read_documents(text: str, path: str) -> list[SourceDocument]:
-    """Every document of a YAML stream, with lines. Only plain YAML is accepted (safe loader).
+    """Every document of a YAML stream, with lines. Only plain YAML is accepted (safe loader),
+    and no alias of a mapping or a list (a file a user supplies is first checked by
+    :func:`patgate.supplied_files.check_yaml_text`, which refuses every alias and anchor).
 
     Raises :class:`ScenarioError` naming the line of a syntax error or a duplicated key.
     """
@@ -58,7 +60,7 @@ def read_documents(text: str, path: str) -> list[SourceDocument]:
             if node is None:  # pragma: no cover - check_node said there is one
                 break
             lines: dict[PathKey, int] = {}
-            _walk(node, (), lines, path)
+            _walk(node, (), lines, path, set())
             documents.append(SourceDocument(loader.construct_document(node), path, lines))
     except yaml.MarkedYAMLError as error:
         mark = error.problem_mark or error.context_mark
@@ -72,9 +74,22 @@ def read_documents(text: str, path: str) -> list[SourceDocument]:
     return documents
 
 
-def _walk(node: Any, where: PathKey, lines: dict[PathKey, int], path: str) -> None:
+def _walk(
+    node: Any, where: PathKey, lines: dict[PathKey, int], path: str, walked: set[int]
+) -> None:
     import yaml
 
+    if isinstance(node, yaml.CollectionNode):
+        # A collection met twice is a YAML alias: walking it again for each path to it is
+        # how 600 bytes become billions of steps. Refused here too, whatever read the text;
+        # the line is the anchored value's (the node does not know where it is repeated).
+        if id(node) in walked:
+            raise ScenarioError(
+                "YAML aliases are not accepted: write the value out",
+                path=path,
+                line=node.start_mark.line + 1,
+            )
+        walked.add(id(node))
     lines[where] = node.start_mark.line + 1
     if isinstance(node, yaml.MappingNode):
         seen: set[str] = set()
@@ -86,9 +101,9 @@ def _walk(node: Any, where: PathKey, lines: dict[PathKey, int], path: str) -> No
                 )
             seen.add(key)
             child = (*where, key)
-            _walk(value_node, child, lines, path)
+            _walk(value_node, child, lines, path, walked)
             # A key's own line is where a message about the key (unknown, misspelt) points.
             lines[child] = key_node.start_mark.line + 1
     elif isinstance(node, yaml.SequenceNode):
         for index, item in enumerate(node.value):
-            _walk(item, (*where, index), lines, path)
+            _walk(item, (*where, index), lines, path, walked)

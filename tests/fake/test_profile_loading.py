@@ -216,7 +216,7 @@ def test_a_profile_file_changed_on_disk_is_read_again(tmp_path: Path) -> None:
 def test_a_huge_file_or_an_alias_bomb_is_refused_quickly(tmp_path: Path) -> None:
     big = tmp_path / "big.yaml"
     big.write_text("profile_version: 1\n" + "#" * (1024 * 1024) + "\n", encoding="utf-8")
-    with pytest.raises(UsageError, match="larger than 1048576 bytes"):
+    with pytest.raises(UsageError, match=r"big\.yaml: is larger than 1 MiB"):
         load_profile(big)
     levels = ["a0: &a0 [x, x, x, x, x, x, x, x, x, x]"]
     levels += [f"a{n}: &a{n} [{', '.join([f'*a{n - 1}'] * 10)}]" for n in range(1, 9)]
@@ -224,7 +224,7 @@ def test_a_huge_file_or_an_alias_bomb_is_refused_quickly(tmp_path: Path) -> None
     bomb.write_text(
         "\n".join(levels) + "\nprofile_version: 1\nhubs:\n  fields: *a8\n", encoding="utf-8"
     )
-    with pytest.raises(UsageError, match=r"bomb\.yaml:2: a profile has no YAML aliases"):
+    with pytest.raises(UsageError, match=r"bomb\.yaml:1: YAML anchors \(&a0\) are not accepted"):
         load_profile(bomb)
     deep = tmp_path / "deep.yaml"
     deep.write_text("profile_version: 1\nhubs: " + "[" * 100 + "]" * 100 + "\n", encoding="utf-8")

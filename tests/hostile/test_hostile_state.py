@@ -138,7 +138,7 @@ HOSTILE: list[tuple[str, Callable[[Path], None], str]] = [
         lambda p: p.write_text(
             '{"format":"patgate-serve-state","world":' + "[" * 100_000 + "]" * 100_000 + "}"
         ),
-        "nested too deeply",
+        "nested deeper than 32 levels",
     ),
     (
         "nesting-in-settings",
@@ -270,7 +270,7 @@ def test_a_damaged_journal_line_before_the_last_is_refused(tmp_path: Path) -> No
     journal.write_text('{"seq":1,"clock_offset":NaN}\n{"seq":2,"clock_offset":1}\n')
     code, output = _serve("--state", str(path))
     assert code == 2
-    assert "line 1" in output
+    assert f"{journal}:1: not valid JSON" in output
 
 
 def test_a_state_path_that_is_a_folder_is_refused(tmp_path: Path) -> None:

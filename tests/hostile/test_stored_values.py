@@ -93,9 +93,13 @@ FAULT_FILES = [
     ("a status of 101", '[{"status": 101}]', "status must be a whole number from 200 to 599"),
     ("a latency of a year", '[{"latency": 31536000}]', "latency must be a number from 0 to 60"),
     ("a NaN latency", '[{"latency": NaN}]', "latency must be a number"),
-    ("a body nested 100,000 deep", '[{"status": 500, "body": ' + "[" * 100_000, "is not JSON"),
-    ("a 5,000-digit status", '[{"status": ' + "9" * 5000 + "}]", "is not JSON"),
-    ("bytes that are not UTF-8", '[{"operation": "\udcff"}]', "is not JSON"),
+    (
+        "a body nested 100,000 deep",
+        '[{"status": 500, "body": ' + "[" * 100_000,
+        "faults.json:1: nested deeper than 64 levels",
+    ),
+    ("a 5,000-digit status", '[{"status": ' + "9" * 5000 + "}]", "faults.json:1: not valid JSON"),
+    ("bytes that are not UTF-8", '[{"operation": "\udcff"}]', "faults.json:1: not UTF-8 text"),
 ]
 
 

@@ -43,7 +43,7 @@ def test_a_bad_world_file_exits_2(tmp_path: Path, capsys: pytest.CaptureFixture[
     world = tmp_path / "w.json"
     world.write_text("{not json", encoding="utf-8")
     assert main(["run", "--world", str(world)]) == 2
-    assert f"{world} is not valid JSON" in capsys.readouterr().err
+    assert f"the world file {world}:1: not valid JSON" in capsys.readouterr().err
 
 
 def test_an_unknown_rule_exits_2(capsys: pytest.CaptureFixture[str]) -> None:

@@ -84,8 +84,8 @@ def test_secrets_are_held_opaque_and_revealed_only_on_request() -> None:
 @pytest.mark.parametrize(
     ("name", "content", "message"),
     [
-        ("w.json", "{not json", "is not valid JSON"),
-        ("w.yaml", "base_url: [unclosed", "is not valid YAML or JSON"),
+        ("w.json", "{not json", "w.json:1: not valid JSON"),
+        ("w.yaml", "base_url: [unclosed", "w.yaml:2: not valid YAML"),
         ("w.json", "[1, 2]", "must hold a mapping of target keys"),
         ("w.json", '{"base_url": 12}', "base_url must be a string, not int"),
         ("w.json", '{"base_url": "ftp://x"}', "base_url must be an absolute http(s) URL"),
@@ -105,7 +105,7 @@ def test_a_bad_world_file_is_a_usage_error(
 
 
 def test_a_missing_world_file_is_a_usage_error(tmp_path: Path) -> None:
-    with pytest.raises(UsageError, match="cannot read the world file"):
+    with pytest.raises(UsageError, match=r"the world file .*absent\.json: cannot read"):
         resolve_target_config(tmp_path / "absent.json", {}, {})
 
 

@@ -189,7 +189,7 @@ def test_a_bad_world_file_is_reported_as_its_message(project: pytest.Pytester) -
         project, "--patgate-scenarios", "checks", "--patgate-world", "nope.json", "checks"
     )
     result.assert_outcomes(failed=1)
-    result.stdout.fnmatch_lines(["patgate: cannot read the world file *nope.json: *"])
+    result.stdout.fnmatch_lines(["patgate: the world file *nope.json: cannot read: *"])
     assert "Traceback" not in result.stdout.str()
     assert "raise UsageError" not in result.stdout.str()
 

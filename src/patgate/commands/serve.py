@@ -52,7 +52,8 @@ MAX_EXPIRES_IN = 10 * 365 * 86400
 READY_TIMEOUT = 10.0
 """Seconds the server has to answer its own first request before ``patgate serve`` gives up."""
 MAX_FAULTS_BYTES = 16 * 1024 * 1024
-"""A ``--faults`` file above 16 MiB is refused (``/dev/zero`` would never end)."""
+"""A ``--faults`` file above 16 MiB is refused; it is read under the discipline of
+:mod:`patgate.supplied_files` (``/dev/zero`` or a pipe stops at the cap)."""
 
 
 def configure(parser: argparse.ArgumentParser) -> None:
@@ -171,17 +172,12 @@ def load_faults(path: Path) -> tuple[list[dict[str, Any]], bool | None]:
     ``{"faults": [...], "rate_limit": ...}`` as ``GET /__patgate/faults`` answers (rule
     ids are ignored). Each rule is checked later, when it is added.
     """
+    from patgate.supplied_files import FileRefused, load_json
+
     try:
-        with path.open("rb") as handle:
-            raw = handle.read(MAX_FAULTS_BYTES + 1)
-    except OSError as error:
-        raise UsageError(f"cannot read the faults file {path}: {error.strerror}") from None
-    if len(raw) > MAX_FAULTS_BYTES:
-        raise UsageError(f"the faults file {path} is larger than 16 MiB")
-    try:
-        data = json.loads(raw.decode("utf-8"))
-    except (ValueError, RecursionError) as error:
-        raise UsageError(f"the faults file {path} is not JSON: {error}") from None
+        data = load_json(path, limit=MAX_FAULTS_BYTES)
+    except FileRefused as error:
+        raise UsageError(f"the faults file {error}") from None
     rate_limit: bool | None = None
     if isinstance(data, dict):
         unknown = sorted(set(data) - {"faults", "rate_limit"})

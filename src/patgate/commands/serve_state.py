@@ -36,6 +36,13 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from patgate.errors import UsageError
+from patgate.supplied_files import (
+    FileRefused,
+    decode_supplied,
+    parse_json,
+    read_supplied,
+    refuse_unless_regular,
+)
 
 if TYPE_CHECKING:
     from filelock import BaseFileLock
@@ -59,7 +66,10 @@ __all__ = [
 
 FORMAT = "patgate-serve-state"
 MAX_STATE_BYTES = 1024 * 1024 * 1024
-"""A snapshot or journal above 1 GiB is refused (100,000 users take about 60 MB)."""
+"""A snapshot or journal above 1 GiB is refused (100,000 users take about 60 MB; a journal
+is folded into a snapshot at :data:`COMPACT_BYTES` or the snapshot's size). It is read
+under the discipline of :mod:`patgate.supplied_files`; a regular file is refused from its
+size before it is read, and anything but a regular file is refused outright."""
 MAX_DEPTH = 32
 """JSON nested deeper than this (a hub's settings included) is refused."""
 COMPACT_BYTES = 8 * 1024 * 1024
@@ -137,42 +147,23 @@ def _finite(text: str) -> float:
     return value
 
 
-def _parse(data: bytes, what: str) -> Any:
-    try:
-        return json.loads(data, parse_constant=_refuse_constant, parse_float=_finite)
-    except RecursionError:
-        raise UsageError(f"{what} is nested too deeply") from None
-    except ValueError as error:  # JSONDecodeError, NaN, 1e999, an integer of 5,000 digits
-        raise UsageError(f"{what} is not valid: {str(error)[:200]}") from None
+def _parse(data: bytes, path: Path, line: int = 1) -> Any:
+    """The JSON value in ``data`` (of ``path``, from ``line``): UTF-8, nested at most
+    :data:`MAX_DEPTH` deep, finite numbers only."""
+    return parse_json(
+        decode_supplied(data, path, line),
+        str(path),
+        max_depth=MAX_DEPTH,
+        parse_constant=_refuse_constant,
+        parse_float=_finite,
+        first_line=line,
+    )
 
 
-def _depth(value: Any) -> int:
-    deepest, stack = 0, [(value, 1)]
-    while stack:
-        item, depth = stack.pop()
-        deepest = max(deepest, depth)
-        if depth > MAX_DEPTH:
-            return depth
-        if isinstance(item, dict):
-            stack.extend((v, depth + 1) for v in item.values())
-        elif isinstance(item, list):
-            stack.extend((v, depth + 1) for v in item)
-    return deepest
-
-
-def _read_bounded(path: Path, what: str) -> bytes:
-    try:
-        descriptor = os.open(path, os.O_RDONLY | os.O_NOFOLLOW)
-    except OSError as error:
-        raise UsageError(f"cannot read {what}: {error.strerror}") from None
-    try:
-        with os.fdopen(descriptor, "rb") as handle:
-            data = handle.read(MAX_STATE_BYTES + 1)
-    except OSError as error:  # a folder, say
-        raise UsageError(f"cannot read {what}: {error.strerror}") from None
-    if len(data) > MAX_STATE_BYTES:
-        raise UsageError(f"{what} is larger than {MAX_STATE_BYTES // 2**20} MiB")
-    return data
+def _read_bounded(path: Path) -> bytes:
+    """At most :data:`MAX_STATE_BYTES` of ``path``: a regular file, not a link, nor a pipe
+    or a device (the state is a file ``patgate serve`` wrote itself)."""
+    return read_supplied(path, limit=MAX_STATE_BYTES, regular_only=True, follow_symlinks=False)
 
 
 _TEXT = {"type": "string", "maxLength": _MAX_TEXT}
@@ -314,8 +305,6 @@ def _check(value: Any, schema: dict[str, Any], what: str) -> None:
     from jsonschema import Draft202012Validator
     from jsonschema.exceptions import best_match
 
-    if _depth(value) > MAX_DEPTH:
-        raise UsageError(f"{what} is nested deeper than {MAX_DEPTH} levels")
     error = best_match(Draft202012Validator(schema).iter_errors(value))
     if error is not None:
         where = "".join(
@@ -328,7 +317,10 @@ def _check(value: Any, schema: dict[str, Any], what: str) -> None:
 
 def _read_snapshot(path: Path) -> dict[str, Any]:
     what = f"the state file {path}"
-    document = _parse(_read_bounded(path, what), what)
+    try:
+        document = _parse(_read_bounded(path), path)
+    except FileRefused as error:
+        raise UsageError(f"the state file {error}") from None
     if not isinstance(document, dict) or document.get("format") != FORMAT:
         raise UsageError(f"{path} is not a patgate serve state file")
     _check(document, _FILE_SCHEMA, what)
@@ -340,20 +332,22 @@ def _read_journal(path: Path, through: int) -> tuple[list[dict[str, Any]], int]:
     if not path.exists() and not path.is_symlink():
         return [], through
     refuse_symlink(path, "journal")
-    what = f"the journal {path}"
-    lines = _read_bounded(path, what).split(b"\n")
+    try:
+        lines = _read_bounded(path).split(b"\n")
+    except FileRefused as error:
+        raise UsageError(f"the journal {error}") from None
     entries: list[dict[str, Any]] = []
     last = through
     for number, line in enumerate(lines, start=1):
         if not line.strip():
             continue
         try:
-            entry = _parse(line, f"{what}, line {number}")
-        except UsageError:
+            entry = _parse(line, path, number)
+        except FileRefused as error:
             if number >= len(lines) - 1:
                 break  # a torn last line: it was never flushed, so never acknowledged
-            raise
-        _check(entry, _ENTRY_SCHEMA, f"{what}, line {number}")
+            raise UsageError(f"the journal {error}") from None
+        _check(entry, _ENTRY_SCHEMA, f"the journal {path}, line {number}")
         if entry["seq"] <= last:
             continue  # already in the snapshot
         entries.append(entry)
@@ -674,6 +668,10 @@ def open_state(
     from patgate.harness import Fake
 
     refuse_symlink(path, "state file")
+    try:  # before the lock file is made beside it: --state /dev/zero makes no /dev/zero.lock
+        refuse_unless_regular(path)
+    except FileRefused as error:
+        raise UsageError(f"the state file {error}") from None
     lock_path = path.with_name(path.name + ".lock")
     refuse_symlink(lock_path, "lock file")
     lock = FileLock(lock_path, timeout=0, mode=0o600)

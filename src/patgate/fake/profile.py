@@ -57,7 +57,8 @@ REFUSAL_KINDS = (
 """Every kind of refusal a profile shapes, in the document's order."""
 
 MAX_PROFILE_BYTES = 1024 * 1024
-"""A profile file above 1 MiB is refused (a real one is about 1 KiB)."""
+"""A profile file above 1 MiB is refused (a real one is about 1 KiB); it is read under the
+discipline of :mod:`patgate.supplied_files` (no aliases, no foreign tags, UTF-8 only)."""
 MAX_PROFILE_DEPTH = 16
 """A profile nested deeper than this is refused (a real one has 4 levels)."""
 MAX_PROFILE_VALUES = 10_000
@@ -309,26 +310,20 @@ def _remember(key: object, profile: Profile) -> Profile:
 
 
 def _load_file(path: str) -> Profile:
-    from patgate.yaml_source import read_documents
+    from patgate.supplied_files import FileRefused, load_yaml
 
     try:
         # A stat, not an open, when the file is known: a fake per test costs nothing more.
         status = os.stat(path)
-        key = ("file", status.st_dev, status.st_ino, status.st_mtime_ns, status.st_size)
-        kept = _kept.get(key)
-        if kept is not None:
-            return kept
-        with Path(path).open("rb") as file:  # bounded: /dev/zero must not hang a start
-            raw = file.read(MAX_PROFILE_BYTES + 1)
-        if len(raw) > MAX_PROFILE_BYTES:
-            raise UsageError(f"profile: {path} is larger than {MAX_PROFILE_BYTES} bytes")
-        text = raw.decode("utf-8")
-    except (OSError, UnicodeDecodeError) as error:
-        raise UsageError(f"profile: cannot read {path}: {error}") from None
-    _plain_yaml(text, path)
+    except OSError as error:
+        raise UsageError(f"profile: {path}: cannot read: {error.strerror}") from None
+    key = ("file", status.st_dev, status.st_ino, status.st_mtime_ns, status.st_size)
+    kept = _kept.get(key)
+    if kept is not None:
+        return kept
     try:
-        documents = read_documents(text, path)
-    except UsageError as error:
+        documents = load_yaml(path, limit=MAX_PROFILE_BYTES, max_depth=MAX_PROFILE_DEPTH)
+    except FileRefused as error:
         raise UsageError(f"profile: {error}") from None
     if len(documents) != 1 or not isinstance(documents[0].data, dict):
         raise UsageError(f"profile: {path}:1: a profile is one mapping (profile_version: 1, ...)")
@@ -359,37 +354,6 @@ def _load_mapping(mapping: Mapping[str, Any]) -> Profile:
         return "profile: "
 
     return _remember(("mapping", text), _checked(data, where, "<mapping>"))
-
-
-def _plain_yaml(text: str, path: str) -> None:
-    """Refuse YAML aliases and nesting deeper than :data:`MAX_PROFILE_DEPTH` before the
-    document is built: an alias can make a small file a huge tree. Syntax errors are left
-    to the loader, which names their line."""
-    import yaml
-
-    parser = getattr(yaml, "CSafeLoader", yaml.SafeLoader)(text)
-    depth = 0
-    try:
-        while True:
-            try:
-                event = parser.get_event()
-            except yaml.YAMLError:
-                return
-            if event is None or isinstance(event, yaml.StreamEndEvent):
-                return
-            line = event.start_mark.line + 1 if event.start_mark is not None else 1
-            if isinstance(event, yaml.AliasEvent):
-                raise UsageError(f"profile: {path}:{line}: a profile has no YAML aliases")
-            if isinstance(event, yaml.CollectionStartEvent):
-                depth += 1
-                if depth > MAX_PROFILE_DEPTH:
-                    raise UsageError(
-                        f"profile: {path}:{line}: nested deeper than {MAX_PROFILE_DEPTH} levels"
-                    )
-            elif isinstance(event, yaml.CollectionEndEvent):
-                depth -= 1
-    finally:
-        parser.dispose()
 
 
 def _bounded(data: Any, where: str) -> None:

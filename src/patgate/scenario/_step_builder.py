@@ -3,7 +3,6 @@ cannot make: names defined before use, rule ids, paths, expressions and schema f
 
 from __future__ import annotations
 
-import json
 import re
 from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
@@ -23,6 +22,7 @@ from patgate.scenario.model import (
 from patgate.scenario.paths import PathError, parse_path
 from patgate.scenario.source import SourceDocument
 from patgate.scenario.step_kinds import STEP_KINDS
+from patgate.supplied_files import FileRefused, load_json
 
 __all__ = ["StepBuilder", "describe_where"]
 
@@ -187,9 +187,9 @@ class StepBuilder:
             candidate = folder / argument
             if candidate.is_file():
                 try:
-                    json.loads(candidate.read_text(encoding="utf-8"))
-                except (OSError, ValueError) as error:
-                    raise self.error(f"{candidate} is not JSON: {error}", where) from None
+                    load_json(candidate)
+                except FileRefused as error:
+                    raise self.error(f"the schema file {error}", where) from None
                 return str(candidate)
         folders = " or ".join(str(folder) for folder in self.schema_folders)
         raise self.error(f"no schema file {argument!r} in {folders}", where)

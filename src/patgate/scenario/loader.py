@@ -9,7 +9,6 @@ exist, and no literal looks like a secret.
 from __future__ import annotations
 
 import functools
-import json
 import math
 import re
 from collections import Counter
@@ -21,10 +20,11 @@ from typing import Any
 from patgate.errors import ScenarioError
 from patgate.resources import specs_dir
 from patgate.scenario._step_builder import StepBuilder, describe_where
-from patgate.scenario.bounds import LimitExceeded, check_size, check_yaml_text, foreign_refs
+from patgate.scenario.bounds import foreign_refs
 from patgate.scenario.catalogue import Catalogue, load_catalogue
 from patgate.scenario.model import Scenario
 from patgate.scenario.source import SourceDocument, read_documents
+from patgate.supplied_files import FileRefused, check_yaml_text, load_json, read_yaml_text
 from patgate.token_grammar import ANY_PAT_SCAN, JWT_SCAN
 
 __all__ = ["ScenarioFile", "find_scenario_files", "load_file", "load_scenarios", "load_text"]
@@ -60,17 +60,11 @@ def find_scenario_files(directory: Path) -> list[Path]:
 
 
 def load_file(path: Path, *, catalogue: Catalogue | None = None) -> ScenarioFile:
-    """Read and validate one scenario file."""
+    """Read and validate one scenario file (read under :mod:`patgate.supplied_files`)."""
     try:
-        check_size(path.stat().st_size)
-    except LimitExceeded as error:
-        raise ScenarioError(str(error), path=str(path), line=error.line) from None
-    except OSError:
-        pass  # read_text below names the problem
-    try:
-        text = path.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as error:
-        raise ScenarioError(f"cannot read the file: {error}", path=str(path)) from None
+        text = read_yaml_text(path)
+    except FileRefused as error:
+        raise ScenarioError(error.problem, path=str(path), line=error.line) from None
     return ScenarioFile(path, load_text(text, str(path), catalogue=catalogue))
 
 
@@ -78,9 +72,9 @@ def load_text(text: str, path: str, *, catalogue: Catalogue | None = None) -> tu
     """Validate the scenarios in ``text``; ``path`` names it in messages."""
     catalogue = catalogue if catalogue is not None else load_catalogue()
     try:
-        check_yaml_text(text)
-    except LimitExceeded as error:
-        raise ScenarioError(str(error), path=path, line=error.line) from None
+        check_yaml_text(text, path)
+    except FileRefused as error:
+        raise ScenarioError(error.problem, path=path, line=error.line) from None
     documents = [doc for doc in read_documents(text, path) if doc.data is not None]
     if not documents:
         raise ScenarioError("the file holds no scenario", path=path, line=1)
@@ -210,7 +204,7 @@ def _refs_stay_inside(doc: SourceDocument, steps: Sequence[Any]) -> None:
             if isinstance(schema, str):
                 if Path(schema).resolve().parent == shipped:
                     continue
-                schema = json.loads(Path(schema).read_text(encoding="utf-8"))
+                schema = load_json(schema)  # read and checked once already, when named
             for where, reference in foreign_refs(schema)[:1]:
                 spot = "/".join(str(part) for part in where)
                 raise ScenarioError(

@@ -4,7 +4,9 @@ The file is YAML with a top-level ``waivers:`` list; each entry names a gate ``r
 ``reason`` it is accepted and the last day it applies (``expires``, an ISO date), and
 optionally one ``target``. It is checked against ``specs/waivers.schema.json``, then for
 what a schema cannot say (the rule exists and is a gate rule, the date is a real date); a
-mistake is a usage error naming the file and line.
+mistake is a usage error naming the file and line. Any pull request can edit the file, so
+it is read under the discipline of :mod:`patgate.supplied_files` (a size cap, no YAML
+aliases or foreign tags, UTF-8 only).
 
 :func:`apply_waivers` turns each failing gate rule a waiver covers into ``waived``; a waiver
 past its date no longer applies (the rule stays failed, the report says it expired), and a
@@ -76,11 +78,12 @@ def load_waivers(path: Path, catalogue: Catalogue) -> tuple[Waiver, ...]:
     """The waivers of the file at ``path``; a :class:`UsageError` naming file and line for
     anything wrong (not YAML, a missing reason or expiry, an unknown or advisory rule)."""
     from patgate.scenario.source import read_documents
+    from patgate.supplied_files import FileRefused, read_yaml_text
 
     try:
-        text = path.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as error:
-        raise UsageError(f"--waivers: cannot read {path}: {error}") from None
+        text = read_yaml_text(path)
+    except FileRefused as error:
+        raise UsageError(f"--waivers: {error}") from None
     try:
         documents = read_documents(text, str(path))
     except UsageError as error:

@@ -11,7 +11,6 @@ A URL must be ``https://``; plain ``http://`` is accepted on loopback only.
 from __future__ import annotations
 
 import ipaddress
-import json
 from collections.abc import Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
@@ -215,39 +214,23 @@ class LiveTarget:
 
 def read_world_file(path: Path) -> dict[str, Any]:
     """The mapping in a world file (JSON, or YAML); :class:`UsageError` names what is wrong,
-    with the line. The file is held to the loading limits of :mod:`patgate.scenario.bounds`
-    (size, nesting, alias expansion) before it is parsed."""
-    from patgate.scenario.bounds import (
-        LimitExceeded,
-        check_json_text,
-        check_size,
-        check_yaml_text,
-    )
+    with the line. The file is read under the discipline of :mod:`patgate.supplied_files`
+    (size cap, nesting bound, no YAML aliases or foreign tags, UTF-8 only)."""
+    from patgate.supplied_files import FileRefused, load_json, load_yaml
 
-    json_file = path.suffix.lower() == ".json"
-    try:
-        check_size(path.stat().st_size)
-        text = path.read_text(encoding="utf-8")
-        (check_json_text if json_file else check_yaml_text)(text)
-    except LimitExceeded as error:
-        raise UsageError(f"{path}:{error.line or 1}: {error}") from None
-    except (OSError, UnicodeDecodeError) as error:
-        raise UsageError(f"cannot read the world file {path}: {error}") from None
     data: Any
-    if json_file:
-        try:
-            data = json.loads(text)
-        except ValueError as error:
-            raise UsageError(f"{path} is not valid JSON: {error}") from None
-    else:
-        import yaml
-
-        try:
-            data = yaml.safe_load(text)
-        except yaml.YAMLError as error:
-            mark = getattr(error, "problem_mark", None)
-            where = f":{mark.line + 1}" if mark is not None else ""
-            raise UsageError(f"{path}{where} is not valid YAML or JSON") from None
+    try:
+        if path.suffix.lower() == ".json":
+            data = load_json(path)
+        else:
+            documents = load_yaml(path)
+            if len(documents) > 1:
+                raise FileRefused(
+                    "a world file holds one document", path=str(path), line=documents[1].line
+                )
+            data = documents[0].data if documents else None
+    except FileRefused as error:
+        raise UsageError(f"the world file {error}") from None
     if not isinstance(data, dict):
         raise UsageError(f"{path} must hold a mapping of target keys (auth_url, base_url, ...)")
     return data
