@@ -22,8 +22,10 @@
     │   │                                       runner reads for itself is not of the
     │   │                                       expected shape (the step fails, naming the
     │   │                                       field and what came)
-    │   └── WrongIdAnswered                     a create answered an id that a listing does not
-    │                                           show as the run's new token (never deleted)
+    │   ├── WrongIdAnswered                     a create answered an id that a listing does not
+    │   │                                       show as the run's new token (never deleted)
+    │   └── MalformedListing                    runner/custody/custodian.py: a listing the
+    │                                           create took held entries that are not tokens
     ├── ExpressionError (ValueError)            scenario/expressions.py: cannot parse or evaluate
     ├── PathError (ValueError)                  scenario/paths.py: a path that cannot be read
     ├── PathMissing (LookupError)               scenario/paths.py: nothing at that path
