@@ -155,6 +155,8 @@ def _read_ini_options(config: pytest.Config) -> dict[str, Any]:
     except UsageError as error:
         pytest.fail(f"ini option patgate_{error}", pytrace=False)
     problem = None
+    # A problem of the ini option's file says so; one of [tool.patgate] names its file.
+    source = "ini option patgate_profile: " if config.getini("patgate_profile") else ""
     try:  # the ini option, else [tool.patgate]'s profile; read once a session
         profile = _profile_path(config)
         if profile is not None:
@@ -164,7 +166,7 @@ def _read_ini_options(config: pytest.Config) -> dict[str, Any]:
     except UsageError as error:
         problem = str(error)
     if problem is not None:
-        pytest.fail(f"patgate_profile: {problem}", pytrace=False)
+        pytest.fail(f"{source}{problem}", pytrace=False)
     faults = []
     for line in config.getini("patgate_faults"):
         try:
