@@ -124,7 +124,7 @@ def test_a_table_for_another_command_does_not_apply(
             "did you mean 'allow-writes'?",
         ),
         ('[tool.patgate]\nconcurrency = "4"\n', 5, "[tool.patgate]", "must be a whole number"),
-        ('[tool.patgate]\nreport = "json:r.json"\n', 5, "[tool.patgate]", "must be a list"),
+        ("[tool.patgate]\nreport = 3\n", 5, "[tool.patgate]", "must be a list or a string"),
         (
             "[tool.patgate]\nmax-wait = 0\n[tool.patgate.run]\nconcurrency = 0\n",
             7,
@@ -166,6 +166,20 @@ def test_a_list_of_worlds_at_the_top_level_is_refused_for_a_command_taking_one(
     assert "[tool.patgate.cleanup]: world must be a string" in capsys.readouterr().err
 
 
+@pytest.mark.parametrize("command", ["run", "cleanup"])
+def test_one_world_at_the_top_level_serves_every_command_from_the_files_folder(
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+    command: str,
+) -> None:
+    project = _project(tmp_path, '[tool.patgate]\nworld = "ci/missing.json"\n', monkeypatch)
+    assert main([command]) == 2
+    assert f"cannot read the world file {project / 'ci' / 'missing.json'}" in (
+        capsys.readouterr().err
+    )
+
+
 def test_the_search_passes_over_a_pyproject_without_the_table_and_stops_at_git(
     tmp_path: Path,
 ) -> None:
@@ -193,7 +207,8 @@ def test_a_new_flag_is_a_new_key_and_a_type_without_schema_stops_the_generation(
     run = parser._subparsers._group_actions[0].choices["run"]  # type: ignore[union-attr]
     run.add_argument("--new-flag", action="append", type=Path)
     schema = config_schema(parser)
-    assert schema["$defs"]["run"]["properties"]["new-flag"]["items"]["type"] == "string"
+    list_or_one = schema["$defs"]["run"]["properties"]["new-flag"]["anyOf"]
+    assert [part["type"] for part in list_or_one] == ["array", "string"]
     assert "new-flag" in schema["properties"]
     run.add_argument("--odd", type=complex)
     with pytest.raises(TypeError, match="--odd"):

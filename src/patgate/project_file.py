@@ -102,7 +102,8 @@ class ProjectConfig:
         }
 
     def _resolved(self, value: Any, schema: Mapping[str, Any]) -> Any:
-        kind = schema.get(PATH_ANNOTATION) or schema.get("items", {}).get(PATH_ANNOTATION)
+        kinds = [schema, *schema.get("anyOf", ())]
+        kind = next((part[PATH_ANNOTATION] for part in kinds if PATH_ANNOTATION in part), None)
         if kind is None:
             return value
         if isinstance(value, list):
@@ -222,7 +223,7 @@ def _allowed(schema: Mapping[str, Any]) -> list[str]:
 
 
 def _expected(schema: Mapping[str, Any]) -> str:
-    kinds = [schema.get("type")] + [part.get("type") for part in schema.get("anyOf", [])]
+    kinds = [schema.get("type"), *(part.get("type") for part in schema.get("anyOf", []))]
     words = {"array": "a list", "boolean": "true or false", "integer": "a whole number"}
     words |= {"number": "a number", "string": "a string", "object": "a table"}
     return " or ".join(words.get(str(kind), str(kind)) for kind in kinds if kind)

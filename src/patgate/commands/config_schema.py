@@ -71,8 +71,10 @@ def _value_schema(action: argparse.Action) -> dict[str, Any]:
 
 def _key_schema(action: argparse.Action) -> dict[str, Any]:
     value = _value_schema(action)
+    # A repeatable flag takes a list, or one value (``world = "ci/staging.json"`` at the top
+    # level serves run, which repeats --world, and every command that takes one).
     repeatable = isinstance(action, argparse._AppendAction)
-    schema = {"type": "array", "items": value} if repeatable else value
+    schema = {"anyOf": [{"type": "array", "items": value}, value]} if repeatable else value
     if action.help:
         schema = {"description": action.help.replace("%%", "%"), **schema}
     return schema
@@ -127,8 +129,9 @@ def _top_level(defs: dict[str, Any]) -> dict[str, Any]:
             bare = {part: value for part, value in schema.items() if part != "description"}
             described.setdefault(key, schema.get("description", key))
             variants = top.setdefault(key, [])
-            if bare not in variants:
-                variants.append(bare)
+            for variant in bare.get("anyOf", [bare]):
+                if variant not in variants:
+                    variants.append(variant)
     return {
         key: {"description": described[key], **variants[0]}
         if len(variants) == 1

@@ -79,7 +79,8 @@ def _converted(
     convert: Any = action.type or str
     try:
         if isinstance(action, argparse._AppendAction):
-            return [convert(str(item)) for item in value]
+            values = value if isinstance(value, list) else [value]
+            return [convert(str(item)) for item in values]
         return convert(str(value))
     except (argparse.ArgumentTypeError, ValueError) as error:
         raise UsageError(f"{config.locate(command, key)}: {key}: {error}") from None
