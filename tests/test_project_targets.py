@@ -22,6 +22,7 @@ TARGETS = """\
 [tool.patgate]
 rule = ["TOKEN-OK"]
 report = ["json:out/r.json"]
+profile = "no-such-profile.yaml"  # the embedded fake's: not read for a live target
 
 [tool.patgate.targets.staging]
 world = "ci/staging.json"
@@ -153,3 +154,33 @@ def test_a_target_with_nothing_to_reach_is_a_usage_error(
     assert [(name, config.text("base_url")) for name, config in found] == [
         ("empty", "https://empty.example")
     ]
+
+
+@pytest.mark.parametrize(
+    ("label", "named", "said"),
+    [
+        (
+            "staging",
+            True,
+            "`patgate cleanup --ledger l.jsonl` deletes them (with the target's world file, "
+            "and its PATGATE_STAGING_* variables as PATGATE_*)",
+        ),
+        ("ci/staging.json", False, "`patgate cleanup --world ci/staging.json --ledger l.jsonl`"),
+    ],
+)
+def test_a_named_targets_leftovers_are_explained_with_its_own_variables(
+    capsys: pytest.CaptureFixture[str], label: str, named: bool, said: str
+) -> None:
+    from patgate.commands.run import _explain
+    from patgate.runner.results.events import RunFinished, Tallies
+
+    finished = RunFinished("r", (), (), 1, 0.0, tallies=Tallies(tokens_leaked=2))
+    _explain(label, None, Path("l.jsonl"), finished, named)
+    assert said in capsys.readouterr().err
+
+
+def test_a_profile_on_the_command_line_is_still_refused_for_live_targets(
+    fakes: dict[str, Fake], capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert main(["run", "--profile", "no-such-profile.yaml"]) == 2
+    assert "--profile shapes the embedded fake" in capsys.readouterr().err

@@ -35,11 +35,13 @@ def apply_project_config(
     parser: argparse.ArgumentParser, args: argparse.Namespace, argv: Sequence[str] | None
 ) -> argparse.Namespace:
     """``args`` with the settings of the nearest ``[tool.patgate]`` for its command filled in
-    where the command line gave none; ``args.project`` is that configuration (or ``None``)."""
+    where the command line gave none; ``args.project`` is that configuration (or ``None``),
+    ``args.configured`` the destinations it set."""
     from patgate.commands.config_schema import command_parsers, flag_actions
 
     config = find_project_config(Path.cwd())
     args.project = config
+    args.configured = set()
     if config is None:
         return args
     settings = config.settings(args.command)
@@ -52,6 +54,7 @@ def apply_project_config(
         action = actions[key]
         if action.dest not in given:
             setattr(args, action.dest, _converted(config, args.command, key, action, value))
+            args.configured.add(action.dest)
     return args
 
 

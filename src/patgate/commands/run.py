@@ -181,10 +181,13 @@ def main(args: argparse.Namespace) -> int:
         if named
         else [resolve_config(args, world) for world in worlds] or [resolve_config(args)]
     )
+    live = any(config is not None for config in configs)
+    if live and "profile" in getattr(args, "configured", ()):
+        args.profile = None  # [tool.patgate]'s profile shapes the embedded fake alone
     if args.profile is not None:
         from patgate.fake.profile import load_profile
 
-        if any(config is not None for config in configs):
+        if live:
             raise UsageError("--profile shapes the embedded fake; this run has a live target")
         args.profile = load_profile(args.profile)  # a bad file: file and line, exit 2
     redactor = target_redactor(configs[0])
