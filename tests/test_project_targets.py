@@ -123,6 +123,26 @@ def test_a_world_flag_runs_as_without_the_targets(
     assert main(["run", "--world", "full.json"]) == 0
 
 
+def test_a_world_flag_wins_over_a_configured_target_selection(
+    fakes: dict[str, Fake], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    text = Path("pyproject.toml").read_text(encoding="utf-8")
+    Path("pyproject.toml").write_text(
+        text.replace("[tool.patgate]\n", '[tool.patgate]\ntarget = ["staging"]\n', 1), "utf-8"
+    )
+    Path("full.json").write_text(json.dumps(fakes["prod"].world), encoding="utf-8")
+    assert main(["run", "--world", "full.json"]) == 0
+    assert json.loads(Path("out/r.json").read_text(encoding="utf-8"))["target"] == (
+        "https://prod.example"
+    )
+
+
+def test_target_without_a_configuration_is_a_usage_error(tmp_path: Path) -> None:
+    args = argparse.Namespace(world=None, target=["staging"], project=None)
+    with pytest.raises(UsageError, match=r"no pyproject.toml with \[tool.patgate.targets\]"):
+        named_targets(args, {})
+
+
 def _args(**given: object) -> argparse.Namespace:
     keys = {"world": None, "target": None, "base_url": None, "project": find_project_config(Path())}
     return argparse.Namespace(**{**keys, **given})

@@ -100,18 +100,23 @@ def named_targets(
     targets = config.targets() if config is not None else {}
     chosen: list[str] = list(dict.fromkeys(getattr(args, "target", None) or ()))
     flags = [key for key in TARGET_KEYS if getattr(args, key, None)]
+    configured: set[str] = getattr(args, "configured", set())
+    if "target" in configured and any(
+        dest not in configured for dest in ("world", *flags) if getattr(args, dest, None)
+    ):
+        chosen = []  # a --world or key flag on the command line wins over a configured target
     if chosen and (args.world or flags):
         given = "--world" if args.world else "--" + flags[0].replace("_", "-")
         raise UsageError(f"--target and {given} cannot be combined: a named target has its own")
     if not chosen and (not targets or args.world or flags):
         return None
-    assert config is not None or not targets
     for name in chosen:
+        if config is None:
+            raise UsageError("--target: no pyproject.toml with [tool.patgate.targets] was found")
         if name not in targets:
             near = difflib.get_close_matches(name, list(targets), n=1)
             hint = f"; did you mean {near[0]!r}?" if near else ""
-            where = f"{config.path}" if config is not None else "no pyproject.toml"
-            raise UsageError(f"--target: {where} names no target {name!r}{hint}")
+            raise UsageError(f"--target: {config.path} names no target {name!r}{hint}")
     resolved = []
     for name in chosen or list(targets):
         resolved.append((name, _target(name, targets[name], environ)))
