@@ -33,6 +33,7 @@ _FOUNDATION = (
     "patgate.resources",
     "patgate.token_grammar",
     "patgate.target_contract",
+    "patgate.project_file",
     "patgate.api_paths",
     "patgate.redaction",
     "patgate.observed",

@@ -74,6 +74,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 2
     module = importlib.import_module(f"patgate.commands.{args.command}")
     try:
+        from patgate.commands.project_config import apply_project_config
+
+        args = apply_project_config(parser, args, argv)  # [tool.patgate] in pyproject.toml
         code: int = module.main(args)
     except PatgateError as error:
         from patgate.untrusted_text import print_untrusted

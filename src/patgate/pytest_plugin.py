@@ -20,7 +20,8 @@ the defaults: URLs (``auth_url``, ``base_url``, ``graphql_url``: the real hosts)
 :mod:`patgate.fake.settings`),
 ``faults`` (fault rules, as ``fake.faults.add`` takes them), ``rate_limit`` (false) and
 ``profile`` (docs/profile.md: a YAML file relative to the rootdir, or a dict; the
-``patgate_profile`` ini option names a file).
+``patgate_profile`` ini option names a file, else ``profile`` in pyproject.toml's
+``[tool.patgate]``, relative to that file, as ``patgate run`` reads it).
 """
 
 from __future__ import annotations
@@ -70,7 +71,8 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         parser.addini(f"patgate_{key}", f"the fake deployment's {key} (default: the fake's)")
     parser.addini(
         "patgate_profile",
-        "the fake's profile: a YAML file, relative to the rootdir (default: the shipped one)",
+        "the fake's profile: a YAML file, relative to the rootdir (default: profile in "
+        "pyproject.toml's [tool.patgate], else the shipped one)",
     )
     parser.addini(
         "patgate_faults",
@@ -152,17 +154,19 @@ def _read_ini_options(config: pytest.Config) -> dict[str, Any]:
                 options[key] = parse_setting(key, text)
     except UsageError as error:
         pytest.fail(f"ini option patgate_{error}", pytrace=False)
-    profile = config.getini("patgate_profile")
-    if profile:
-        from patgate.fake.profile import load_profile
+    problem = None
+    # A problem of the ini option's file says so; one of [tool.patgate] names its file.
+    source = "ini option patgate_profile: " if config.getini("patgate_profile") else ""
+    try:  # the ini option, else [tool.patgate]'s profile; read once a session
+        profile = _profile_path(config)
+        if profile is not None:
+            from patgate.fake.profile import load_profile
 
-        problem = None
-        try:  # read once a session, then shared by every fake
-            options["profile"] = load_profile(_from_rootdir(config, profile))
-        except UsageError as error:
-            problem = str(error)
-        if problem is not None:
-            pytest.fail(f"ini option patgate_profile: {problem}", pytrace=False)
+            options["profile"] = load_profile(profile)
+    except UsageError as error:
+        problem = str(error)
+    if problem is not None:
+        pytest.fail(f"{source}{problem}", pytrace=False)
     faults = []
     for line in config.getini("patgate_faults"):
         try:
@@ -173,6 +177,19 @@ def _read_ini_options(config: pytest.Config) -> dict[str, Any]:
             )
     options["faults"] = faults
     return options
+
+
+def _profile_path(config: pytest.Config) -> Path | None:
+    """The fake's profile file: the ini option ``patgate_profile`` (relative to the
+    rootdir), else ``profile`` of ``[tool.patgate]`` or ``[tool.patgate.run]`` in the
+    pyproject.toml nearest above the rootdir (relative to that file), else ``None``."""
+    profile = config.getini("patgate_profile")
+    if profile:
+        return _from_rootdir(config, profile)
+    from patgate.project_file import configured
+
+    found = configured(config.rootpath, "run", "profile")
+    return Path(found) if found else None
 
 
 def _marker_options(request: pytest.FixtureRequest) -> dict[str, Any]:

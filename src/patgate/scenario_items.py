@@ -245,7 +245,8 @@ class _SessionCustody:
 
 def _profile(config: pytest.Config) -> Profile | None:
     """The embedded fake's profile: ``--patgate-profile``, else the ini option
-    ``patgate_profile`` (registered by the plugin, the fixture's too), else ``None``."""
+    ``patgate_profile`` (registered by the plugin, the fixture's too), else ``profile`` of
+    ``[tool.patgate]`` (or ``[tool.patgate.run]``), else ``None``."""
     from patgate.fake.profile import load_profile
 
     given = config.getoption("patgate_profile", default=None)
@@ -255,7 +256,12 @@ def _profile(config: pytest.Config) -> Profile | None:
         configured = config.getini("patgate_profile")
     except ValueError:  # the plugin is not loaded: no such ini option
         return None
-    return load_profile(config.rootpath / configured) if configured else None
+    if configured:
+        return load_profile(config.rootpath / configured)
+    from patgate.project_file import configured as project_setting
+
+    found = project_setting(config.rootpath, "run", "profile")  # [tool.patgate]
+    return load_profile(Path(found)) if found else None
 
 
 def _runner(config: pytest.Config) -> ScenarioRunner:

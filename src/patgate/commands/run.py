@@ -39,6 +39,7 @@ from typing import TYPE_CHECKING
 from patgate.commands.arguments import network_policy, seconds, whole_number
 from patgate.commands.session import configure_network, configure_target, guarded, resolve_config
 from patgate.errors import PatgateError, UsageError
+from patgate.project_file import secret_variable
 from patgate.runner.session import DEFAULT_CONCURRENCY, DEFAULT_LEDGER, MAX_CONCURRENCY
 from patgate.untrusted_text import on_github, one_line, print_untrusted
 
@@ -185,22 +186,32 @@ def main(args: argparse.Namespace) -> int:
 
 
 def _main(args: argparse.Namespace, annotated: list[bool]) -> int:
+    from patgate.commands.project_config import named_targets
     from patgate.runner.results.outcomes import EXIT_INTERNAL
     from patgate.runner.session import target_redactor
 
     worlds: list[Path] = list(args.world or [])
-    configs = [resolve_config(args, world) for world in worlds] or [resolve_config(args)]
+    named = named_targets(args)  # [tool.patgate.targets], each with its own variables
+    configs: list[TargetConfig | None] = (
+        [config for _, config in named]
+        if named
+        else [resolve_config(args, world) for world in worlds] or [resolve_config(args)]
+    )
+    live = any(config is not None for config in configs)
+    if live and "profile" in getattr(args, "configured", ()):
+        args.profile = None  # [tool.patgate]'s profile shapes the embedded fake alone
     if args.profile is not None:
         from patgate.fake.profile import load_profile
 
-        if any(config is not None for config in configs):
+        if live:
             raise UsageError("--profile shapes the embedded fake; this run has a live target")
         args.profile = load_profile(args.profile)  # a bad file: file and line, exit 2
     redactor = target_redactor(configs[0])
     for config in configs[1:]:
         if config is not None:
             config.register_secrets(redactor)
-    labels = [str(world) for world in worlds] or [""]
+    labels = [name for name, _ in named or ()] or [str(world) for world in worlds] or [""]
+    args.named_targets = bool(named)
     return guarded(
         "run",
         redactor,
@@ -284,7 +295,7 @@ def _run(
                 if finished is None:
                     return 1
                 runs.append((label, begun[-1] if begun else None, finished))
-                _explain(label, config, options.ledger_path, finished)
+                _explain(label, config, options.ledger_path, finished, args.named_targets)
                 if finished.interrupted:
                     break  # a signal stops the whole run, not only this target
     except KeyboardInterrupt as stop:
@@ -314,9 +325,14 @@ def _run(
 
 
 def _explain(
-    label: str, config: TargetConfig | None, ledger: Path | None, finished: RunFinished
+    label: str,
+    config: TargetConfig | None,
+    ledger: Path | None,
+    finished: RunFinished,
+    named: bool = False,
 ) -> None:
-    """Say on stderr why a target could not be reached, and how to delete what it left."""
+    """Say on stderr why a target could not be reached, and how to delete what it left
+    (``named``: the label is a target of ``[tool.patgate.targets]``, not a world file)."""
     name = f" {label}:" if label else ""
     if finished.unreachable:
         what = "became unreachable mid-run" if finished.lost else "did not answer"
@@ -327,11 +343,14 @@ def _explain(
     left = finished.tallies.tokens_leaked if finished.tallies is not None else 0
     if left and ledger is not None:
         command = ["patgate", "cleanup"]
-        if label:
+        if label and not named:
             command += ["--world", label]
         command += ["--ledger", str(ledger)]
         hint = f"`{shlex.join(command)}` deletes them"
-        if not label and config is not None:
+        if named:
+            variables = secret_variable("", label)
+            hint += f" (with the target's world file, and its {variables}* variables as PATGATE_*)"
+        elif not label and config is not None:
             hint += " (with the same PATGATE_* variables or target flags as this run)"
         print_untrusted(
             f"patgate run:{name} {left} token(s) may be left behind; {hint}", sys.stderr

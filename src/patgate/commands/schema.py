@@ -23,6 +23,7 @@ SCHEMAS: Mapping[str, str] = MappingProxyType(
         "profile": "profile.schema.json",
         "report": "report.schema.json",
         "rules": "rules.schema.json",
+        "config": "config.schema.json",
     }
 )
 """The name a user types -> the schema's file in the specification folder."""

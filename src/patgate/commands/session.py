@@ -76,6 +76,14 @@ def configure_target(
             help="a target file (JSON or YAML) of the keys below; repeat it to check several "
             "targets in turn, each with its own ledger, cleanup and verdict",
         )
+        target.add_argument(
+            "--target",
+            action="append",
+            metavar="NAME",
+            help="a target named in pyproject.toml's [tool.patgate.targets] (repeatable; "
+            "default: every one there, when no --world or key flag is given); each reads its "
+            "secrets from PATGATE_<NAME>_* variables, never the shared PATGATE_* ones",
+        )
     else:
         target.add_argument(
             "--world",

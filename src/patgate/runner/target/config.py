@@ -240,10 +240,14 @@ def resolve_target_config(
     world: Path | None = None,
     environ: Mapping[str, str] | None = None,
     flags: Mapping[str, str | None] | None = None,
+    *,
+    variables: str = "PATGATE_",
 ) -> TargetConfig | None:
     """The live target described by a world file < ``PATGATE_*`` variables < flags.
 
-    ``None`` when no source names any key: the run uses the embedded fake.
+    ``None`` when no source names any key: the run uses the embedded fake. ``variables``:
+    the variables' prefix (a named target of ``[tool.patgate.targets]`` reads its own,
+    ``PATGATE_STAGING_``, and never the shared ones).
     """
     keys: dict[str, str] = {}
     documents: dict[str, str] = {}
@@ -254,11 +258,11 @@ def resolve_target_config(
         keys.update(_keys(data, str(world)))
         documents.update(_documents(data.get("documents"), str(world)))
         production = _flag(data.get("production", False), f"{world}: production")
-    variable = (environ or {}).get("PATGATE_PRODUCTION")
+    variable = (environ or {}).get(f"{variables}PRODUCTION")
     if variable:
-        production = _flag(variable, "PATGATE_PRODUCTION")
+        production = _flag(variable, f"{variables}PRODUCTION")
     for key in TARGET_KEYS:
-        value = (environ or {}).get(f"PATGATE_{key.upper()}")
+        value = (environ or {}).get(f"{variables}{key.upper()}")
         if value:
             keys[key] = value
     for key, value in (flags or {}).items():
@@ -271,8 +275,8 @@ def resolve_target_config(
             keys[key] = _check_url(key, keys[key])
     if not any(keys.get(key) for key in URL_KEYS):
         raise UsageError(
-            "a live target needs base_url or auth_url (--base-url, PATGATE_BASE_URL or the "
-            "world file)"
+            f"a live target needs base_url or auth_url (--base-url, {variables}BASE_URL or "
+            "the world file)"
         )
     return TargetConfig(keys, documents, production=production)
 
