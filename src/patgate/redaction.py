@@ -7,12 +7,20 @@ through the diff, so ``Secret`` is deliberately not one). :class:`Redactor` is t
 registry of secret values: every client secret, access token and PAT is registered the
 moment it is read, and every output passes through :meth:`Redactor.redact`, which replaces
 the values themselves (not only values under suspicious key names) plus anything shaped like
-a PAT (under the configured prefix or any other ``<word>_pat_``) or a JWT.
+a PAT (under the configured prefix or any other ``<word>_pat_``; under the configured one,
+a piece of a PAT too: the prefix and what follows it up to the dot) or a JWT.
 
 A value is also replaced in the forms an answer or a log may carry it: URL-encoded, JSON-
 escaped (``\/``, ``\uXXXX``), in base64 (alone, or inside a longer base64 text such as a
 ``Basic`` header's ``id:secret``, at any of the three byte alignments). A value of any length
-is registered: a short secret from a target file is still a secret.
+is registered: a short secret from a target file is still a secret. A token shape hidden
+behind escapes (``\u0061mp_pat_...``, ``%61mp_pat_...``) is found in the unescaped text,
+which is then what the redacted text shows.
+
+It is the one redaction engine: the runner's output, the reports, calibrate and the fake's
+request log (``patgate.wire.request_log``) all redact through a :class:`Redactor`; the
+log adds only what a request's structure says (:meth:`Redactor.redact_url`,
+:meth:`Redactor.redact_form`, :meth:`Redactor.redact_bytes`).
 """
 
 from __future__ import annotations
@@ -26,11 +34,25 @@ import re
 import threading
 from collections.abc import Callable, Iterable
 from typing import Any
-from urllib.parse import quote, quote_plus
+from urllib.parse import quote, quote_plus, unquote, unquote_plus, urlsplit, urlunsplit
 
-from patgate.token_grammar import ANY_PAT_SCAN, DEFAULT_PAT_PREFIX, JWT_SCAN, pat_scan
+from patgate.token_grammar import (
+    ANY_PAT_SCAN,
+    DEFAULT_PAT_PREFIX,
+    JWT_SCAN,
+    pat_piece_scan,
+    pat_scan,
+)
 
-__all__ = ["LONG_VALUE", "REDACTED", "LogScrub", "Redactor", "Secret", "derived_forms"]
+__all__ = [
+    "LONG_VALUE",
+    "REDACTED",
+    "SENSITIVE_FIELDS",
+    "LogScrub",
+    "Redactor",
+    "Secret",
+    "derived_forms",
+]
 
 REDACTED = "[REDACTED]"
 _MIN_BASE64_CORE = 8
@@ -49,6 +71,18 @@ more than the run's requests (about 20 ms a time, 11 times in a run of the built
 scenarios). Longer texts go through the compiled pattern, one pass whatever the count."""
 # A value parsed from JSON may hold a lone surrogate ("\ud800"), which strict UTF-8 refuses.
 _ENCODING_ERRORS = "surrogatepass"
+# Decoding a hostile escape ("%ff") must not raise: each byte that is no UTF-8 stays apart.
+_DECODING_ERRORS = "surrogateescape"
+SENSITIVE_FIELDS = frozenset(
+    {"access_token", "client_secret", "token", "secret", "password", "refresh_token"}
+    | {"id_token", "code", "api_key", "apikey", "key"}
+)
+"""Names of query or form fields whose value is a credential, whatever it holds."""
+_JSON_ESCAPE = re.compile(r"\\u([0-9a-fA-F]{4})|\\/")
+"""A JSON escape that may stand for a token's character (``\\"`` and ``\\\\`` cannot)."""
+_ESCAPE_HINTS = ("\\", "%", "+")
+"""Characters without which a text holds no escaped form of a value."""
+_SHAPE_ESCAPES = ("\\u", "\\/", "%")
 
 
 def _utf8(value: str) -> bytes:
@@ -86,6 +120,29 @@ def derived_forms(value: str) -> set[str]:
     return forms
 
 
+def _json_unescaped(text: str) -> str:
+    """``text`` with each JSON ``\\uXXXX`` (a surrogate pair as one character) and ``\\/``
+    decoded; linear in the text."""
+
+    def decoded(match: re.Match[str]) -> str:
+        return chr(int(match[1], 16)) if match[1] else "/"
+
+    plain = _JSON_ESCAPE.sub(decoded, text)
+    # Pairs written as two escapes become one character; a lone surrogate stays.
+    return plain.encode("utf-16-le", "surrogatepass").decode("utf-16-le", "surrogatepass")
+
+
+def unescaped_forms(text: str) -> tuple[str, ...]:
+    """What ``text`` reads as once its JSON escapes, its URL escapes, or both are decoded
+    (``+`` for a space, or kept): each form a value or a token may hide behind."""
+    json_plain = _json_unescaped(text) if "\\" in text else text
+    forms = {json_plain, unquote(json_plain, errors=_DECODING_ERRORS)}
+    if "+" in json_plain:
+        forms.add(unquote_plus(json_plain, errors=_DECODING_ERRORS))
+    forms.discard(text)
+    return tuple(forms)
+
+
 def _escaped_char(char: str) -> str:
     """A pattern for ``char`` as itself or escaped: JSON (``\\uXXXX``, ``\\/``, ``\\"``)
     or URL (``%XX`` in either case, ``+`` for a space)."""
@@ -102,6 +159,12 @@ def _escaped_char(char: str) -> str:
     if char == " ":
         alternatives.append(r"\+")
     return "(?:" + "|".join(alternatives) + ")"
+
+
+def _escaped_pattern(values: Iterable[str]) -> re.Pattern[str]:
+    """One pattern matching each of ``values`` with any of its characters escaped."""
+    ordered = sorted(values, key=len, reverse=True)  # a value never survives as a tail
+    return re.compile("|".join("".join(_escaped_char(c) for c in value) for value in ordered))
 
 
 class Secret:
@@ -164,7 +227,14 @@ class Redactor:
         self._ordered: tuple[str, ...] | None = None
         """The forms of ``_values``, longest first (``None``: to sort again)."""
         self._escaped: re.Pattern[str] | None = None
+        self._escaped_of: dict[tuple[str, ...], re.Pattern[str]] = {}
+        """The escaped-forms pattern of a few values, by the values (cleared on a change)."""
+        self._exotic = False
+        """Whether a value holds a character that decoding a text may not give back as it
+        was (``%``, ``+``, ``\\``): then every value is looked for escaped, not only those
+        the decoded text holds."""
         self._pat_scan = pat_scan(pat_prefix)
+        self._pat_piece_scan = pat_piece_scan(pat_prefix)
 
     def register(self, value: str | Secret | None) -> None:
         """Remember a secret value, of any length, and its :func:`derived_forms` for every
@@ -184,19 +254,26 @@ class Redactor:
             before = len(self._values)
             self._values.update(forms)
             self._raw.add(raw)
+            self._exotic = self._exotic or any(hint in raw for hint in _ESCAPE_HINTS)
             if len(self._values) != before:
                 self._pattern = self._escaped = None
                 self._ordered = None
+                self._escaped_of = {}
 
     def register_basic(self, user: str | None, password: str | Secret | None) -> None:
         """Remember the ``Basic`` credentials ``user:password`` (and their base64), besides
-        ``password`` itself."""
+        ``password`` itself; also each URL-encoded first, as RFC 6749 (2.3.1) has a client
+        do before encoding them."""
         if not password:
             return
         self.register(password)
         secret = password.reveal() if isinstance(password, Secret) else password
         if user:
             self.register(f"{user}:{secret}")
+            encoded = f"{quote_plus(user, errors=_ENCODING_ERRORS)}:" + quote_plus(
+                secret, errors=_ENCODING_ERRORS
+            )
+            self.register(encoded)
 
     def register_all(self, values: Iterable[str | Secret | None]) -> None:
         """:meth:`register` each of ``values``."""
@@ -220,11 +297,35 @@ class Redactor:
     def _compiled_escaped(self) -> re.Pattern[str] | None:
         with self._lock:
             if self._escaped is None and self._raw:
-                ordered = sorted(self._raw, key=len, reverse=True)
-                self._escaped = re.compile(
-                    "|".join("".join(_escaped_char(c) for c in value) for value in ordered)
-                )
+                self._escaped = _escaped_pattern(self._raw)
             return self._escaped
+
+    def _escaped_for(self, text: str) -> re.Pattern[str] | None:
+        """The pattern of the escaped forms of the values ``text`` holds once decoded:
+        compiling it for every value costs milliseconds, and most texts hold none."""
+        if self._exotic:
+            return self._compiled_escaped()
+        decoded = unescaped_forms(text)
+        with self._lock:
+            raw = tuple(sorted(self._raw))
+        held = tuple(value for value in raw if any(value in form for form in decoded))
+        if not held:
+            return None
+        pattern = self._escaped_of.get(held)
+        if pattern is None:
+            pattern = self._escaped_of[held] = _escaped_pattern(held)
+        return pattern
+
+    def _unescaped_shapes(self, text: str) -> str:
+        """``text``, or its decoded form when only that shows a PAT or a JWT (a token
+        written with escapes): then the decoded text is what gets redacted and shown."""
+        if not any(escape in text for escape in _SHAPE_ESCAPES):
+            return text
+        for decoded in unescaped_forms(text):
+            for scan in (self._pat_piece_scan, ANY_PAT_SCAN, JWT_SCAN):
+                if scan.search(decoded) is not None and scan.search(text) is None:
+                    return decoded
+        return text
 
     def redact(self, text: str) -> str:
         """``text`` with every registered value and every PAT- or JWT-shaped string replaced."""
@@ -240,13 +341,47 @@ class Redactor:
         elif forms and (pattern := self._compiled()) is not None:
             text = pattern.sub(REDACTED, text)
         # Escapes mixed into a value (one "\u002d", one "%2F"): rarer and slower to match.
-        if forms and ("\\" in text or "%" in text or "+" in text):
-            escaped = self._compiled_escaped()
+        if forms and any(hint in text for hint in _ESCAPE_HINTS):
+            escaped = self._escaped_for(text)
             if escaped is not None:
                 text = escaped.sub(REDACTED, text)
+        text = self._unescaped_shapes(text)
         text = self._pat_scan.sub(REDACTED, text)
+        text = self._pat_piece_scan.sub(REDACTED, text)  # a PAT cut before its dot
         text = ANY_PAT_SCAN.sub(REDACTED, text)
         return JWT_SCAN.sub(REDACTED, text)
+
+    def redact_bytes(self, data: bytes) -> bytes:
+        """:meth:`redact` for bytes (a request's body): UTF-8 text redacted, any other byte
+        kept as it was."""
+        text = data.decode("utf-8", "surrogateescape")
+        redacted = self.redact(text)
+        return data if redacted == text else redacted.encode("utf-8", "surrogateescape")
+
+    def redact_url(self, url: str) -> str:
+        """``url`` without user info or fragment, its path redacted, and its query as
+        :meth:`redact_form` leaves it (empty fields dropped)."""
+        if "?" not in url and "@" not in url and "#" not in url:
+            return self.redact(url)  # the common case
+        parts = urlsplit(url)
+        netloc = self.redact(parts.netloc.rpartition("@")[2])
+        query = self.redact_form("&".join(field for field in parts.query.split("&") if field))
+        return urlunsplit((parts.scheme, netloc, self.redact(parts.path), query, ""))
+
+    def redact_form(self, form: str) -> str:
+        """A URL-encoded query or form body with the value of each field named as a
+        credential (:data:`SENSITIVE_FIELDS`), or holding one once decoded, redacted whole
+        (a secret's escaped base64 shows no form of it until decoded)."""
+        return "&".join(self._redact_field(field) for field in form.split("&"))
+
+    def _redact_field(self, field: str) -> str:
+        name, equals, value = field.partition("=")
+        if unquote_plus(name, errors=_DECODING_ERRORS).lower() in SENSITIVE_FIELDS:
+            return f"{name}{equals}{REDACTED}"
+        decoded = unquote_plus(value, errors=_DECODING_ERRORS)
+        if decoded != value and self.redact(decoded) != decoded:
+            value = REDACTED
+        return f"{self.redact(name)}{equals}{self.redact(value)}"
 
     def redact_data(self, data: Any) -> Any:
         """A copy of JSON-like ``data`` with every string (keys included) redacted."""
