@@ -223,3 +223,19 @@ def test_a_redaction_that_fails_loses_no_entry(monkeypatch: pytest.MonkeyPatch) 
     ]
     assert all(dict(entry.headers)["x-secret"] == REDACTED for entry in entries)
     assert failed.nbytes == reference.nbytes
+
+
+def test_a_request_kept_as_sent_is_one_untracked_tuple_that_reads_back_by_name() -> None:
+    from patgate.wire.logged_request import SentRequest
+
+    sent = SentRequest.of(
+        REQUESTS[3], WireResponse(201), number=7, principal="u1", duration=0.5, via="pat"
+    )
+    packed = sent.packed()
+    gc.collect()
+    # The collector untracks a plain tuple of strings and numbers, never a subclass's.
+    assert type(packed) is tuple
+    assert not gc.is_tracked(packed)
+    assert SentRequest.unpacked(packed) == sent
+    assert sent.headers == tuple((name.lower(), value) for name, value in REQUESTS[3].headers)
+    assert (sent.number, sent.status, sent.principal, sent.via) == (7, 201, "u1", "pat")

@@ -60,6 +60,8 @@ _SECRET_HEADERS = frozenset(
 )
 # Headers named *authorization (Authorization, Proxy-, X-Forwarded-...) keep their scheme only.
 _AUTHORIZATION_SUFFIX = "authorization"
+# The names of credentials' headers most requests send: nothing to redact in the name.
+_CREDENTIAL_NAMES = _SECRET_HEADERS | {"authorization", "proxy-authorization"}
 # The schemes of the IANA registry, and "Token". A first word outside it is logged as
 # REDACTED: "Authorization: <secret>" without a scheme would otherwise log the secret's start.
 _KNOWN_SCHEMES = frozenset(
@@ -279,21 +281,23 @@ def _logged_headers(
     breaks, and when the engine finds nothing in the whole, it finds nothing in any part (a
     match in a part is a match in the whole), so only the long ones are cut.
     """
-    kept = [f"{name}\n{value}" for name, value in fields if not _is_credential_header(name)]
-    joined = "\n".join(kept)
+    joined = "\n".join([f"{name}\n{value}" for name, value in fields if _kept_whole(name, value)])
     clean = redactor.redact(joined) == joined
     return tuple(_logged_header(name, value, redactor, clean=clean) for name, value in fields)
 
 
-def _is_credential_header(name: str) -> bool:
-    return name in _SECRET_HEADERS or name.endswith(_AUTHORIZATION_SUFFIX)
+def _kept_whole(name: str, value: str) -> bool:
+    """Whether a field is logged as sent when nothing in it is to redact: short, and not a
+    credential's header."""
+    short = len(name) <= MAX_HEADER_NAME and len(value) <= MAX_HEADER_TEXT
+    return short and name not in _SECRET_HEADERS and not name.endswith(_AUTHORIZATION_SUFFIX)
 
 
 def _logged_header(name: str, value: str, redactor: Redactor, *, clean: bool) -> tuple[str, str]:
-    if clean and len(name) <= MAX_HEADER_NAME and len(value) <= MAX_HEADER_TEXT:
-        if not _is_credential_header(name):
-            return name, value
-    else:
+    """One field as logged; ``clean``: the engine found nothing in the fields kept whole."""
+    if clean and _kept_whole(name, value):
+        return name, value
+    if name not in _CREDENTIAL_NAMES:
         name = _redacted_cut(name, MAX_HEADER_NAME, redactor.redact)
     if name.endswith(_AUTHORIZATION_SUFFIX):
         scheme = _auth_scheme(value)
