@@ -82,7 +82,10 @@ _JSON_ESCAPE = re.compile(r"\\u([0-9a-fA-F]{4})|\\/")
 """A JSON escape that may stand for a token's character (``\\"`` and ``\\\\`` cannot)."""
 _ESCAPE_HINTS = ("\\", "%", "+")
 """Characters without which a text holds no escaped form of a value."""
-_SHAPE_ESCAPES = ("\\u", "\\/", "%")
+_CACHED_TEXT = 1024
+"""Texts up to this long are remembered with their redaction (:meth:`Redactor.redact`)."""
+_CACHED_TEXTS = 256
+"""At most this many: then the memory starts afresh (a few hundred kilobytes at most)."""
 
 
 def _utf8(value: str) -> bytes:
@@ -161,6 +164,16 @@ def _escaped_char(char: str) -> str:
     return "(?:" + "|".join(alternatives) + ")"
 
 
+def _plain_query(query: str) -> bool:
+    """Whether a query holds no escape and no field named as a credential: redacting it as
+    text then does what :meth:`Redactor.redact_form` would."""
+    if "%" in query or "+" in query:
+        return False
+    return not any(
+        field.partition("=")[0].lower() in SENSITIVE_FIELDS for field in query.split("&")
+    )
+
+
 def _escaped_pattern(values: Iterable[str]) -> re.Pattern[str]:
     """One pattern matching each of ``values`` with any of its characters escaped."""
     ordered = sorted(values, key=len, reverse=True)  # a value never survives as a tail
@@ -233,6 +246,8 @@ class Redactor:
         """Whether a value holds a character that decoding a text may not give back as it
         was (``%``, ``+``, ``\\``): then every value is looked for escaped, not only those
         the decoded text holds."""
+        self._cache: dict[str, str] = {}
+        """Short texts redacted since the values last changed, and their redaction."""
         self._pat_scan = pat_scan(pat_prefix)
         self._pat_piece_scan = pat_piece_scan(pat_prefix)
 
@@ -249,6 +264,7 @@ class Redactor:
             with self._lock:
                 merged = set(self._long) | forms
                 self._long = tuple(sorted(merged, key=len, reverse=True))
+                self._cache = {}
             return
         with self._lock:
             before = len(self._values)
@@ -259,6 +275,7 @@ class Redactor:
                 self._pattern = self._escaped = None
                 self._ordered = None
                 self._escaped_of = {}
+                self._cache = {}
 
     def register_basic(self, user: str | None, password: str | Secret | None) -> None:
         """Remember the ``Basic`` credentials ``user:password`` (and their base64), besides
@@ -281,6 +298,9 @@ class Redactor:
             self.register(value)
 
     def _forms(self) -> tuple[str, ...]:
+        ordered = self._ordered
+        if ordered is not None:
+            return ordered
         with self._lock:
             if self._ordered is None:
                 self._ordered = tuple(sorted(self._values, key=len, reverse=True))
@@ -319,7 +339,7 @@ class Redactor:
     def _unescaped_shapes(self, text: str) -> str:
         """``text``, or its decoded form when only that shows a PAT or a JWT (a token
         written with escapes): then the decoded text is what gets redacted and shown."""
-        if not any(escape in text for escape in _SHAPE_ESCAPES):
+        if "\\u" not in text and "\\/" not in text and "%" not in text:
             return text
         for decoded in unescaped_forms(text):
             for scan in (self._pat_piece_scan, ANY_PAT_SCAN, JWT_SCAN):
@@ -329,6 +349,20 @@ class Redactor:
 
     def redact(self, text: str) -> str:
         """``text`` with every registered value and every PAT- or JWT-shaped string replaced."""
+        if len(text) > _CACHED_TEXT:
+            return self._redact(text)
+        # The same short texts come again and again (a client's headers, a URL, a message):
+        # each is redacted once per set of values.
+        cache = self._cache
+        redacted = cache.get(text)
+        if redacted is None:
+            redacted = self._redact(text)
+            if len(cache) >= _CACHED_TEXTS:
+                cache.clear()
+            cache[text] = redacted
+        return redacted
+
+    def _redact(self, text: str) -> str:
         for form in self._long:
             if form in text:
                 text = text.replace(form, REDACTED)
@@ -341,7 +375,7 @@ class Redactor:
         elif forms and (pattern := self._compiled()) is not None:
             text = pattern.sub(REDACTED, text)
         # Escapes mixed into a value (one "\u002d", one "%2F"): rarer and slower to match.
-        if forms and any(hint in text for hint in _ESCAPE_HINTS):
+        if forms and ("\\" in text or "%" in text or "+" in text):
             escaped = self._escaped_for(text)
             if escaped is not None:
                 text = escaped.sub(REDACTED, text)
@@ -361,8 +395,8 @@ class Redactor:
     def redact_url(self, url: str) -> str:
         """``url`` without user info or fragment, its path redacted, and its query as
         :meth:`redact_form` leaves it (empty fields dropped)."""
-        if "?" not in url and "@" not in url and "#" not in url:
-            return self.redact(url)  # the common case
+        if "@" not in url and "#" not in url and _plain_query(url.partition("?")[2]):
+            return self.redact(url)  # the common case: nothing to decode or drop
         parts = urlsplit(url)
         netloc = self.redact(parts.netloc.rpartition("@")[2])
         query = self.redact_form("&".join(field for field in parts.query.split("&") if field))

@@ -6,6 +6,7 @@ from __future__ import annotations
 import dataclasses
 import gc
 import threading
+import time
 import tracemalloc
 
 import pytest
@@ -238,4 +239,8 @@ def test_a_request_kept_as_sent_is_one_untracked_tuple_that_reads_back_by_name()
     assert not gc.is_tracked(packed)
     assert SentRequest.unpacked(packed) == sent
     assert sent.headers == tuple((name.lower(), value) for name, value in REQUESTS[3].headers)
+    request = REQUESTS[3]
+    assert (sent.method, sent.url, sent.body) == (request.method, request.url, request.body)
     assert (sent.number, sent.status, sent.principal, sent.via) == (7, 201, "u1", "pat")
+    assert (sent.duration, sent.fault) == (0.5, None)
+    assert abs(time.time() - 0.5 - sent.at) < 60

@@ -179,11 +179,34 @@ class SentRequest(NamedTuple):
         fault: str | None = None,
     ) -> SentRequest:
         """The record of ``request`` answered by ``response`` (``None``: dropped)."""
+        packed = cls.pack(
+            request, response, number=number, principal=principal, duration=duration,
+            via=via, fault=fault,
+        )  # fmt: skip
+        return cls.unpacked(packed)
+
+    @staticmethod
+    def pack(
+        request: WireRequest,
+        response: WireResponse | None,
+        *,
+        number: int = 0,
+        principal: str | None = None,
+        duration: float = 0.0,
+        via: str | None = None,
+        fault: str | None = None,
+    ) -> PackedRequest:
+        """The record of ``request`` answered by ``response`` (``None``: dropped), packed
+        (see the class): the fields in their order, then the header names and values.
+
+        Built at once, without the record itself: a fake packs every request it answers
+        (``tests/wire/test_request_log_unread.py`` holds the order to the fields').
+        """
         status = response.status if response is not None else DROPPED
         at = time.time() - duration
-        return cls(
-            number, request.method, request.url, request.body, status, principal,
-            duration, via, fault, at, request.headers,
+        return (
+            number, request.method, request.url, request.body, status, principal, duration,
+            via, fault, at, *itertools.chain.from_iterable(request.headers),
         )  # fmt: skip
 
     def packed(self) -> PackedRequest:
@@ -218,8 +241,9 @@ def unread_size(request: WireRequest) -> int | None:
 def redacted_entry(sent: SentRequest, redactor: Redactor) -> tuple[LoggedRequest, int]:
     """The entry every reader sees for ``sent``, every credential redacted through
     ``redactor`` and every field cut, and what it costs (:attr:`RequestLog.nbytes`)."""
-    scheme = _auth_scheme(_first(sent.headers, "authorization"))
-    content_type = _first(sent.headers, "content-type")
+    first = dict(reversed(sent.headers))  # each name's first value, in one pass
+    scheme = _auth_scheme(first.get("authorization"))
+    content_type = first.get("content-type")
     url = _logged_url(sent.url, redactor)
     headers = _logged_headers(sent.headers[:MAX_LOGGED_HEADERS], redactor)
     body = _logged_body(sent.body, content_type, redactor)
@@ -241,13 +265,8 @@ def redacted_entry(sent: SentRequest, redactor: Redactor) -> tuple[LoggedRequest
         fault=sent.fault,
         body=body,
     )
-    size = _ENTRY_COST + len(url) + len(body)
-    size += sum(len(name) + len(value) + _FIELD_COST for name, value in headers)
-    return entry, size
-
-
-def _first(fields: tuple[tuple[str, str], ...], wanted: str) -> str | None:
-    return next((value for name, value in fields if name == wanted), None)
+    text = sum(map(len, itertools.chain.from_iterable(headers)))
+    return entry, _ENTRY_COST + len(url) + len(body) + text + _FIELD_COST * len(headers)
 
 
 def _auth_scheme(authorization: str | None) -> str | None:
@@ -281,22 +300,26 @@ def _logged_headers(
     breaks, and when the engine finds nothing in the whole, it finds nothing in any part (a
     match in a part is a match in the whole), so only the long ones are cut.
     """
-    joined = "\n".join([f"{name}\n{value}" for name, value in fields if _kept_whole(name, value)])
-    clean = redactor.redact(joined) == joined
-    return tuple(_logged_header(name, value, redactor, clean=clean) for name, value in fields)
+    whole = [
+        len(name) <= MAX_HEADER_NAME
+        and len(value) <= MAX_HEADER_TEXT
+        and name not in _SECRET_HEADERS
+        and not name.endswith(_AUTHORIZATION_SUFFIX)
+        for name, value in fields
+    ]  # each field short and no credential's header: kept as sent when nothing is found
+    joined = "\n".join(
+        [f"{name}\n{value}" for (name, value), kept in zip(fields, whole, strict=True) if kept]
+    )
+    if redactor.redact(joined) == joined:
+        return tuple(
+            field if kept else _logged_header(*field, redactor)
+            for field, kept in zip(fields, whole, strict=True)
+        )
+    return tuple(_logged_header(name, value, redactor) for name, value in fields)
 
 
-def _kept_whole(name: str, value: str) -> bool:
-    """Whether a field is logged as sent when nothing in it is to redact: short, and not a
-    credential's header."""
-    short = len(name) <= MAX_HEADER_NAME and len(value) <= MAX_HEADER_TEXT
-    return short and name not in _SECRET_HEADERS and not name.endswith(_AUTHORIZATION_SUFFIX)
-
-
-def _logged_header(name: str, value: str, redactor: Redactor, *, clean: bool) -> tuple[str, str]:
-    """One field as logged; ``clean``: the engine found nothing in the fields kept whole."""
-    if clean and _kept_whole(name, value):
-        return name, value
+def _logged_header(name: str, value: str, redactor: Redactor) -> tuple[str, str]:
+    """One field as logged, redacted and cut."""
     if name not in _CREDENTIAL_NAMES:
         name = _redacted_cut(name, MAX_HEADER_NAME, redactor.redact)
     if name.endswith(_AUTHORIZATION_SUFFIX):

@@ -186,15 +186,18 @@ class RequestLog(Sequence[LoggedRequest]):
         """
         size = unread_size(request)
         with self._lock:
-            number = next(self._numbers) if size is not None else 0
-            sent = SentRequest.of(
-                request, response, number=number, principal=principal, duration=duration,
-                via=via, fault=fault,
-            )  # fmt: skip
             if size is None:
+                sent = SentRequest.of(
+                    request, response, principal=principal, duration=duration, via=via,
+                    fault=fault,
+                )  # fmt: skip
                 self._keep_redacted(sent)
             else:
-                self._keep(sent.packed(), size)
+                packed = SentRequest.pack(
+                    request, response, number=next(self._numbers), principal=principal,
+                    duration=duration, via=via, fault=fault,
+                )  # fmt: skip
+                self._keep(packed, size)
                 self._unread += 1
 
     def _keep_redacted(self, sent: SentRequest) -> LoggedRequest:
