@@ -311,11 +311,15 @@ def _logged_headers(
         [f"{name}\n{value}" for (name, value), kept in zip(fields, whole, strict=True) if kept]
     )
     if redactor.redact(joined) == joined:
+        if all(whole):
+            return fields
         return tuple(
-            field if kept else _logged_header(*field, redactor)
-            for field, kept in zip(fields, whole, strict=True)
+            [
+                field if kept else _logged_header(*field, redactor)
+                for field, kept in zip(fields, whole, strict=True)
+            ]
         )
-    return tuple(_logged_header(name, value, redactor) for name, value in fields)
+    return tuple([_logged_header(name, value, redactor) for name, value in fields])
 
 
 def _logged_header(name: str, value: str, redactor: Redactor) -> tuple[str, str]:
