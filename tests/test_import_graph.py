@@ -31,6 +31,7 @@ _FOUNDATION = (
     "patgate.token_grammar",
     "patgate.target_contract",
     "patgate.api_paths",
+    "patgate.redaction_forms",
     "patgate.redaction",
     "patgate.observed",
     "patgate.httpx_private",

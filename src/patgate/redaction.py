@@ -25,17 +25,24 @@ log adds only what a request's structure says (:meth:`Redactor.redact_url`,
 
 from __future__ import annotations
 
-import base64
 import hashlib
 import hmac
-import json
 import logging
 import re
 import threading
 from collections.abc import Callable, Iterable
 from typing import Any
-from urllib.parse import quote, quote_plus, unquote, unquote_plus, urlsplit, urlunsplit
+from urllib.parse import quote_plus, unquote_plus, urlsplit, urlunsplit
 
+from patgate.redaction_forms import (
+    DECODING_ERRORS,
+    ENCODING_ERRORS,
+    ESCAPE_HINTS,
+    derived_forms,
+    escaped_pattern,
+    unescaped_forms,
+    utf8,
+)
 from patgate.token_grammar import (
     ANY_PAT_SCAN,
     DEFAULT_PAT_PREFIX,
@@ -55,9 +62,6 @@ __all__ = [
 ]
 
 REDACTED = "[REDACTED]"
-_MIN_BASE64_CORE = 8
-"""A value's base64 inside longer base64 text is matched by its middle characters only when
-there are at least this many (fewer would match ordinary text)."""
 LONG_VALUE = 256
 """A registered value longer than this (and its derived forms) is replaced by plain search,
 not through the compiled patterns: compiling a long literal costs time in proportion to it
@@ -69,99 +73,15 @@ length times the number of forms stays under this: a run registers a secret with
 every create, and recompiling one pattern of all their forms for each short message cost
 more than the run's requests (about 20 ms a time, 11 times in a run of the built-in
 scenarios). Longer texts go through the compiled pattern, one pass whatever the count."""
-# A value parsed from JSON may hold a lone surrogate ("\ud800"), which strict UTF-8 refuses.
-_ENCODING_ERRORS = "surrogatepass"
-# Decoding a hostile escape ("%ff") must not raise: each byte that is no UTF-8 stays apart.
-_DECODING_ERRORS = "surrogateescape"
 SENSITIVE_FIELDS = frozenset(
     {"access_token", "client_secret", "token", "secret", "password", "refresh_token"}
     | {"id_token", "code", "api_key", "apikey", "key"}
 )
 """Names of query or form fields whose value is a credential, whatever it holds."""
-_JSON_ESCAPE = re.compile(r"\\u([0-9a-fA-F]{4})|\\/")
-"""A JSON escape that may stand for a token's character (``\\"`` and ``\\\\`` cannot)."""
-_ESCAPE_HINTS = ("\\", "%", "+")
-"""Characters without which a text holds no escaped form of a value."""
 _CACHED_TEXT = 1024
 """Texts up to this long are remembered with their redaction (:meth:`Redactor.redact`)."""
 _CACHED_TEXTS = 256
 """At most this many: then the memory starts afresh (a few hundred kilobytes at most)."""
-
-
-def _utf8(value: str) -> bytes:
-    return value.encode("utf-8", _ENCODING_ERRORS)
-
-
-def derived_forms(value: str) -> set[str]:
-    """``value`` and the forms it takes on the wire and in JSON: URL-encoded, JSON-escaped,
-    in base64 (standard and URL-safe, with and without padding), and the middle of its
-    base64 at each byte alignment (what shows inside the base64 of a longer text)."""
-    forms = {
-        value,
-        quote(value, safe="", errors=_ENCODING_ERRORS),
-        quote_plus(value, errors=_ENCODING_ERRORS),
-        json.dumps(value)[1:-1],
-        json.dumps(value, ensure_ascii=False)[1:-1],
-    }
-    raw = _utf8(value)
-    for encode in (base64.b64encode, base64.urlsafe_b64encode):
-        whole = encode(raw).decode("ascii")
-        forms.update({whole, whole.rstrip("=")})
-        for shift in (1, 2):
-            encoded = encode(b"\0" * shift + raw).decode("ascii")
-            # Characters fully made of the value's bits: after the shifted bytes' share,
-            # before the last group (which mixes in whatever follows).
-            start = -(-shift * 8 // 6)
-            end = (shift + len(raw)) * 8 // 6
-            core = encoded[start:end]
-            if len(core) >= _MIN_BASE64_CORE:
-                forms.add(core)
-        core = whole[: len(raw) * 8 // 6]
-        if len(core) >= _MIN_BASE64_CORE:
-            forms.add(core)
-    forms.discard("")
-    return forms
-
-
-def _json_unescaped(text: str) -> str:
-    """``text`` with each JSON ``\\uXXXX`` (a surrogate pair as one character) and ``\\/``
-    decoded; linear in the text."""
-
-    def decoded(match: re.Match[str]) -> str:
-        return chr(int(match[1], 16)) if match[1] else "/"
-
-    plain = _JSON_ESCAPE.sub(decoded, text)
-    # Pairs written as two escapes become one character; a lone surrogate stays.
-    return plain.encode("utf-16-le", "surrogatepass").decode("utf-16-le", "surrogatepass")
-
-
-def unescaped_forms(text: str) -> tuple[str, ...]:
-    """What ``text`` reads as once its JSON escapes, its URL escapes, or both are decoded
-    (``+`` for a space, or kept): each form a value or a token may hide behind."""
-    json_plain = _json_unescaped(text) if "\\" in text else text
-    forms = {json_plain, unquote(json_plain, errors=_DECODING_ERRORS)}
-    if "+" in json_plain:
-        forms.add(unquote_plus(json_plain, errors=_DECODING_ERRORS))
-    forms.discard(text)
-    return tuple(forms)
-
-
-def _escaped_char(char: str) -> str:
-    """A pattern for ``char`` as itself or escaped: JSON (``\\uXXXX``, ``\\/``, ``\\"``)
-    or URL (``%XX`` in either case, ``+`` for a space)."""
-    code = ord(char)
-    if code < 0x10000:
-        json_escape = f"\\\\u{code:04x}"
-    else:
-        high, low = 0xD800 + ((code - 0x10000) >> 10), 0xDC00 + ((code - 0x10000) & 0x3FF)
-        json_escape = f"\\\\u{high:04x}\\\\u{low:04x}"
-    url = "".join(f"%{byte:02x}" for byte in _utf8(char))
-    alternatives = [re.escape(char), f"(?i:{json_escape}|{url})"]
-    if char in '/"\\':
-        alternatives.append(re.escape("\\" + char))
-    if char == " ":
-        alternatives.append(r"\+")
-    return "(?:" + "|".join(alternatives) + ")"
 
 
 def _plain_query(query: str) -> bool:
@@ -172,12 +92,6 @@ def _plain_query(query: str) -> bool:
     return not any(
         field.partition("=")[0].lower() in SENSITIVE_FIELDS for field in query.split("&")
     )
-
-
-def _escaped_pattern(values: Iterable[str]) -> re.Pattern[str]:
-    """One pattern matching each of ``values`` with any of its characters escaped."""
-    ordered = sorted(values, key=len, reverse=True)  # a value never survives as a tail
-    return re.compile("|".join("".join(_escaped_char(c) for c in value) for value in ordered))
 
 
 class Secret:
@@ -215,10 +129,10 @@ class Secret:
     def __eq__(self, other: object) -> bool:
         if not isinstance(other, Secret):
             return NotImplemented
-        return hmac.compare_digest(_utf8(self.reveal()), _utf8(other.reveal()))
+        return hmac.compare_digest(utf8(self.reveal()), utf8(other.reveal()))
 
     def __hash__(self) -> int:
-        return hash(hashlib.sha256(_utf8(self.reveal())).digest())
+        return hash(hashlib.sha256(utf8(self.reveal())).digest())
 
     def __bool__(self) -> bool:
         return bool(self._value)
@@ -270,7 +184,7 @@ class Redactor:
             before = len(self._values)
             self._values.update(forms)
             self._raw.add(raw)
-            self._exotic = self._exotic or any(hint in raw for hint in _ESCAPE_HINTS)
+            self._exotic = self._exotic or any(hint in raw for hint in ESCAPE_HINTS)
             if len(self._values) != before:
                 self._pattern = self._escaped = None
                 self._ordered = None
@@ -287,8 +201,8 @@ class Redactor:
         secret = password.reveal() if isinstance(password, Secret) else password
         if user:
             self.register(f"{user}:{secret}")
-            encoded = f"{quote_plus(user, errors=_ENCODING_ERRORS)}:" + quote_plus(
-                secret, errors=_ENCODING_ERRORS
+            encoded = f"{quote_plus(user, errors=ENCODING_ERRORS)}:" + quote_plus(
+                secret, errors=ENCODING_ERRORS
             )
             self.register(encoded)
 
@@ -317,7 +231,7 @@ class Redactor:
     def _compiled_escaped(self) -> re.Pattern[str] | None:
         with self._lock:
             if self._escaped is None and self._raw:
-                self._escaped = _escaped_pattern(self._raw)
+                self._escaped = escaped_pattern(self._raw)
             return self._escaped
 
     def _escaped_for(self, text: str) -> re.Pattern[str] | None:
@@ -333,7 +247,7 @@ class Redactor:
             return None
         pattern = self._escaped_of.get(held)
         if pattern is None:
-            pattern = self._escaped_of[held] = _escaped_pattern(held)
+            pattern = self._escaped_of[held] = escaped_pattern(held)
         return pattern
 
     def _unescaped_shapes(self, text: str) -> str:
@@ -410,9 +324,9 @@ class Redactor:
 
     def _redact_field(self, field: str) -> str:
         name, equals, value = field.partition("=")
-        if unquote_plus(name, errors=_DECODING_ERRORS).lower() in SENSITIVE_FIELDS:
+        if unquote_plus(name, errors=DECODING_ERRORS).lower() in SENSITIVE_FIELDS:
             return f"{name}{equals}{REDACTED}"
-        decoded = unquote_plus(value, errors=_DECODING_ERRORS)
+        decoded = unquote_plus(value, errors=DECODING_ERRORS)
         if decoded != value and self.redact(decoded) != decoded:
             value = REDACTED
         return f"{self.redact(name)}{equals}{self.redact(value)}"
