@@ -105,13 +105,11 @@ class RequestLog(Sequence[LoggedRequest]):
         self._numbers = itertools.count(1)
         self._lock = threading.Lock()
         self._prefix = pat_prefix
-        self._known: list[str] = []
-        """Every credential to redact by value, as told; registered with the redactor
-        when an entry is next read (most logs are never read)."""
-        self._basic: list[tuple[str, str]] = []
+        self._untold: list[str | tuple[str, str]] = []
+        """Credentials to redact (a value, or a client id and secret for ``Basic``) not yet
+        registered with the redactor: they are when an entry is next read (most logs are
+        never read)."""
         self._redactor: Redactor | None = None
-        self._registered = (0, 0)
-        """How many of :attr:`_known` and :attr:`_basic` the redactor holds."""
 
     # -- what the log redacts --------------------------------------------------------------
 
@@ -122,25 +120,27 @@ class RequestLog(Sequence[LoggedRequest]):
         Values shorter than 8 characters are ignored: they would hide ordinary text.
         """
         with self._lock:
-            self._known += [v for v in values if v and len(v) >= _SHORTEST_KNOWN]
+            self._untold += [v for v in values if v and len(v) >= _SHORTEST_KNOWN]
 
     def know_basic(self, client_id: str, secret: str) -> None:
         """Redact ``secret`` and the HTTP ``Basic`` credential of ``client_id`` with it (what
         :meth:`patgate.redaction.Redactor.register_basic` registers)."""
         if secret and len(secret) >= _SHORTEST_KNOWN:
             with self._lock:
-                self._basic.append((client_id, secret))
+                self._untold.append((client_id, secret))
 
     def _redactor_now(self) -> Redactor:
         """Under the lock: the redactor, told every value known by now."""
         redactor = self._redactor
         if redactor is None:
             redactor = self._redactor = Redactor(self._prefix)
-        values, pairs = self._registered
-        redactor.register_all(self._known[values:])
-        for client_id, secret in self._basic[pairs:]:
-            redactor.register_basic(client_id, secret)
-        self._registered = (len(self._known), len(self._basic))
+        if self._untold:
+            for value in self._untold:
+                if isinstance(value, tuple):
+                    redactor.register_basic(*value)
+                else:
+                    redactor.register(value)
+            self._untold = []
         return redactor
 
     # -- recording -------------------------------------------------------------------------
@@ -233,18 +233,25 @@ class RequestLog(Sequence[LoggedRequest]):
         so nothing is lost and a later read tries them again.
         """
         count = self._unread
-        while self._unread:
-            at = len(self._entries) - self._unread
-            packed = self._entries[at]
-            if isinstance(packed, LoggedRequest):  # no assert: it would show the entry
-                raise RuntimeError("request log: a read entry stood among the unread ones")
-            entry, size = self._redacted(packed)
-            self._entries[at] = entry
-            self._bytes += size - self._sizes[at]
-            self._sizes[at] = size
-            self._unread -= 1
-        if count:
-            self._fit()  # redacted entries cost less or more than as sent
+        if not count:
+            return
+        waiting = [(self._entries.pop(), self._sizes.pop()) for _ in range(count)][::-1]
+        for done, (packed, cost) in enumerate(waiting):
+            try:
+                if isinstance(packed, LoggedRequest):  # no assert: it would show the entry
+                    raise RuntimeError("request log: a read entry stood among the unread ones")
+                entry, size = self._redacted(packed)
+            except BaseException:
+                self._unread = count - done
+                for left, left_cost in waiting[done:]:
+                    self._entries.append(left)
+                    self._sizes.append(left_cost)
+                raise
+            self._entries.append(entry)
+            self._sizes.append(size)
+            self._bytes += size - cost
+        self._unread = 0
+        self._fit()  # redacted entries cost less or more than as sent
 
     def _redacted(self, packed: PackedRequest) -> tuple[LoggedRequest, int]:
         """The entry every reader sees for one packed request, and what it costs."""
