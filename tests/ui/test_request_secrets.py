@@ -53,7 +53,7 @@ def _secret_bits(user: str, secret: str) -> tuple[str, ...]:
     return tuple(part[i : i + 8] for i in range(len(part) - 7))
 
 
-def _client_token(world: dict[str, str]) -> str:
+def client_token(world: dict[str, str]) -> str:
     answer = httpx.post(
         world["auth_url"] + "/oauth/token",
         data={
@@ -71,7 +71,7 @@ WORLD_KEYS = ("admin_token", "client_secret", "client_id", "control_token")
 WORLD_KEYS += ("base_url", "graphql_url")
 
 
-def _forms(world: dict[str, str]) -> dict[str, Sent]:
+def forms_of(world: dict[str, str]) -> dict[str, Sent]:
     """Each form a credential may travel in, as one request to the fake."""
     pat, secret, user = world["admin_token"], world["client_secret"], world["client_id"]
     control, api, graphql = world["control_token"], world["base_url"], world["graphql_url"]
@@ -132,14 +132,14 @@ def _forms(world: dict[str, str]) -> dict[str, Sent]:
     }
 
 
-FORMS = list(_forms(dict.fromkeys(WORLD_KEYS, "x")))
+FORMS = list(forms_of(dict.fromkeys(WORLD_KEYS, "x")))
 
 
 def _send(fake: Fake, name: str) -> Sent:
     world = fake.world
-    sent = _forms(world)[name]
+    sent = forms_of(world)[name]
     if "<jwt>" in sent.hidden:
-        jwt = _client_token(world)
+        jwt = client_token(world)
         sent = Sent(sent.method, sent.url, {"X-Token": jwt}, b"", (jwt, jwt.rsplit(".", 1)[1]))
     httpx.request(sent.method, sent.url, headers=sent.headers, content=sent.body or None)
     return sent
