@@ -244,3 +244,12 @@ def test_a_request_kept_as_sent_is_one_untracked_tuple_that_reads_back_by_name()
     assert (sent.number, sent.status, sent.principal, sent.via) == (7, 201, "u1", "pat")
     assert (sent.duration, sent.fault) == (0.5, None)
     assert abs(time.time() - 0.5 - sent.at) < 60
+
+
+@pytest.mark.parametrize("bound", ["capacity", "bytes"])
+def test_unread_entries_past_the_bound_go_oldest_first_and_the_rest_read(bound: str) -> None:
+    log = RequestLog(capacity=3) if bound == "capacity" else RequestLog(max_bytes=3_500)
+    for n in range(10):
+        log.append(WireRequest("GET", f"https://api.test/{n}"), WireResponse(200))
+    assert [entry.number for entry in log] == [8, 9, 10]
+    assert log.nbytes <= 3_500

@@ -197,8 +197,8 @@ class RequestLog(Sequence[LoggedRequest]):
                     request, response, number=next(self._numbers), principal=principal,
                     duration=duration, via=via, fault=fault,
                 )  # fmt: skip
+                self._unread += 1  # first: _fit counts it among the unread ones
                 self._keep(packed, size)
-                self._unread += 1
 
     def _keep_redacted(self, sent: SentRequest) -> LoggedRequest:
         """Under the lock: redact ``sent`` now, after every entry still unread (so the
