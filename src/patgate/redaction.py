@@ -18,9 +18,11 @@ behind escapes (``\u0061mp_pat_...``, ``%61mp_pat_...``) is found in the unescap
 which is then what the redacted text shows.
 
 It is the one redaction engine: the runner's output, the reports, calibrate and the fake's
-request log (``patgate.wire.request_log``) all redact through a :class:`Redactor`; the
-log adds only what a request's structure says (:meth:`Redactor.redact_url`,
-:meth:`Redactor.redact_form`, :meth:`Redactor.redact_bytes`).
+request log (``patgate.wire.request_log``) all redact through a :class:`Redactor`. For a
+request's parts it also redacts a URL (user info dropped, the query's fields decoded:
+:meth:`Redactor.redact_url`), a form (:meth:`Redactor.redact_form`) and bytes
+(:meth:`Redactor.redact_bytes`); the log's own rules (which headers are only a credential,
+where long fields are cut) are in ``patgate.wire.logged_request``.
 """
 
 from __future__ import annotations
@@ -247,6 +249,8 @@ class Redactor:
             return None
         pattern = self._escaped_of.get(held)
         if pattern is None:
+            if len(self._escaped_of) >= _CACHED_TEXTS:
+                self._escaped_of = {}
             pattern = self._escaped_of[held] = escaped_pattern(held)
         return pattern
 
