@@ -35,6 +35,7 @@ _FOUNDATION = (
     "patgate.target_contract",
     "patgate.project_file",
     "patgate.api_paths",
+    "patgate.redaction_forms",
     "patgate.redaction",
     "patgate.observed",
     "patgate.httpx_private",

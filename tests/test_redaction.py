@@ -240,3 +240,47 @@ def test_a_huge_value_is_registered_and_redacted_quickly() -> None:
     assert time.perf_counter() - started < 2.0
     assert text == f"a={REDACTED} b={REDACTED} c={REDACTED} d={REDACTED}"
     assert redactor.contains_secret(f"... {huge} ...")
+
+
+def test_a_form_field_is_redacted_by_what_it_holds_once_decoded() -> None:
+    # The value's base64 holds "+" and "/": URL-encoded, no form of the value shows until
+    # the field is decoded.
+    value = "secret-~~~???-" + secrets.token_hex(6)
+    redactor = Redactor()
+    redactor.register(value)
+    field = quote(base64.b64encode(f"id:{value}".encode()).decode(), safe="")
+    assert "%2B" in field
+    assert "%2F" in field
+    assert redactor.redact_form(f"a=1&auth={field}") == f"a=1&auth={REDACTED}"
+    assert redactor.redact_url(f"https://u:p@a.test/x?auth={field}#f") == (
+        f"https://a.test/x?auth={REDACTED}"
+    )
+    # The twin: the same text without decoding keeps the value's bits readable.
+    assert field[len(field) // 2 :] in redactor.redact(f"auth={field}")
+
+
+def test_a_token_shape_behind_escapes_is_redacted() -> None:
+    pat = "amp_pat_" + secrets.token_hex(8) + "." + secrets.token_hex(12)
+    redactor = Redactor()
+    for escaped in (
+        '{"t":"\\u0061' + pat[1:] + '"}',
+        "t=%61" + pat[1:],
+        '{"t":"' + pat.replace("_", "\\u005f") + '"}',
+    ):
+        assert pat[-12:] not in redactor.redact(escaped), escaped
+
+
+def test_bytes_are_redacted_and_other_bytes_kept() -> None:
+    redactor = Redactor()
+    redactor.register("s3cr3t-value-1234")
+    body = b"\xff\xfe s3cr3t-value-1234 \xc3\xa9"
+    assert redactor.redact_bytes(body) == b"\xff\xfe " + REDACTED.encode() + b" \xc3\xa9"
+    assert redactor.redact_bytes(b"\xff plain") == b"\xff plain"
+
+
+def test_basic_credentials_url_encoded_first_are_redacted() -> None:
+    user, password = "client id", "s3cr:t/" + secrets.token_hex(6)
+    redactor = Redactor()
+    redactor.register_basic(user, password)
+    encoded = base64.b64encode(f"{quote_plus(user)}:{quote_plus(password)}".encode()).decode()
+    assert redactor.redact(f"Basic {encoded}") == f"Basic {REDACTED}"

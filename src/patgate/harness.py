@@ -241,9 +241,18 @@ class Fake:
         self.control_token: str = control_token or new_secret()
         """What the HTTP control API requires as ``Authorization: Bearer``."""
         # By value: the secrets the fake handed out (the page's key too: a Referer or a
-        # pasted address may carry it). PATs and client tokens are redacted by shape (the PAT
-        # prefix, a JWT), which covers every one the fake mints.
-        self.request_log.know(self.control_token, self.default_world.client_secret, self.ui_secret)
+        # pasted address may carry it), the world's PATs and its client's Basic credential.
+        # Every PAT and client token is also redacted by shape (the PAT prefix, a JWT).
+        world = self.default_world
+        self.request_log.know(
+            self.control_token,
+            self.ui_secret,
+            world.admin_token,
+            world.member_token,
+            world.removed_token,
+            world.unpermitted_token,
+        )
+        self.request_log.know_basic(world.client_id, world.client_secret)
         self.deployment.credential_observers.append(self.request_log.know)
         self._control_url = self.urls.control_url
         self._control_api: ControlApi | None = None

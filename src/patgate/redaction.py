@@ -7,35 +7,63 @@ through the diff, so ``Secret`` is deliberately not one). :class:`Redactor` is t
 registry of secret values: every client secret, access token and PAT is registered the
 moment it is read, and every output passes through :meth:`Redactor.redact`, which replaces
 the values themselves (not only values under suspicious key names) plus anything shaped like
-a PAT (under the configured prefix or any other ``<word>_pat_``) or a JWT.
+a PAT (under the configured prefix or any other ``<word>_pat_``; under the configured one,
+a piece of a PAT too: the prefix and what follows it up to the dot) or a JWT.
 
 A value is also replaced in the forms an answer or a log may carry it: URL-encoded, JSON-
 escaped (``\/``, ``\uXXXX``), in base64 (alone, or inside a longer base64 text such as a
 ``Basic`` header's ``id:secret``, at any of the three byte alignments). A value of any length
-is registered: a short secret from a target file is still a secret.
+is registered: a short secret from a target file is still a secret. A token shape hidden
+behind escapes (``\u0061mp_pat_...``, ``%61mp_pat_...``) is found in the unescaped text,
+which is then what the redacted text shows.
+
+It is the one redaction engine: the runner's output, the reports, calibrate and the fake's
+request log (``patgate.wire.request_log``) all redact through a :class:`Redactor`. For a
+request's parts it also redacts a URL (user info dropped, the query's fields decoded:
+:meth:`Redactor.redact_url`), a form (:meth:`Redactor.redact_form`) and bytes
+(:meth:`Redactor.redact_bytes`); the log's own rules (which headers are only a credential,
+where long fields are cut) are in ``patgate.wire.logged_request``.
 """
 
 from __future__ import annotations
 
-import base64
 import hashlib
 import hmac
-import json
 import logging
 import re
 import threading
 from collections.abc import Callable, Iterable
 from typing import Any
-from urllib.parse import quote, quote_plus
+from urllib.parse import quote_plus, unquote_plus, urlsplit, urlunsplit
 
-from patgate.token_grammar import ANY_PAT_SCAN, DEFAULT_PAT_PREFIX, JWT_SCAN, pat_scan
+from patgate.redaction_forms import (
+    DECODING_ERRORS,
+    ENCODING_ERRORS,
+    ESCAPE_HINTS,
+    derived_forms,
+    escaped_pattern,
+    unescaped_forms,
+    utf8,
+)
+from patgate.token_grammar import (
+    ANY_PAT_SCAN,
+    DEFAULT_PAT_PREFIX,
+    JWT_SCAN,
+    pat_piece_scan,
+    pat_scan,
+)
 
-__all__ = ["LONG_VALUE", "REDACTED", "LogScrub", "Redactor", "Secret", "derived_forms"]
+__all__ = [
+    "LONG_VALUE",
+    "REDACTED",
+    "SENSITIVE_FIELDS",
+    "LogScrub",
+    "Redactor",
+    "Secret",
+    "derived_forms",
+]
 
 REDACTED = "[REDACTED]"
-_MIN_BASE64_CORE = 8
-"""A value's base64 inside longer base64 text is matched by its middle characters only when
-there are at least this many (fewer would match ordinary text)."""
 LONG_VALUE = 256
 """A registered value longer than this (and its derived forms) is replaced by plain search,
 not through the compiled patterns: compiling a long literal costs time in proportion to it
@@ -47,61 +75,25 @@ length times the number of forms stays under this: a run registers a secret with
 every create, and recompiling one pattern of all their forms for each short message cost
 more than the run's requests (about 20 ms a time, 11 times in a run of the built-in
 scenarios). Longer texts go through the compiled pattern, one pass whatever the count."""
-# A value parsed from JSON may hold a lone surrogate ("\ud800"), which strict UTF-8 refuses.
-_ENCODING_ERRORS = "surrogatepass"
+SENSITIVE_FIELDS = frozenset(
+    {"access_token", "client_secret", "token", "secret", "password", "refresh_token"}
+    | {"id_token", "code", "api_key", "apikey", "key"}
+)
+"""Names of query or form fields whose value is a credential, whatever it holds."""
+_CACHED_TEXT = 1024
+"""Texts up to this long are remembered with their redaction (:meth:`Redactor.redact`)."""
+_CACHED_TEXTS = 256
+"""At most this many: then the memory starts afresh (a few hundred kilobytes at most)."""
 
 
-def _utf8(value: str) -> bytes:
-    return value.encode("utf-8", _ENCODING_ERRORS)
-
-
-def derived_forms(value: str) -> set[str]:
-    """``value`` and the forms it takes on the wire and in JSON: URL-encoded, JSON-escaped,
-    in base64 (standard and URL-safe, with and without padding), and the middle of its
-    base64 at each byte alignment (what shows inside the base64 of a longer text)."""
-    forms = {
-        value,
-        quote(value, safe="", errors=_ENCODING_ERRORS),
-        quote_plus(value, errors=_ENCODING_ERRORS),
-        json.dumps(value)[1:-1],
-        json.dumps(value, ensure_ascii=False)[1:-1],
-    }
-    raw = _utf8(value)
-    for encode in (base64.b64encode, base64.urlsafe_b64encode):
-        whole = encode(raw).decode("ascii")
-        forms.update({whole, whole.rstrip("=")})
-        for shift in (1, 2):
-            encoded = encode(b"\0" * shift + raw).decode("ascii")
-            # Characters fully made of the value's bits: after the shifted bytes' share,
-            # before the last group (which mixes in whatever follows).
-            start = -(-shift * 8 // 6)
-            end = (shift + len(raw)) * 8 // 6
-            core = encoded[start:end]
-            if len(core) >= _MIN_BASE64_CORE:
-                forms.add(core)
-        core = whole[: len(raw) * 8 // 6]
-        if len(core) >= _MIN_BASE64_CORE:
-            forms.add(core)
-    forms.discard("")
-    return forms
-
-
-def _escaped_char(char: str) -> str:
-    """A pattern for ``char`` as itself or escaped: JSON (``\\uXXXX``, ``\\/``, ``\\"``)
-    or URL (``%XX`` in either case, ``+`` for a space)."""
-    code = ord(char)
-    if code < 0x10000:
-        json_escape = f"\\\\u{code:04x}"
-    else:
-        high, low = 0xD800 + ((code - 0x10000) >> 10), 0xDC00 + ((code - 0x10000) & 0x3FF)
-        json_escape = f"\\\\u{high:04x}\\\\u{low:04x}"
-    url = "".join(f"%{byte:02x}" for byte in _utf8(char))
-    alternatives = [re.escape(char), f"(?i:{json_escape}|{url})"]
-    if char in '/"\\':
-        alternatives.append(re.escape("\\" + char))
-    if char == " ":
-        alternatives.append(r"\+")
-    return "(?:" + "|".join(alternatives) + ")"
+def _plain_query(query: str) -> bool:
+    """Whether a query holds no escape and no field named as a credential: redacting it as
+    text then does what :meth:`Redactor.redact_form` would."""
+    if "%" in query or "+" in query:
+        return False
+    return not any(
+        field.partition("=")[0].lower() in SENSITIVE_FIELDS for field in query.split("&")
+    )
 
 
 class Secret:
@@ -139,10 +131,10 @@ class Secret:
     def __eq__(self, other: object) -> bool:
         if not isinstance(other, Secret):
             return NotImplemented
-        return hmac.compare_digest(_utf8(self.reveal()), _utf8(other.reveal()))
+        return hmac.compare_digest(utf8(self.reveal()), utf8(other.reveal()))
 
     def __hash__(self) -> int:
-        return hash(hashlib.sha256(_utf8(self.reveal())).digest())
+        return hash(hashlib.sha256(utf8(self.reveal())).digest())
 
     def __bool__(self) -> bool:
         return bool(self._value)
@@ -164,7 +156,16 @@ class Redactor:
         self._ordered: tuple[str, ...] | None = None
         """The forms of ``_values``, longest first (``None``: to sort again)."""
         self._escaped: re.Pattern[str] | None = None
+        self._escaped_of: dict[tuple[str, ...], re.Pattern[str]] = {}
+        """The escaped-forms pattern of a few values, by the values (cleared on a change)."""
+        self._exotic = False
+        """Whether a value holds a character that decoding a text may not give back as it
+        was (``%``, ``+``, ``\\``): then every value is looked for escaped, not only those
+        the decoded text holds."""
+        self._cache: dict[str, str] = {}
+        """Short texts redacted since the values last changed, and their redaction."""
         self._pat_scan = pat_scan(pat_prefix)
+        self._pat_piece_scan = pat_piece_scan(pat_prefix)
 
     def register(self, value: str | Secret | None) -> None:
         """Remember a secret value, of any length, and its :func:`derived_forms` for every
@@ -179,24 +180,33 @@ class Redactor:
             with self._lock:
                 merged = set(self._long) | forms
                 self._long = tuple(sorted(merged, key=len, reverse=True))
+                self._cache = {}
             return
         with self._lock:
             before = len(self._values)
             self._values.update(forms)
             self._raw.add(raw)
+            self._exotic = self._exotic or any(hint in raw for hint in ESCAPE_HINTS)
             if len(self._values) != before:
                 self._pattern = self._escaped = None
                 self._ordered = None
+                self._escaped_of = {}
+                self._cache = {}
 
     def register_basic(self, user: str | None, password: str | Secret | None) -> None:
         """Remember the ``Basic`` credentials ``user:password`` (and their base64), besides
-        ``password`` itself."""
+        ``password`` itself; also each URL-encoded first, as RFC 6749 (2.3.1) has a client
+        do before encoding them."""
         if not password:
             return
         self.register(password)
         secret = password.reveal() if isinstance(password, Secret) else password
         if user:
             self.register(f"{user}:{secret}")
+            encoded = f"{quote_plus(user, errors=ENCODING_ERRORS)}:" + quote_plus(
+                secret, errors=ENCODING_ERRORS
+            )
+            self.register(encoded)
 
     def register_all(self, values: Iterable[str | Secret | None]) -> None:
         """:meth:`register` each of ``values``."""
@@ -204,6 +214,9 @@ class Redactor:
             self.register(value)
 
     def _forms(self) -> tuple[str, ...]:
+        ordered = self._ordered
+        if ordered is not None:
+            return ordered
         with self._lock:
             if self._ordered is None:
                 self._ordered = tuple(sorted(self._values, key=len, reverse=True))
@@ -220,14 +233,54 @@ class Redactor:
     def _compiled_escaped(self) -> re.Pattern[str] | None:
         with self._lock:
             if self._escaped is None and self._raw:
-                ordered = sorted(self._raw, key=len, reverse=True)
-                self._escaped = re.compile(
-                    "|".join("".join(_escaped_char(c) for c in value) for value in ordered)
-                )
+                self._escaped = escaped_pattern(self._raw)
             return self._escaped
+
+    def _escaped_for(self, text: str) -> re.Pattern[str] | None:
+        """The pattern of the escaped forms of the values ``text`` holds once decoded:
+        compiling it for every value costs milliseconds, and most texts hold none."""
+        if self._exotic:
+            return self._compiled_escaped()
+        decoded = unescaped_forms(text)
+        with self._lock:
+            raw = tuple(sorted(self._raw))
+        held = tuple(value for value in raw if any(value in form for form in decoded))
+        if not held:
+            return None
+        pattern = self._escaped_of.get(held)
+        if pattern is None:
+            if len(self._escaped_of) >= _CACHED_TEXTS:
+                self._escaped_of = {}
+            pattern = self._escaped_of[held] = escaped_pattern(held)
+        return pattern
+
+    def _unescaped_shapes(self, text: str) -> str:
+        """``text``, or its decoded form when only that shows a PAT or a JWT (a token
+        written with escapes): then the decoded text is what gets redacted and shown."""
+        if "\\u" not in text and "\\/" not in text and "%" not in text:
+            return text
+        for decoded in unescaped_forms(text):
+            for scan in (self._pat_piece_scan, ANY_PAT_SCAN, JWT_SCAN):
+                if scan.search(decoded) is not None and scan.search(text) is None:
+                    return decoded
+        return text
 
     def redact(self, text: str) -> str:
         """``text`` with every registered value and every PAT- or JWT-shaped string replaced."""
+        if len(text) > _CACHED_TEXT:
+            return self._redact(text)
+        # The same short texts come again and again (a client's headers, a URL, a message):
+        # each is redacted once per set of values.
+        cache = self._cache
+        redacted = cache.get(text)
+        if redacted is None:
+            redacted = self._redact(text)
+            if len(cache) >= _CACHED_TEXTS:
+                cache.clear()
+            cache[text] = redacted
+        return redacted
+
+    def _redact(self, text: str) -> str:
         for form in self._long:
             if form in text:
                 text = text.replace(form, REDACTED)
@@ -241,12 +294,46 @@ class Redactor:
             text = pattern.sub(REDACTED, text)
         # Escapes mixed into a value (one "\u002d", one "%2F"): rarer and slower to match.
         if forms and ("\\" in text or "%" in text or "+" in text):
-            escaped = self._compiled_escaped()
+            escaped = self._escaped_for(text)
             if escaped is not None:
                 text = escaped.sub(REDACTED, text)
+        text = self._unescaped_shapes(text)
         text = self._pat_scan.sub(REDACTED, text)
+        text = self._pat_piece_scan.sub(REDACTED, text)  # a PAT cut before its dot
         text = ANY_PAT_SCAN.sub(REDACTED, text)
         return JWT_SCAN.sub(REDACTED, text)
+
+    def redact_bytes(self, data: bytes) -> bytes:
+        """:meth:`redact` for bytes (a request's body): UTF-8 text redacted, any other byte
+        kept as it was."""
+        text = data.decode("utf-8", "surrogateescape")
+        redacted = self.redact(text)
+        return data if redacted == text else redacted.encode("utf-8", "surrogateescape")
+
+    def redact_url(self, url: str) -> str:
+        """``url`` without user info or fragment, its path redacted, and its query as
+        :meth:`redact_form` leaves it (empty fields dropped)."""
+        if "@" not in url and "#" not in url and _plain_query(url.partition("?")[2]):
+            return self.redact(url)  # the common case: nothing to decode or drop
+        parts = urlsplit(url)
+        netloc = self.redact(parts.netloc.rpartition("@")[2])
+        query = self.redact_form("&".join(field for field in parts.query.split("&") if field))
+        return urlunsplit((parts.scheme, netloc, self.redact(parts.path), query, ""))
+
+    def redact_form(self, form: str) -> str:
+        """A URL-encoded query or form body with the value of each field named as a
+        credential (:data:`SENSITIVE_FIELDS`), or holding one once decoded, redacted whole
+        (a secret's escaped base64 shows no form of it until decoded)."""
+        return "&".join(self._redact_field(field) for field in form.split("&"))
+
+    def _redact_field(self, field: str) -> str:
+        name, equals, value = field.partition("=")
+        if unquote_plus(name, errors=DECODING_ERRORS).lower() in SENSITIVE_FIELDS:
+            return f"{name}{equals}{REDACTED}"
+        decoded = unquote_plus(value, errors=DECODING_ERRORS)
+        if decoded != value and self.redact(decoded) != decoded:
+            value = REDACTED
+        return f"{self.redact(name)}{equals}{self.redact(value)}"
 
     def redact_data(self, data: Any) -> Any:
         """A copy of JSON-like ``data`` with every string (keys included) redacted."""

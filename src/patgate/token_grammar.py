@@ -41,6 +41,7 @@ __all__ = [
     "documented_pat_shape",
     "is_documented_pat",
     "is_pat",
+    "pat_piece_scan",
     "pat_scan",
     "pat_shape",
     "pat_start",
@@ -212,6 +213,13 @@ ANY_PAT_SCAN = _scan(
 def pat_scan(prefix: str = DEFAULT_PAT_PREFIX) -> TokenScan:
     """:func:`pat_shape` of ``prefix`` (a :func:`valid_prefix`), found in linear time."""
     return _scan(prefix, _before(prefix), rf"{re.escape(prefix)}[{_CHARS}]++\.[{_CHARS}]++")
+
+
+@functools.lru_cache(maxsize=32)
+def pat_piece_scan(prefix: str = DEFAULT_PAT_PREFIX) -> TokenScan:
+    """The start of a PAT under ``prefix``: the prefix and the rest of its piece (a PAT cut
+    before its dot, or the prefix alone), found in linear time."""
+    return _scan(prefix, _before(prefix), rf"{re.escape(prefix)}[{_CHARS}]*+")
 
 
 def valid_prefix(prefix: str) -> bool:

@@ -6,6 +6,7 @@ from __future__ import annotations
 import dataclasses
 import gc
 import threading
+import time
 import tracemalloc
 
 import pytest
@@ -223,3 +224,32 @@ def test_a_redaction_that_fails_loses_no_entry(monkeypatch: pytest.MonkeyPatch) 
     ]
     assert all(dict(entry.headers)["x-secret"] == REDACTED for entry in entries)
     assert failed.nbytes == reference.nbytes
+
+
+def test_a_request_kept_as_sent_is_one_untracked_tuple_that_reads_back_by_name() -> None:
+    from patgate.wire.logged_request import SentRequest
+
+    sent = SentRequest.of(
+        REQUESTS[3], WireResponse(201), number=7, principal="u1", duration=0.5, via="pat"
+    )
+    packed = sent.packed()
+    gc.collect()
+    # The collector untracks a plain tuple of strings and numbers, never a subclass's.
+    assert type(packed) is tuple
+    assert not gc.is_tracked(packed)
+    assert SentRequest.unpacked(packed) == sent
+    assert sent.headers == tuple((name.lower(), value) for name, value in REQUESTS[3].headers)
+    request = REQUESTS[3]
+    assert (sent.method, sent.url, sent.body) == (request.method, request.url, request.body)
+    assert (sent.number, sent.status, sent.principal, sent.via) == (7, 201, "u1", "pat")
+    assert (sent.duration, sent.fault) == (0.5, None)
+    assert abs(time.time() - 0.5 - sent.at) < 60
+
+
+@pytest.mark.parametrize("bound", ["capacity", "bytes"])
+def test_unread_entries_past_the_bound_go_oldest_first_and_the_rest_read(bound: str) -> None:
+    log = RequestLog(capacity=3) if bound == "capacity" else RequestLog(max_bytes=3_500)
+    for n in range(10):
+        log.append(WireRequest("GET", f"https://api.test/{n}"), WireResponse(200))
+    assert [entry.number for entry in log] == [8, 9, 10]
+    assert log.nbytes <= 3_500
