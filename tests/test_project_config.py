@@ -175,7 +175,7 @@ def test_one_world_at_the_top_level_serves_every_command_from_the_files_folder(
 ) -> None:
     project = _project(tmp_path, '[tool.patgate]\nworld = "ci/missing.json"\n', monkeypatch)
     assert main([command]) == 2
-    assert f"cannot read the world file {project / 'ci' / 'missing.json'}" in (
+    assert f"the world file {project / 'ci' / 'missing.json'}: cannot read" in (
         capsys.readouterr().err
     )
 

@@ -52,6 +52,7 @@ if TYPE_CHECKING:
     )
     from patgate.fake.world import DefaultWorld
     from patgate.harness import WORLD_KEYS, Fake
+    from patgate.reasons import Reason
     from patgate.redaction import Redactor, Secret
     from patgate.wire.control_service import ControlService
     from patgate.wire.messages import WireHandler, WireRequest, WireResponse
@@ -91,6 +92,7 @@ _LAZY = {
     "PatgateError": "patgate.errors",
     "Principal": "patgate.fake.model",
     "Profile": "patgate.fake.profile",
+    "Reason": "patgate.reasons",
     "Redactor": "patgate.redaction",
     "RefusalShape": "patgate.fake.profile",
     "RequestLog": "patgate.wire.request_log",
@@ -160,6 +162,7 @@ __all__ = [
     "PatgateError",
     "Principal",
     "Profile",
+    "Reason",
     "Redactor",
     "RefusalShape",
     "RequestLog",

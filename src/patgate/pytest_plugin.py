@@ -37,7 +37,14 @@ from patgate import behaviour_coverage, scenario_items, scenario_workers
 if TYPE_CHECKING:
     from patgate.harness import Fake
 
-__all__ = ["patgate_fake", "patgate_fakes", "patgate_server", "patgate_world"]
+__all__ = [
+    "UnusedFaultWarning",
+    "patgate_fake",
+    "patgate_fakes",
+    "patgate_server",
+    "patgate_world",
+    "refusal_lines",
+]
 
 _URL_KEYS = ("auth_url", "base_url", "graphql_url")
 # The deployment's settings (patgate.fake.settings.SETTINGS, kept in step by a test): named
@@ -261,6 +268,62 @@ def patgate_fake(request: pytest.FixtureRequest) -> Iterator[Fake]:
         pytest.fail(f"patgate_fake: {error}", pytrace=False)
     with fake:
         yield fake
+    _report_unused_faults(fake, strict=bool(options.get("strict")))
+
+
+class UnusedFaultWarning(UserWarning):
+    """A fault rule a test added never answered a request (the test may not test what it
+    meant to)."""
+
+
+def _report_unused_faults(fake: Fake, *, strict: bool) -> None:
+    """Each fault rule that never answered, with where it was added: a warning, or under
+    ``strict`` a failure of the test's teardown."""
+    unused = fake.deployment.faults.unused()
+    if not unused:
+        return
+    lines = [
+        f"fault rule {rule.id} ({rule.endpoint}"
+        f"{', added at ' + rule.added_at if rule.added_at else ''}) never answered a request"
+        for rule in unused
+    ]
+    if strict:
+        pytest.fail("patgate (strict): " + "; ".join(lines), pytrace=False)
+    import warnings
+
+    for line in lines:
+        warnings.warn(UnusedFaultWarning(line), stacklevel=2)
+
+
+_REFUSALS = "patgate: requests the fake refused"
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) -> Any:
+    """A failed test that used ``patgate_fake`` gets a report section listing each request
+    the fake refused: method, URL, status and why (the reason's code and facts)."""
+    report = yield
+    if report.failed and report.when in ("call", "teardown"):
+        fake = getattr(item, "funcargs", {}).get("patgate_fake")
+        if fake is not None:
+            lines = refusal_lines(fake)
+            if lines:
+                report.sections.append((_REFUSALS, "\n".join(lines)))
+    return report
+
+
+def refusal_lines(fake: Fake) -> list[str]:
+    """One line per request ``fake`` refused (with a reason), oldest first."""
+    lines = []
+    for entry in fake.request_log.entries():
+        if entry.reason is None:
+            continue
+        fault = f" [fault {entry.fault}]" if entry.fault else ""
+        lines.append(
+            f"{entry.method} {entry.url} -> {entry.status}{fault} {entry.reason_code}: "
+            f"{entry.reason}"
+        )
+    return lines
 
 
 @pytest.fixture

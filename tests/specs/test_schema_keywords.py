@@ -45,7 +45,10 @@ _ANNOTATIONS = {
     "then", "else",  # read by "if"
 }  # fmt: skip
 _OPENAPI = {"discriminator", "xml", "externalDocs", "example"}
-_OWN = {"errorMessage"}  # ajv-errors' custom message, read by the loader and the editor
+_OWN = {
+    "errorMessage",  # ajv-errors' custom message, read by the loader and the editor
+    "x-patgate-path",  # config.schema.json: a value resolved against pyproject.toml's folder
+}
 KNOWN = set(Draft202012Validator.VALIDATORS) | _ANNOTATIONS | _OPENAPI | _OWN
 
 

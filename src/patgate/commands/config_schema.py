@@ -107,6 +107,7 @@ def config_schema(parser: argparse.ArgumentParser | None = None) -> dict[str, An
     defs["target"] = _table({"world": {"description": "the target's world file", **_TYPES["Path"]}})
     return {
         "$schema": "https://json-schema.org/draft/2020-12/schema",
+        "$id": "urn:patgate:schema:config",
         "title": "[tool.patgate] in pyproject.toml",
         "description": "patgate's settings: each key a long flag of a command, at the top "
         "level (every command with that flag) or in a command's table (winning); the "

@@ -24,6 +24,7 @@ the printed addresses say it; required when ``--host`` is not a loopback address
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import ipaddress
 import json
 import signal
@@ -43,9 +44,18 @@ if TYPE_CHECKING:
     from patgate.fake.profile import Profile
     from patgate.harness import Fake
     from patgate.transports.loopback_server import LoopbackServer
+    from patgate.wire.messages import WireHandler, WireRequest, WireResponse
     from patgate.wire.urls import FakeUrls
 
-__all__ = ["MAX_FAULTS_BYTES", "configure", "load_faults", "main", "write_world"]
+__all__ = [
+    "MAX_FAULTS_BYTES",
+    "REASON_HEADER",
+    "configure",
+    "explaining",
+    "load_faults",
+    "main",
+    "write_world",
+]
 
 MAX_EXPIRES_IN = 10 * 365 * 86400
 """The longest client-token lifetime ``--expires-in`` takes: ten years, in seconds."""
@@ -138,6 +148,13 @@ def configure(parser: argparse.ArgumentParser) -> None:
         metavar="FILE",
         help="fault rules to load at start: a JSON list of rules as POST /__patgate/faults "
         'takes them, or {"faults": [...], "rate_limit": true} as GET /__patgate/faults answers',
+    )
+    parser.add_argument(
+        "--explain",
+        action="store_true",
+        help="add an X-Patgate-Reason header to every refusal, naming why the fake refused "
+        "(the reason's code and facts; never a secret); stderr logs every refusal's reason "
+        "either way",
     )
     parser.add_argument(
         "--max-connections",
@@ -298,6 +315,32 @@ def _fake(
     return fake, None
 
 
+REASON_HEADER = "X-Patgate-Reason"
+
+
+def explaining(handle: WireHandler, *, header: bool) -> WireHandler:
+    """``handle``, logging each refusal's reason on stderr (one line: method, path, status,
+    reason) and, with ``header``, sending it as :data:`REASON_HEADER`."""
+    from patgate.untrusted_text import one_line
+
+    def answer(request: WireRequest) -> WireResponse | None:
+        response = handle(request)
+        if response is None or response.reason is None:
+            return response
+        path = request.url.partition("?")[0]
+        line = one_line(f"{request.method} {path} -> {response.status} {response.reason}")
+        print(f"patgate serve: refused {line}", file=sys.stderr, flush=True)
+        if not header:
+            return response
+        # A header value is Latin-1 without line breaks: the reason's text, escaped.
+        value = one_line(str(response.reason)).encode("ascii", "backslashreplace").decode()
+        return dataclasses.replace(
+            response, headers=(*response.headers, (REASON_HEADER, value[:1000]))
+        )
+
+    return answer
+
+
 def _print_error(error: BaseException) -> None:
     print("patgate serve: the fake failed on a request:", file=sys.stderr)
     traceback.print_exception(type(error), error, error.__traceback__, file=sys.stderr)
@@ -352,7 +395,8 @@ def main(args: argparse.Namespace) -> int:
         fake, persistence = _fake(args, server.urls, profile)
         if args.faults is not None:
             _add_faults(fake, args.faults)
-        server.start(persistence.handle if persistence is not None else fake.handle)
+        handle = persistence.handle if persistence is not None else fake.handle
+        server.start(explaining(handle, header=args.explain))
         _wait_until_answering(server, fake)
         if args.world is not None:
             write_world(args.world, fake.world)

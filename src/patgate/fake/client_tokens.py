@@ -141,7 +141,7 @@ class ClientTokenIssuer:
                 "the access token has expired",
                 rule_id="CLIENT-TOKEN-EXPIRY",
                 reason=expired_client_token(
-                    verified.issued_at, verified.expires_at, self._clock.now()
+                    verified.issued_at, verified.expires_at, self._clock.now(), self.expires_in
                 ),
             )
         if now + self.leeway < verified.not_before:

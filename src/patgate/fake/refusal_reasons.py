@@ -47,15 +47,19 @@ def client_credentials(client_id: str | None, known: bool) -> Reason:
     return Reason("client-secret-mismatch", f"the client secret does not match client {shown}")
 
 
-def expired_client_token(issued_at: float | None, expires_at: float, now: datetime) -> Reason:
-    """A client-credential token past its ``exp``, with when it was issued and expired."""
+def expired_client_token(
+    issued_at: float | None, expires_at: float, now: datetime, expires_in: int
+) -> Reason:
+    """A client-credential token past its ``exp``, with when it was issued and the lifetime
+    the fake gives its tokens (``exp`` rounds up to a whole second, so ``exp - iat`` may be
+    one more)."""
     ago = now.timestamp() - expires_at
     expired = datetime.fromtimestamp(expires_at, tz=now.tzinfo)
     if issued_at is None:
         when = f"expired at {clock_time(expired)}"
     else:
         issued = datetime.fromtimestamp(issued_at, tz=now.tzinfo)
-        when = f"issued at {clock_time(issued)}, expires_in {round(expires_at - issued_at)}"
+        when = f"issued at {clock_time(issued)}, expires_in {expires_in}"
     return Reason(
         "client-token-expired",
         f"client token expired {ago:.0f} s ago ({when}, the fake's clock is {clock_time(now)})",

@@ -181,6 +181,7 @@ def requests_table(view: View, entries: Sequence[LoggedRequest], name_of: NameOf
             cell("Credential", _credential(e, name_of)),
             cell("Status", _status(e)),
             cell("Fault", e.fault or "none"),
+            cell("Refused because", e.reason or "not refused"),
             cell(
                 "Details",
                 html(
@@ -214,6 +215,10 @@ def request_detail(view: View, entry: LoggedRequest, name_of: NameOf) -> Documen
         ("Credential", _credential(entry, name_of)),
         ("Status", _status(entry)),
         ("Fault rule", entry.fault or "none: the real answer"),
+        (
+            "Refused because",
+            f"{entry.reason_code}: {entry.reason}" if entry.reason else "not refused",
+        ),
         ("Took", f"{entry.duration_ms:.1f} ms"),
     ]
     headers = table(

@@ -113,6 +113,12 @@ class LoggedRequest:
     """``"pat"`` or ``"client"``: what kind of credential :attr:`principal` used."""
     fault: str | None = None
     """The id of the fault rule that answered (``"rate-limit"`` for the rate limit)."""
+    reason_code: str | None = None
+    """Why the fake refused, as a stable code (:data:`patgate.reasons.REASON_CODES`);
+    ``None`` for a request it did not refuse."""
+    reason: str | None = None
+    """Why the fake refused, in one sentence naming the facts it looked at (ids, names,
+    dates, counts; never a secret)."""
     body: bytes = b""
     """The request's body as sent, with every credential redacted, cut at
     :data:`MAX_BODY_BYTES` bytes."""
@@ -132,6 +138,8 @@ class LoggedRequest:
             "operation": self.operation,
             "via": self.via,
             "fault": self.fault,
+            "reason_code": self.reason_code,
+            "reason": self.reason,
             "body": self.body.decode("utf-8", "replace"),
         }
 
@@ -162,6 +170,8 @@ class SentRequest(NamedTuple):
     """Seconds."""
     via: str | None
     fault: str | None
+    reason_code: str | None
+    reason: str | None
     at: float
     """Seconds since the epoch."""
     headers: tuple[tuple[str, str], ...]
@@ -203,10 +213,12 @@ class SentRequest(NamedTuple):
         (``tests/wire/test_request_log_unread.py`` holds the order to the fields').
         """
         status = response.status if response is not None else DROPPED
+        why = response.reason if response is not None else None
         at = time.time() - duration
         return (
             number, request.method, request.url, request.body, status, principal, duration,
-            via, fault, at, *itertools.chain.from_iterable(request.headers),
+            via, fault, why.code if why else None, why.text if why else None, at,
+            *itertools.chain.from_iterable(request.headers),
         )  # fmt: skip
 
     def packed(self) -> PackedRequest:
@@ -226,16 +238,18 @@ _HEADERS_AT = len(SentRequest._fields) - 1
 (``headers`` is the last)."""
 
 
-def unread_size(request: WireRequest) -> int | None:
+def unread_size(request: WireRequest, response: WireResponse | None = None) -> int | None:
     """What a request kept as sent costs (:attr:`RequestLog.nbytes`), or ``None`` when a
     field is past the log's limits and the request must be redacted and cut at once."""
     url, body, fields = request.url, request.body, request.headers
+    why = response.reason if response is not None else None
+    reason = len(why.code) + len(why.text) if why is not None else 0
     if len(url) > MAX_URL_TEXT or len(body) > MAX_BODY_BYTES or len(fields) > MAX_LOGGED_HEADERS:
         return None
     text = sum(map(len, itertools.chain.from_iterable(fields)))
     if text > _UNREAD_HEADER_TEXT:
         return None
-    return _ENTRY_COST + len(url) + len(body) + text + _UNREAD_FIELD_COST * len(fields)
+    return _ENTRY_COST + len(url) + len(body) + text + reason + _UNREAD_FIELD_COST * len(fields)
 
 
 def redacted_entry(sent: SentRequest, redactor: Redactor) -> tuple[LoggedRequest, int]:
@@ -263,9 +277,12 @@ def redacted_entry(sent: SentRequest, redactor: Redactor) -> tuple[LoggedRequest
         operation=operation,
         via=sent.via,
         fault=sent.fault,
+        reason_code=sent.reason_code,
+        reason=_cut(redactor.redact(sent.reason), MAX_URL_TEXT) if sent.reason else None,
         body=body,
     )
     text = sum(map(len, itertools.chain.from_iterable(headers)))
+    text += len(entry.reason or "") + len(entry.reason_code or "")
     return entry, _ENTRY_COST + len(url) + len(body) + text + _FIELD_COST * len(headers)
 
 
@@ -366,6 +383,48 @@ _OPERATION_SCAN = 4096
 
 
 def _operation_name(body: bytes) -> str | None:
+    """The operation's name, or for an anonymous document its root fields
+    (``createPersonalAccessToken``), as the log shows it."""
     head = body[:_OPERATION_SCAN]
     named = _OPERATION_NAME.search(head) or _OPERATION.search(head)
-    return named.group(1).decode("ascii") if named else None
+    if named:
+        return named.group(1).decode("ascii")
+    return _root_fields(head)
+
+
+_NAME = re.compile(r"[_A-Za-z][_0-9A-Za-z]{0,99}")
+
+
+def _root_fields(head: bytes) -> str | None:
+    """The root fields of the first operation of a JSON body's ``query`` (aliases read as
+    the field they name): a plain walk over braces, parentheses and strings, no parse."""
+    import json
+
+    try:
+        query = json.loads(head).get("query")
+    except (ValueError, AttributeError):
+        return None
+    if not isinstance(query, str):
+        return None
+    fields: list[str] = []
+    depth = parens = 0
+    position, end = 0, min(len(query), _OPERATION_SCAN)
+    while position < end and len(fields) < 5:
+        char = query[position]
+        if char == '"':
+            closing = query.find('"', position + 1)
+            position = end if closing < 0 else closing + 1
+            continue
+        depth += {"{": 1, "}": -1}.get(char, 0)
+        parens += {"(": 1, ")": -1}.get(char, 0)
+        if depth < 0 or (depth == 0 and fields):
+            break  # the first operation's selection is over
+        found = _NAME.match(query, position) if depth == 1 and not parens else None
+        if found is None:
+            position += 1
+            continue
+        position = found.end()
+        rest = query[position:end].lstrip()
+        if not rest.startswith(":"):  # an alias names the field that follows it
+            fields.append(found.group())
+    return ", ".join(fields) or None

@@ -184,7 +184,7 @@ class RequestLog(Sequence[LoggedRequest]):
         A request with a field past the log's limits is redacted and cut at once, so the
         log never holds more of it than the limits keep.
         """
-        size = unread_size(request)
+        size = unread_size(request, response)
         with self._lock:
             if size is None:
                 sent = SentRequest.of(
