@@ -26,6 +26,7 @@ __all__ = [
     "accepted_codings",
     "content_codings",
     "decoded_within",
+    "decoders",
     "read_answer",
 ]
 
@@ -54,7 +55,7 @@ def content_codings(values: Iterable[str]) -> tuple[str, ...]:
 
 def accepted_codings() -> str:
     """The ``Accept-Encoding`` value: the codings this module can read here."""
-    return ", ".join(_decoders())
+    return ", ".join(decoders())
 
 
 def decoded_within(raw: Iterable[bytes], codings: tuple[str, ...], cap: int) -> bytes:
@@ -65,14 +66,14 @@ def decoded_within(raw: Iterable[bytes], codings: tuple[str, ...], cap: int) -> 
             f"the answer is compressed more than once (Content-Encoding: {', '.join(codings)}); "
             "an answer is read through one coding at most"
         )
-    decoders = _decoders()
-    if codings and codings[0] not in decoders:
-        readable = ", ".join(decoders)
+    readable = decoders()
+    if codings and codings[0] not in readable:
         raise BodyRefused(
-            f"the answer's Content-Encoding {codings[0]!r} is not read here (readable: {readable})"
+            f"the answer's Content-Encoding {codings[0]!r} is not read here "
+            f"(readable: {', '.join(readable)})"
         )
     counted = _counted(raw, cap)
-    pieces = decoders[codings[0]](counted) if codings else counted
+    pieces = readable[codings[0]](counted) if codings else counted
     held: list[bytes] = []
     size = 0
     for piece in pieces:
@@ -153,10 +154,23 @@ def _gzip(raw: Iterator[bytes]) -> Iterator[bytes]:
 
 
 def _deflate(raw: Iterator[bytes]) -> Iterator[bytes]:
-    return _inflate(raw, zlib.MAX_WBITS, fallback=-zlib.MAX_WBITS)
+    # zlib tells a missing header from its first two bytes: it gets them at once.
+    return _inflate(_with_head(raw, 2), zlib.MAX_WBITS, fallback=-zlib.MAX_WBITS)
 
 
-def _decoders() -> dict[str, Decoder]:
+def _with_head(raw: Iterator[bytes], size: int) -> Iterator[bytes]:
+    """``raw`` with its first chunk at least ``size`` bytes long (when there are that many)."""
+    head = b""
+    for chunk in raw:
+        head += chunk
+        if len(head) >= size:
+            break
+    if head:
+        yield head
+    yield from raw
+
+
+def decoders() -> dict[str, Decoder]:
     """The codings readable here, by name, in the order ``Accept-Encoding`` lists them."""
     decoders: dict[str, Decoder] = {"gzip": _gzip, "deflate": _deflate}
     brotli = _bounded_brotli()
