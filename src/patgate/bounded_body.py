@@ -24,6 +24,7 @@ if TYPE_CHECKING:
 __all__ = [
     "BodyRefused",
     "accepted_codings",
+    "announced_within",
     "content_codings",
     "decoded_within",
     "decoders",
@@ -84,12 +85,16 @@ def decoded_within(raw: Iterable[bytes], codings: tuple[str, ...], cap: int) -> 
     return b"".join(held)
 
 
+def announced_within(declared: str, cap: int) -> None:
+    """:class:`BodyRefused` when a ``Content-Length`` of ``declared`` passes ``cap``."""
+    if declared.isascii() and declared.isdigit() and int(declared) > cap:
+        raise BodyRefused(f"the answer announces {declared} bytes; {_over(cap)}", too_large=True)
+
+
 def read_answer(response: httpx.Response, cap: int) -> bytes:
     """The body of a streamed httpx ``response`` (not read yet), decoded within ``cap``: an
     announced ``Content-Length`` over the cap is refused before any byte is read."""
-    declared = response.headers.get("content-length", "")
-    if declared.isascii() and declared.isdigit() and int(declared) > cap:
-        raise BodyRefused(f"the answer announces {declared} bytes; {_over(cap)}", too_large=True)
+    announced_within(response.headers.get("content-length", ""), cap)
     codings = content_codings(response.headers.get_list("content-encoding"))
     return decoded_within(_raw(response), codings, cap)
 

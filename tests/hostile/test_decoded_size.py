@@ -18,6 +18,7 @@ import httpx
 import pytest
 
 from patgate.bounded_body import STEP, BodyRefused, accepted_codings, decoded_within, decoders
+from patgate.control_client import CONTROL_ANSWER_BYTES, ControlClient, ControlError
 from patgate.runner import LiveTarget, resolve_target_config
 from patgate.runner.target.config import TargetConfig
 from patgate.runner.target.exchange import (
@@ -245,3 +246,28 @@ def test_identity_is_no_coding_and_raw_bytes_count_too() -> None:
     with pytest.raises(BodyRefused) as refused:
         decoded_within(iter([b"ab", b"cd"]), (), 3)
     assert refused.value.too_large
+
+
+# -- the control API of a served fake ------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("bomb", "said"),
+    [
+        (bombs.GIB_GZIP, f"larger than {CONTROL_ANSWER_BYTES} bytes"),
+        (bombs.STACKED_GZIP, "compressed more than once"),
+    ],
+    ids=["gibibyte", "gzip-gzip"],
+)
+def test_a_control_answer_is_read_within_its_own_cap(bomb: bombs.Writer, said: str) -> None:
+    bombs.gzip_bomb(1024), bombs.stacked_gzip_bomb(256)
+    with Server(Misbehaviour("bomb", bomb, _every, times=1)) as server:
+        control = ControlClient(server.base_url + "/control", "t", timeout=20)
+        tracemalloc.start()
+        try:
+            with pytest.raises(ControlError, match=said):
+                control.snapshot()
+            peak = tracemalloc.get_traced_memory()[1]
+        finally:
+            tracemalloc.stop()
+    assert peak < 2 * CONTROL_ANSWER_BYTES
