@@ -14,6 +14,7 @@ module cannot read (``br`` needs brotli 1.2 or newer, ``zstd`` the zstandard pac
 
 from __future__ import annotations
 
+import functools
 import zlib
 from collections.abc import Callable, Iterable, Iterator
 from typing import TYPE_CHECKING
@@ -47,6 +48,10 @@ class BodyRefused(Exception):
         """Whether the size cap refused it (not the coding)."""
 
 
+class _Corrupt(Exception):
+    """A decoder met bytes its coding does not allow."""
+
+
 def content_codings(values: Iterable[str]) -> tuple[str, ...]:
     """The codings of every ``Content-Encoding`` value, in order, lower case, without
     ``identity`` (which changes nothing)."""
@@ -77,11 +82,14 @@ def decoded_within(raw: Iterable[bytes], codings: tuple[str, ...], cap: int) -> 
     pieces = readable[codings[0]](counted) if codings else counted
     held: list[bytes] = []
     size = 0
-    for piece in pieces:
-        size += len(piece)
-        if size > cap:
-            raise BodyRefused(_too_large(cap), too_large=True)
-        held.append(piece)
+    try:
+        for piece in pieces:
+            size += len(piece)
+            if size > cap:
+                raise BodyRefused(_too_large(cap), too_large=True)
+            held.append(piece)
+    except _Corrupt:
+        raise BodyRefused(f"the answer's {codings[0]} body is corrupt") from None
     return b"".join(held)
 
 
@@ -142,7 +150,7 @@ def _inflate(raw: Iterator[bytes], wbits: int, fallback: int | None = None) -> I
                 piece = inflater.decompress(pending, STEP)
             except zlib.error:
                 if started or fallback is None:
-                    raise BodyRefused("the answer's compressed body is corrupt") from None
+                    raise _Corrupt from None
                 inflater, fallback = zlib.decompressobj(fallback), None
                 continue
             started = True
@@ -175,16 +183,18 @@ def _with_head(raw: Iterator[bytes], size: int) -> Iterator[bytes]:
     yield from raw
 
 
+@functools.cache
 def decoders() -> dict[str, Decoder]:
-    """The codings readable here, by name, in the order ``Accept-Encoding`` lists them."""
-    decoders: dict[str, Decoder] = {"gzip": _gzip, "deflate": _deflate}
+    """The codings readable here, by name, in the order ``Accept-Encoding`` lists them
+    (looked for once: a missing library is not looked for again at every answer)."""
+    found: dict[str, Decoder] = {"gzip": _gzip, "deflate": _deflate}
     brotli = _bounded_brotli()
     if brotli is not None:
-        decoders["br"] = brotli
+        found["br"] = brotli
     zstd = _zstd()
     if zstd is not None:
-        decoders["zstd"] = zstd
-    return decoders
+        found["zstd"] = zstd
+    return found
 
 
 def _bounded_brotli() -> Decoder | None:
@@ -204,7 +214,7 @@ def _bounded_brotli() -> Decoder | None:
                 while not decompressor.can_accept_more_data():
                     yield decompressor.process(b"", output_buffer_limit=STEP)
         except brotli.error:
-            raise BodyRefused("the answer's compressed body is corrupt") from None
+            raise _Corrupt from None
 
     return decode
 
@@ -224,7 +234,7 @@ def _zstd() -> Decoder | None:
             while piece := reader.read(STEP):
                 yield piece
         except zstandard.ZstdError:
-            raise BodyRefused("the answer's compressed body is corrupt") from None
+            raise _Corrupt from None
 
     return decode
 

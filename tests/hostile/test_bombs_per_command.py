@@ -15,7 +15,7 @@ from patgate.cli import main
 from patgate.runner.custody.ledger import Ledger
 
 from . import bombs
-from .server import Misbehaviour, Server, is_graphql, is_listing
+from .server import Misbehaviour, Server, is_graphql, is_hubs, is_listing
 
 # Each builds a gibibyte bomb once (about a second) and runs a whole command.
 pytestmark = pytest.mark.slow
@@ -95,4 +95,27 @@ def test_cleanup_leaves_what_it_cannot_verify_and_finishes_next_time(tmp_path: P
     assert "could not be listed; not deleted" in output
     assert kept == [name]
     assert second == 0, again
+    assert left == []
+
+
+def test_fuzz_records_a_bomb_as_an_unread_answer_and_deletes_what_it_made(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    pytest.importorskip("schemathesis", reason="needs the fuzz extra: pip install -e '.[fuzz]'")
+    bombs.gzip_bomb(1024)
+    monkeypatch.setenv("PATGATE_LEDGER", str(tmp_path / "ledger.jsonl"))
+    with Server(Misbehaviour("gib", bombs.GIB_GZIP, is_hubs, times=2)) as server:
+        world = tmp_path / "w.json"
+        server.write_world(world)
+        out = io.StringIO()
+        with contextlib.redirect_stdout(out), contextlib.redirect_stderr(out):
+            flags = ["--allow-writes", "--max-examples", "1", "--seed", "3"]
+            code = main(["fuzz", "--world", str(world), *flags])
+        left = server.run_tokens()
+    output = out.getvalue()
+    assert "Traceback" not in output
+    assert server.spoiled == 2
+    assert code == 1, output  # an answer broke the contract
+    assert "unread_answer" in output
+    assert ONE_LAYER in output
     assert left == []
