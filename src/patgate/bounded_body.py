@@ -206,13 +206,23 @@ def _bounded_brotli() -> Decoder | None:
     if not hasattr(brotli.Decompressor, "can_accept_more_data"):
         return None
 
+    # brotli stops growing its output once it reaches the limit, so one step may pass it by
+    # a growth of its own (up to 32 KiB past a limit under 32 KiB, 64 KiB past one above):
+    # a quarter step keeps every piece within a step.
+    limit = STEP // 4
+
     def decode(raw: Iterator[bytes]) -> Iterator[bytes]:
         decompressor = brotli.Decompressor()
         try:
             for chunk in raw:
-                yield decompressor.process(chunk, output_buffer_limit=STEP)
+                yield decompressor.process(chunk, output_buffer_limit=limit)
                 while not decompressor.can_accept_more_data():
-                    yield decompressor.process(b"", output_buffer_limit=STEP)
+                    yield decompressor.process(b"", output_buffer_limit=limit)
+            while not decompressor.is_finished():
+                piece = decompressor.process(b"", output_buffer_limit=limit)
+                if not piece:
+                    return
+                yield piece
         except brotli.error:
             raise _Corrupt from None
 

@@ -103,3 +103,16 @@ BOMBS: tuple[Misbehaviour, ...] = (
     Misbehaviour("raw-deflate-bomb-1gib", RAW_DEFLATE, is_listing),
 )
 """Every bomb, for the catalogue of misbehaviour."""
+
+
+@functools.cache
+def library_bomb(coding: str, mebibytes: int) -> bytes:
+    """``mebibytes`` MiB of zeros in ``br`` or ``zstd``, by their libraries (when installed)."""
+    data = bytes(mebibytes * MIB)
+    if coding == "br":
+        import brotli
+
+        return bytes(brotli.compress(data, quality=5))
+    import zstandard
+
+    return bytes(zstandard.ZstdCompressor(level=3).compress(data))

@@ -271,3 +271,29 @@ def test_a_control_answer_is_read_within_its_own_cap(bomb: bombs.Writer, said: s
         finally:
             tracemalloc.stop()
     assert peak < 2 * CONTROL_ANSWER_BYTES
+
+
+@pytest.mark.parametrize(("coding", "library"), [("br", "brotli"), ("zstd", "zstandard")])
+def test_br_and_zstd_are_read_within_the_cap_when_their_library_is_installed(
+    serve: Callable[..., Exchange], coding: str, library: str
+) -> None:
+    pytest.importorskip(library)
+    if coding not in decoders():
+        pytest.skip(f"{library} too old to bound each step")
+    bomb = bombs.library_bomb(coding, 256)
+    exchange = serve(bombs.coded(lambda: bomb, coding.encode()))
+    message, peak = refused_holding(exchange)
+    assert f"larger than {CAP} bytes" in message
+    assert peak < 2 * CAP, f"held {peak / bombs.MIB:.1f} MiB"
+    honest = bombs.library_bomb(coding, 3)
+    assert read(serve(bombs.coded(lambda: honest, coding.encode()))) == "\0" * (3 * bombs.MIB)
+
+
+def test_a_coding_whose_library_is_missing_is_refused_naming_it(
+    serve: Callable[..., Exchange],
+) -> None:
+    missing = [coding for coding in ("br", "zstd") if coding not in decoders()]
+    if not missing:
+        pytest.skip("brotli and zstandard are both installed here")
+    message, _ = refused_holding(serve(bombs.coded(lambda: b"\0" * 16, missing[0].encode())))
+    assert f"Content-Encoding {missing[0]!r} is not read here" in message
