@@ -39,6 +39,7 @@ _FOUNDATION = (
     "patgate.redaction",
     "patgate.observed",
     "patgate.httpx_private",
+    "patgate.bounded_body",
     "patgate.control_client",
 )
 

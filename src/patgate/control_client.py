@@ -13,15 +13,17 @@ A refused call raises :class:`ControlError` with the API's status, code and mess
 
 from __future__ import annotations
 
+import json
 from types import TracebackType
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from patgate.errors import PatgateError
 
-if TYPE_CHECKING:
-    import httpx
+__all__ = ["CONTROL_ANSWER_BYTES", "ControlClient", "ControlError", "RemoteFaults"]
 
-__all__ = ["ControlClient", "ControlError", "RemoteFaults"]
+CONTROL_ANSWER_BYTES = 64 * 1024 * 1024
+"""The largest control answer read (decoded): a served fake's request log may be long, but
+an answer past this, or compressed more than once, is a :class:`ControlError`."""
 
 
 class ControlError(PatgateError):
@@ -93,23 +95,29 @@ class ControlClient:
         """
         import httpx
 
+        from patgate.bounded_body import BodyRefused, accepted_codings, read_answer
+
         if self._tls is None:
             self._tls = httpx.create_ssl_context()
-        response = httpx.request(
+        with httpx.stream(
             method,
             self.url + path,
             json=body,
-            headers=self._headers,
+            headers={**self._headers, "Accept-Encoding": accepted_codings()},
             timeout=self._timeout,
             verify=self._tls,
-        )
-        answer = _json(response)
+        ) as response:
+            try:
+                content = read_answer(response, CONTROL_ANSWER_BYTES)
+            except BodyRefused as refused:
+                raise ControlError(response.status_code, "UNREAD", str(refused)) from None
+        answer = _json(response.status_code, content)
         if response.status_code >= 400:
             error = answer.get("error", {}) if isinstance(answer, dict) else {}
             raise ControlError(
                 response.status_code,
                 str(error.get("code", "ERROR")),
-                str(error.get("message", response.text[:200])),
+                str(error.get("message", content[:200].decode("utf-8", "replace"))),
             )
         return answer
 
@@ -293,10 +301,10 @@ class ControlClient:
         return answer
 
 
-def _json(response: httpx.Response) -> Any:
+def _json(status: int, content: bytes) -> Any:
     try:
-        return response.json()
+        return json.loads(content)
     except ValueError:
         raise ControlError(
-            response.status_code, "NOT_JSON", "the control API answered something that is not JSON"
+            status, "NOT_JSON", "the control API answered something that is not JSON"
         ) from None

@@ -11,6 +11,7 @@ from typing import Any
 
 from patgate.wire.messages import WireRequest, WireResponse
 
+from .bombs import BOMBS
 from .server import (
     Handler,
     Misbehaviour,
@@ -181,6 +182,7 @@ CASES: tuple[Misbehaviour, ...] = (
     Misbehaviour("deflate-bomb", _bomb(_deflate, b"deflate")),
     Misbehaviour("broken-gzip", _body(b"not gzip at all", JSON + b"Content-Encoding: gzip\r\n")),
     Misbehaviour("unknown-encoding", _body(b"{}", JSON + b"Content-Encoding: x-rot13\r\n")),
+    *BOMBS,
     # JSON of shapes nobody expects.
     Misbehaviour("list-for-name", _rewrite(_replace("name", ["patgate"])), is_listing),
     Misbehaviour("object-for-id", _rewrite(_replace("id", {"id": 1})), is_create),

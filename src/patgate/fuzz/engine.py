@@ -35,11 +35,13 @@ import requests
 import schemathesis  # type: ignore[import-not-found, unused-ignore]
 
 from patgate.errors import TargetUnreachable, UnexpectedAnswer
+from patgate.fuzz.bounded_session import AnswerUnread, bounded_session
 from patgate.fuzz.lifecycle import delete_created, run_lifecycle
 from patgate.fuzz.recorder import Recorder
 from patgate.fuzz.report import FuzzReport
 from patgate.observed import Observed
 from patgate.resources import specs_dir
+from patgate.runner.target.exchange import DEFAULT_MAX_RESPONSE_BYTES, NetworkPolicy
 
 if TYPE_CHECKING:
     from patgate.harness import Fake
@@ -80,6 +82,9 @@ class FuzzOptions:
     """Seconds to wait for an answer."""
     ledger_path: Path | None = None
     """Where the ledger of every token the run creates is appended (``None``: memory)."""
+    max_response_bytes: int = DEFAULT_MAX_RESPONSE_BYTES
+    """An answer longer than this (decoded), or compressed twice, is an ``unread_answer``
+    failure."""
 
 
 @dataclass(frozen=True)
@@ -126,7 +131,10 @@ class Fuzzer:
         self.report = FuzzReport(display, seed, options.max_examples)
         self.redactor = self.context.redactor
         self.recorder = Recorder(
-            session if session is not None else requests.Session(),
+            bounded_session(
+                session if session is not None else requests.Session(),
+                options.max_response_bytes,
+            ),
             self.report,
             self.redactor,
             timeout=(options.connect_timeout, options.read_timeout),
@@ -323,6 +331,10 @@ class Fuzzer:
                 timeout=recorder.timeout,
                 allow_redirects=False,
             )
+        except AnswerUnread as refused:
+            line = recorder.redactor.redact(case.as_curl_command(base_url=fuzz_pass.base_url))
+            recorder.fail(fuzz_pass.label, "unread_answer", str(refused), None, line)
+            return
         except requests.RequestException as error:
             line = recorder.redactor.redact(case.as_curl_command(base_url=fuzz_pass.base_url))
             recorder.unreachable(fuzz_pass.label, error, line)
@@ -386,6 +398,7 @@ def _fuzz(target: Target, options: FuzzOptions, display: str) -> FuzzReport:
         connect_timeout=options.connect_timeout,
         read_timeout=options.read_timeout,
         ledger_path=options.ledger_path,
+        network=NetworkPolicy(max_response_bytes=options.max_response_bytes),
     )
     with open_session(target, run_options) as runner:
         fuzzer = Fuzzer(runner, options, display=display)

@@ -3,7 +3,9 @@
 A :class:`Recorder` owns the run's HTTP session, timeouts, redactor and report. It turns a
 connection error before any answer into :class:`~patgate.errors.TargetUnreachable` (exit
 code 3), and one after answers into a ``no_answer`` failure: a server that stops answering
-in the middle of a fuzz run has fallen over.
+in the middle of a fuzz run has fallen over. An answer its session refuses to read (over the
+size cap, or compressed twice: :mod:`patgate.fuzz.bounded_session`) fails a set-up call with
+:class:`~patgate.errors.RequestFailed` naming why.
 """
 
 from __future__ import annotations
@@ -12,7 +14,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from patgate.errors import TargetUnreachable
+from patgate.errors import RequestFailed, TargetUnreachable
 from patgate.fuzz.report import FuzzFailure, FuzzReport, curl_line
 from patgate.fuzz.verdicts import Verdict, answer_verdicts, graphql_verdicts
 from patgate.redaction import Redactor
@@ -60,6 +62,8 @@ class Recorder:
         """One plain request (set-up and clean-up calls); raises when nothing answers."""
         import requests
 
+        from patgate.fuzz.bounded_session import AnswerUnread
+
         try:
             response = self.session.request(
                 method,
@@ -70,6 +74,8 @@ class Recorder:
                 timeout=self.timeout,
                 allow_redirects=False,
             )
+        except AnswerUnread as refused:
+            raise RequestFailed(f"{method} {self.redactor.redact(url)}: {refused}") from None
         except requests.RequestException as error:
             raise TargetUnreachable(
                 f"{self.redactor.redact(url)} does not answer: {type(error).__name__}"

@@ -5,8 +5,10 @@ request may be repeated.
 
 No answer can crash or hold the run: each request has a total deadline (the connect and
 read timeouts added up, from the first byte sent to the last byte read), each answer a size
-cap (after decompression), and whatever the bytes, headers, charset or encoding, the result
-is an :class:`~patgate.checks.Observed` or a :class:`RequestFailed` naming the problem.
+cap counted on the decoded bytes as they come (:mod:`patgate.bounded_body`: one content
+coding at most, decoded a bounded step at a time), and whatever the bytes, headers, charset
+or encoding, the result is an :class:`~patgate.checks.Observed` or a :class:`RequestFailed`
+naming the problem.
 
 Requests go only to the target's own origins (its ``*_url`` keys) and to origins a flag adds
 (:class:`NetworkPolicy`); a request carrying a credential is never sent over plain http
@@ -24,6 +26,7 @@ from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
 
 from patgate._version import __version__
+from patgate.bounded_body import BodyRefused, accepted_codings, read_answer
 from patgate.errors import RequestFailed, TargetUnreachable
 from patgate.runner.model import Observed, Sent
 from patgate.runner.target.config import is_loopback_host
@@ -124,7 +127,8 @@ class Exchange:
             follow_redirects=False,
             verify=True,
             trust_env=self.network.use_env_proxy,
-            headers={"User-Agent": f"patgate/{__version__}"},
+            # Only the codings read within the size cap (bounded_body) are asked for.
+            headers={"User-Agent": f"patgate/{__version__}", "Accept-Encoding": accepted_codings()},
         )
         urls = [target.config.text(key) for key in _URL_KEYS]
         self.origins = frozenset(
@@ -267,20 +271,14 @@ class Exchange:
         return observed
 
     def _read(self, response: Any, where: str) -> tuple[int, str, dict[str, str]]:
-        """Status, text and headers of ``response``, its body read up to the size cap."""
-        cap = self.network.max_response_bytes
-        declared = response.headers.get("content-length", "")
-        if declared.isascii() and declared.isdigit() and int(declared) > cap:
-            raise RequestFailed(f"{where}: the answer announces {declared} bytes; {_over(cap)}")
-        chunks: list[bytes] = []
-        size = 0
-        for chunk in response.iter_bytes():
-            size += len(chunk)
-            if size > cap:
-                raise RequestFailed(f"{where}: the answer is larger than {cap} bytes; {_over(cap)}")
-            chunks.append(chunk)
+        """Status, text and headers of ``response``, its body decoded within the size cap."""
+        try:
+            content = read_answer(response, self.network.max_response_bytes)
+        except BodyRefused as refused:
+            flag = " (--max-response-bytes)" if refused.too_large else ""
+            raise RequestFailed(f"{where}: {refused}{flag}") from None
         fields = {name: ", ".join(response.headers.get_list(name)) for name in response.headers}
-        return response.status_code, _decode(b"".join(chunks), response), fields
+        return response.status_code, _decode(content, response), fields
 
     def _check_destination(
         self, where: str, url: str, parts: Iterable[Any], basic: tuple[str, str] | None
@@ -317,10 +315,6 @@ class Exchange:
     def close(self) -> None:
         """Close the client."""
         self._client.close()
-
-
-def _over(cap: int) -> str:
-    return f"answers are read up to {cap} bytes (--max-response-bytes)"
 
 
 def _decode(content: bytes, response: Any) -> str:
