@@ -60,7 +60,7 @@ def test_the_page_needs_nothing_outside_itself(tmp_path: Path, sample_run: list[
 def test_the_summary_and_the_verdict_are_on_top(tmp_path: Path, sample_run: list[Event]) -> None:
     page = write_page(tmp_path / "report.html", sample_run)
     banner = page[: page.index("</header>")]
-    assert "2 passed, 1 failed, 1 warning, 1 skipped in 0.84s" in banner
+    assert "2 passed, 1 failed, 1 advisory warning, 1 not checked in 0.84s" in banner
     assert "exit 1: a gate rule failed" in banner
     assert "http://127.0.0.1:8765" in banner
 
@@ -69,7 +69,7 @@ def test_rules_are_grouped_with_failed_first(tmp_path: Path, sample_run: list[Ev
     page = write_page(tmp_path / "report.html", sample_run)
     rules = page[page.index("<h2>Rules</h2>") : page.index("<h2>Scenarios</h2>")]
     groups = re.findall(r'<summary><span class="badge (\w+)">', rules)
-    assert groups == ["failed", "warning", "skipped", "passed"]
+    assert groups == ["failed", "warning", "not_checked", "passed"]
     failed_group = rules[: rules.index('<span class="badge warning">')]
     assert "PAT-CAP" in failed_group
     assert "TOKEN-OK" not in failed_group

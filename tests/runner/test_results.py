@@ -45,14 +45,14 @@ def test_a_failure_counts_against_its_rule_even_from_another_scenario() -> None:
     assert results["G-TWO"].scenarios == ("b",)
     # G-ONE's only scenario stopped at another rule's failure: G-ONE was not checked.
     assert (results["G-ONE"].outcome, results["G-ONE"].reason) == (
-        Outcome.SKIPPED,
+        Outcome.NOT_CHECKED,
         "stopped before it",
     )
 
 
 def test_a_rule_passes_when_one_covering_scenario_ran_to_the_end() -> None:
     finished = [
-        _finished("a", ("G-ONE",), Outcome.SKIPPED, reason="needs member_token"),
+        _finished("a", ("G-ONE",), Outcome.NOT_CHECKED, reason="needs member_token"),
         _finished("b", ("G-ONE",), Outcome.PASSED),
     ]
     results = {r.rule_id: r for r in rule_results(CATALOGUE, finished, {"b"})}
@@ -61,8 +61,8 @@ def test_a_rule_passes_when_one_covering_scenario_ran_to_the_end() -> None:
 
 def test_skip_reasons_name_their_scenario_when_there_are_several() -> None:
     finished = [
-        _finished("a", ("G-ONE",), Outcome.SKIPPED, reason="needs member_token"),
-        _finished("b", ("G-ONE",), Outcome.SKIPPED, reason="needs control of the deployment"),
+        _finished("a", ("G-ONE",), Outcome.NOT_CHECKED, reason="needs member_token"),
+        _finished("b", ("G-ONE",), Outcome.NOT_CHECKED, reason="needs control of the deployment"),
     ]
     (rule,) = [r for r in rule_results(CATALOGUE, finished, set()) if r.rule_id == "G-ONE"]
     assert rule.reason == "a: needs member_token; b: needs control of the deployment"
@@ -126,4 +126,4 @@ steps:
     assert outcomes["AUTH-REQUIRED"] == (Outcome.PASSED, "")
     assert outcomes["AUTH-INVALID-TOKEN"][0] is Outcome.FAILED
     # None of its expectations ran: only then is a rule "not checked".
-    assert outcomes["CONTENT-PAT"] == (Outcome.SKIPPED, "stopped before it")
+    assert outcomes["CONTENT-PAT"] == (Outcome.NOT_CHECKED, "stopped before it")
