@@ -64,12 +64,12 @@ _LABELS = {outcome: words.word.capitalize() for outcome, words in OUTCOME_WORDS.
 _STYLE = """
 :root { --fg: #1f2328; --muted: #59636e; --bg: #ffffff; --panel: #f6f8fa; --line: #d1d9e0;
   --failed: #cf222e; --failed-bg: #ffebe9; --warning: #9a6700; --warning-bg: #fff8c5;
-  --skipped: #57606a; --skipped-bg: #eaeef2; --passed: #1a7f37; --passed-bg: #dafbe1;
+  --not-checked: #57606a; --not-checked-bg: #eaeef2; --passed: #1a7f37; --passed-bg: #dafbe1;
   --code: #f6f8fa; }
 @media (prefers-color-scheme: dark) {
   :root { --fg: #e6edf3; --muted: #9198a1; --bg: #0d1117; --panel: #151b23; --line: #3d444d;
     --failed: #ff7b72; --failed-bg: #3c1618; --warning: #e3b341; --warning-bg: #3a2e0f;
-    --skipped: #9198a1; --skipped-bg: #262c36; --passed: #56d364; --passed-bg: #12321f;
+    --not-checked: #9198a1; --not-checked-bg: #262c36; --passed: #56d364; --passed-bg: #12321f;
     --code: #010409; }
 }
 * { box-sizing: border-box; }
@@ -92,8 +92,8 @@ h2 { font-size: 18px; margin: 28px 0 12px; padding-bottom: 6px;
   border-bottom: 1px solid var(--line); }
 .failed { color: var(--failed); background: var(--failed-bg); }
 .warning { color: var(--warning); background: var(--warning-bg); }
-.waived { color: var(--warning); background: var(--skipped-bg); }
-.not_checked { color: var(--skipped); background: var(--skipped-bg); }
+.waived { color: var(--warning); background: var(--not-checked-bg); }
+.not_checked { color: var(--not-checked); background: var(--not-checked-bg); }
 .passed { color: var(--passed); background: var(--passed-bg); }
 .badge { display: inline-block; min-width: 64px; text-align: center; padding: 1px 8px;
   border-radius: 6px; font-size: 12px; font-weight: 700; text-transform: uppercase; }
