@@ -26,6 +26,7 @@ from patgate.reporting.github import step_summary
 from patgate.reporting.html_page import render_page
 from patgate.reporting.json_document import report_document
 from patgate.reporting.junit import junit_tree
+from patgate.reporting.summary import exit_meaning
 from patgate.reporting.terminal import TerminalReporter
 from patgate.runner.planning.admission import NEEDS_CONTROL
 from patgate.runner.results.events import (
@@ -235,3 +236,36 @@ def test_the_check_for_another_word_catches_it(word: str) -> None:
     # The twin of _no_other_word: a report that says "skipped" again is caught.
     with pytest.raises(AssertionError):
         _no_other_word(f"1 passed, 1 {word} in 0.84s")
+
+
+def _gate_rules_not_checked(*by_nature: bool) -> RunFinished:
+    items = [
+        scenario(
+            f"scenario-{index}",
+            f"RULE-{index}",
+            Outcome.NOT_CHECKED,
+            reason=NEEDS_CONTROL if inherent else REMOVABLE,
+            inherent=inherent,
+        )
+        for index, inherent in enumerate(by_nature)
+    ]
+    _started, finished = _ends(run_events(*items, exit_code=0))
+    return finished
+
+
+def test_the_last_line_offers_require_only_when_a_rule_could_be_checked() -> None:
+    mixed = exit_meaning(_gate_rules_not_checked(True, False))
+    assert mixed == (
+        "exit 0: no gate rule failed, but 2 were not checked (--require all or --require "
+        "checkable makes that fail the run); gate rules: 0 passed, 0 failed, 2 not checked"
+    )
+
+
+def test_the_last_line_says_the_target_cannot_check_them_when_none_could_be() -> None:
+    assert exit_meaning(_gate_rules_not_checked(True, True)) == (
+        "exit 0: no gate rule failed, but 2 were not checked: they cannot be checked on this "
+        "target; gate rules: 0 passed, 0 failed, 2 not checked"
+    )
+    assert exit_meaning(_gate_rules_not_checked(True)).startswith(
+        "exit 0: no gate rule failed, but 1 was not checked: it cannot be checked on this target;"
+    )

@@ -168,6 +168,10 @@ def exit_meaning(finished: RunFinished) -> str:
     return f"{_meaning(finished)}; {gate_line(finished)}"
 
 
+def _were_not_checked(number: int) -> str:
+    return f"{number} {'was' if number == 1 else 'were'} not checked"
+
+
 def _meaning(finished: RunFinished) -> str:
     code = finished.exit_code
     if code == 0:
@@ -175,7 +179,7 @@ def _meaning(finished: RunFinished) -> str:
         if count.waived:
             said = f"no gate rule failed but {count.waived} waived"
             if not count.all_checked:
-                said += f", and {len(count.unchecked)} were not checked"
+                said += f", and {_were_not_checked(len(count.unchecked))}"
         elif count.all_checked and count.uncheckable:
             said = (
                 "every gate rule this target can check passed "
@@ -185,13 +189,13 @@ def _meaning(finished: RunFinished) -> str:
             said = "every gate rule passed"
         elif count.removable:
             said = (
-                f"no gate rule failed, but {len(count.unchecked)} were not checked "
+                f"no gate rule failed, but {_were_not_checked(len(count.unchecked))} "
                 "(--require all or --require checkable makes that fail the run)"
             )
         else:
             # Nothing the user can change would check them: no flag to suggest.
             said = (
-                f"no gate rule failed, but {len(count.unchecked)} were not checked: "
+                f"no gate rule failed, but {_were_not_checked(len(count.unchecked))}: "
                 f"{'it' if len(count.unchecked) == 1 else 'they'} {CANNOT_BE_CHECKED}"
             )
         if any(scenario.outcome is Outcome.WARNING for scenario in finished.scenarios):
