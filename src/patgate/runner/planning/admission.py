@@ -1,5 +1,5 @@
 """What a target admits: whether a scenario can run on it (and why not), and what each
-target key it lacks costs the run (the scenarios skipped, the gate rules left unchecked)."""
+target key it lacks costs the run (the scenarios and gate rules left not checked)."""
 
 from __future__ import annotations
 
@@ -57,7 +57,7 @@ def key_costs(
                 and not any(rule in o.rules for o in others)
             }
         )
-        cost = f"skips {len(needing)} scenario(s)"
+        cost = f"{len(needing)} scenario(s) not checked"
         cost += f"; gate rules not checked: {', '.join(lost)}" if lost else ""
         missing.append((key, cost))
     return found, tuple(missing)
