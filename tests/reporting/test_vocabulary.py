@@ -15,7 +15,7 @@ import json
 import re
 import xml.etree.ElementTree as ET
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -26,7 +26,7 @@ from patgate.reporting.github import step_summary
 from patgate.reporting.html_page import render_page
 from patgate.reporting.json_document import report_document
 from patgate.reporting.junit import junit_tree
-from patgate.reporting.summary import exit_meaning
+from patgate.reporting.summary import exit_meaning, unchecked_lines
 from patgate.reporting.terminal import TerminalReporter
 from patgate.runner.planning.admission import NEEDS_CONTROL
 from patgate.runner.results.events import (
@@ -269,3 +269,16 @@ def test_the_last_line_says_the_target_cannot_check_them_when_none_could_be() ->
     assert exit_meaning(_gate_rules_not_checked(True)).startswith(
         "exit 0: no gate rule failed, but 1 was not checked: it cannot be checked on this target;"
     )
+
+
+def test_the_unchecked_lines_put_what_the_target_cannot_check_apart() -> None:
+    finished = _gate_rules_not_checked(True, False)
+    needs_control = NEEDS_CONTROL.removeprefix(f"{CANNOT_BE_CHECKED}: ")
+    assert unchecked_lines(finished) == [
+        f"not checked: RULE-1 ({REMOVABLE})",
+        f"cannot be checked on this target: RULE-0 ({needs_control})",
+    ]
+    # With --require checkable the same line lists it, and the gate count leaves it out.
+    required = replace(finished, require=("checkable",))
+    assert unchecked_lines(required) == unchecked_lines(finished)
+    assert "gate rules: 0 passed, 0 failed, 1 not checked" in exit_meaning(required)

@@ -128,14 +128,21 @@ def gate_line(finished: RunFinished) -> str:
 
 
 def unchecked_lines(finished: RunFinished) -> list[str]:
-    """``not checked: PAT-CAP (writes to the deployment; ...)``, one per gate rule; with
-    ``--require checkable``, then ``cannot be checked on this target: ...`` for each gate
-    rule the target cannot check (listed, not counted)."""
+    """``not checked: PAT-CAP (writes to the deployment; ...)``, one per gate rule left
+    unchecked for a reason the user can remove; then ``cannot be checked on this target:
+    PAT-APPROVAL (needs control ...)`` for each gate rule the target cannot check by its
+    nature (with ``--require checkable``: listed, not counted)."""
     count = gate_count(finished.rules, finished.require)
-    lines = [f"not checked: {rule_id} ({why})" for rule_id, why in count.unchecked]
+    removable = set(count.removable)
+    lines = [
+        f"not checked: {rule_id} ({why})"
+        for rule_id, why in count.unchecked
+        if rule_id in removable
+    ]
     lines += [
         f"{CANNOT_BE_CHECKED}: {rule_id} ({why.removeprefix(CANNOT_BE_CHECKED + ': ')})"
-        for rule_id, why in count.uncheckable
+        for rule_id, why in (*count.unchecked, *count.uncheckable)
+        if rule_id not in removable
     ]
     return lines
 
