@@ -176,7 +176,7 @@ class ScenarioItem(pytest.Item):
                 expected=first.expected,
                 actual=first.actual,
             )
-        if result.outcome is Outcome.SKIPPED:
+        if result.outcome is Outcome.NOT_CHECKED:
             pytest.skip(result.reason)
 
     def repr_failure(

@@ -20,7 +20,7 @@ def test_a_live_run_is_read_only_by_default(served: Served) -> None:
     before = served.tokens()
     done = served.run("run", "--world", str(served.world_file))
     assert done.returncode == 0, done.stdout + done.stderr
-    assert "SKIP  pat-cap" in done.stdout
+    assert "not checked       pat-cap" in done.stdout
     assert "writes to the deployment; run with --allow-writes" in done.stdout
     assert "tokens: 0 created, 0 deleted, 0 leaked" in done.stdout
     assert served.tokens() == before
@@ -63,16 +63,16 @@ def test_a_production_target_refuses_the_cap_probe_unless_it_is_named(served: Se
     common = ("run", "--world", str(world), "--allow-writes", "--ledger", "l.jsonl")
     refused = served.run(*common, "--rule", "PAT-CAP", "--rule", "PAT-CREATE-FIELDS")
     assert refused.returncode == 0, refused.stdout + refused.stderr
-    assert "PASS  pat-create" in refused.stdout
+    assert "passed            pat-create" in refused.stdout
     assert (
-        "SKIP  pat-cap  A user holds at most 5 PATs, and the cap counts live tokens"
+        "not checked       pat-cap  A user holds at most 5 PATs, and the cap counts live tokens"
     ) in refused.stdout
     assert "production target refuses unless the scenario is named: --scenario pat-cap" in (
         refused.stdout
     )
     named = served.run(*common, "--scenario", "pat-cap")
     assert named.returncode == 0, named.stdout + named.stderr
-    assert "PASS  pat-cap" in named.stdout
+    assert "passed            pat-cap" in named.stdout
     assert served.run_tokens() == []
 
 

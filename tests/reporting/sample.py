@@ -27,6 +27,7 @@ def scenario(
     *,
     failures: tuple[Failure, ...] = (),
     reason: str = "",
+    inherent: bool = False,
 ) -> ScenarioFinished:
     """One finished scenario of the sample run."""
     return ScenarioFinished(
@@ -38,6 +39,7 @@ def scenario(
         reason=reason,
         failures=failures,
         source=f"scenarios/{rule.lower()}.yaml:12",
+        inherent=inherent,
     )
 
 
@@ -60,6 +62,7 @@ def run_events(*finished: ScenarioFinished, exit_code: int = 1) -> list[Event]:
             outcome=item.outcome,
             scenarios=(item.scenario_id,),
             reason=item.reason,
+            inherent=item.inherent,
         )
         for item in finished
     )
@@ -97,7 +100,7 @@ SAMPLE_SCENARIOS = (
     scenario("content-pat", "CONTENT-PAT", Outcome.PASSED),
     scenario("pat-cap-sixth", "PAT-CAP", Outcome.FAILED, failures=(CAP_FAILURE,)),
     scenario("token-cache", "TOKEN-OAUTH-RESPONSE", Outcome.WARNING, failures=(CACHE_WARNING,)),
-    scenario("pat-approval", "PAT-APPROVAL", Outcome.SKIPPED, reason="needs member_token"),
+    scenario("pat-approval", "PAT-APPROVAL", Outcome.NOT_CHECKED, reason="needs member_token"),
 )
 
 

@@ -15,8 +15,9 @@ from patgate.reporting.github import step_summary, wants_annotations, workflow_c
 from patgate.reporting.junit import junit_tree
 from patgate.reporting.summary import source_location
 from patgate.resources import scenarios_dir, specs_dir
-from patgate.runner.results.events import Event, RunFinished, RunStarted
-from tests.reporting.sample import SAMPLE_SCENARIOS, run_events
+from patgate.runner.planning.admission import NEEDS_CONTROL
+from patgate.runner.results.events import Event, Failure, Outcome, RunFinished, RunStarted
+from tests.reporting.sample import CAP_FAILURE, SAMPLE_SCENARIOS, run_events, scenario
 
 FAILING = """\
 id: token-teapot
@@ -194,8 +195,72 @@ def test_the_terminal_prints_failure_details_in_a_stop_commands_block_on_a_runne
     reporter.close()
     text = stream.getvalue()
     view = read_commands(text)
-    failing = [line for line in text.splitlines() if line.startswith(("FAIL", "WARN"))]
+    failing = [
+        line for line in text.splitlines() if line.startswith(("failed ", "advisory warning "))
+    ]
     assert view.names() == (["stop-commands"] * len(failing) if github else [])
     assert len(view.blocks) == (len(failing) if github else 0)
     assert view.open_block is None
     assert "actual:" in text
+
+
+def _rows(markdown: str) -> dict[str, list[str]]:
+    """The rule table's rows by rule id: rule, level, verdict, reason."""
+    return {
+        cells[0].strip(" `"): cells
+        for line in markdown.splitlines()
+        if line.startswith("| `")
+        for cells in [[cell.strip() for cell in line.strip("|").split("|")]]
+    }
+
+
+def test_the_step_summary_counts_not_checked_and_cannot_be_checked_on_separate_rows() -> None:
+    by_nature = scenario(
+        "pat-approval",
+        "PAT-APPROVAL",
+        Outcome.NOT_CHECKED,
+        reason=NEEDS_CONTROL,
+        inherent=True,
+    )
+    removable = scenario(
+        "pat-writes", "PAT-WRITES", Outcome.NOT_CHECKED, reason="needs member_token"
+    )
+    other = scenario("pat-remove", "PAT-REMOVE", Outcome.NOT_CHECKED, reason=NEEDS_CONTROL)
+    other = dataclasses.replace(other, inherent=True)
+    started, finished = _ends(run_events(by_nature, removable, other, exit_code=0))
+    text = step_summary([("", started, finished)])
+    lines = text.splitlines()
+    assert "| not checked (a reason you can remove) | 1 |" in lines
+    assert "| not checked: cannot be checked on this target | 2 |" in lines
+    rows = _rows(text)
+    assert rows["PAT-APPROVAL"][2:] == ["not checked", NEEDS_CONTROL]
+    assert rows["PAT-APPROVAL"][3].startswith("cannot be checked on this target: ")
+    assert rows["PAT-WRITES"][2:] == ["not checked", "needs member_token"]
+
+
+def test_every_failure_and_warning_row_of_the_step_summary_says_why() -> None:
+    second = Failure("PAT-CAP", "gate", "list", "the list shows 6 tokens")
+    failing = scenario("pat-cap-sixth", "PAT-CAP", Outcome.FAILED, failures=(CAP_FAILURE, second))
+    events = run_events(failing, *SAMPLE_SCENARIOS[3:4], *SAMPLE_SCENARIOS[:1])
+    started, finished = _ends(events)
+    rows = _rows(step_summary([("", started, finished)]))
+    assert rows["PAT-CAP"][2:] == [
+        "**failed**",
+        'PAT-CAP (gate) at step "create a 6th token": the 6th create was accepted (and 1 more)',
+    ]
+    assert rows["TOKEN-OAUTH-RESPONSE"][2:] == [
+        "advisory warning",
+        'TOKEN-OAUTH-RESPONSE (advisory) at step "request a token": Cache-Control lacks no-store',
+    ]
+    for cells in rows.values():
+        if cells[2] != "passed":
+            assert cells[3], cells
+
+
+def test_a_rule_that_failed_without_a_failure_record_still_says_why() -> None:
+    stopped = scenario("pat-cap-sixth", "PAT-CAP", Outcome.FAILED, reason="the scenario stopped")
+    started, finished = _ends(run_events(stopped))
+    # As the runner sends it: a failed rule carries no reason of its own.
+    rules = tuple(dataclasses.replace(rule, reason="") for rule in finished.rules)
+    finished = dataclasses.replace(finished, rules=rules)
+    assert _rows(step_summary([("", started, finished)]))["PAT-CAP"][3] == "the scenario stopped"

@@ -7,6 +7,7 @@ from dataclasses import replace
 from html.parser import HTMLParser
 from pathlib import Path
 
+import pytest
 from markupsafe import escape
 
 from patgate.redaction import REDACTED
@@ -60,7 +61,7 @@ def test_the_page_needs_nothing_outside_itself(tmp_path: Path, sample_run: list[
 def test_the_summary_and_the_verdict_are_on_top(tmp_path: Path, sample_run: list[Event]) -> None:
     page = write_page(tmp_path / "report.html", sample_run)
     banner = page[: page.index("</header>")]
-    assert "2 passed, 1 failed, 1 warning, 1 skipped in 0.84s" in banner
+    assert "2 passed, 1 failed, 1 advisory warning, 1 not checked in 0.84s" in banner
     assert "exit 1: a gate rule failed" in banner
     assert "http://127.0.0.1:8765" in banner
 
@@ -69,7 +70,7 @@ def test_rules_are_grouped_with_failed_first(tmp_path: Path, sample_run: list[Ev
     page = write_page(tmp_path / "report.html", sample_run)
     rules = page[page.index("<h2>Rules</h2>") : page.index("<h2>Scenarios</h2>")]
     groups = re.findall(r'<summary><span class="badge (\w+)">', rules)
-    assert groups == ["failed", "warning", "skipped", "passed"]
+    assert groups == ["failed", "warning", "not_checked", "passed"]
     failed_group = rules[: rules.index('<span class="badge warning">')]
     assert "PAT-CAP" in failed_group
     assert "TOKEN-OK" not in failed_group
@@ -236,3 +237,49 @@ def test_hostile_text_in_every_field_stays_text(tmp_path: Path) -> None:
     assert not any(name.startswith("on") for name in names), names
     # The text a reader sees is the hostile string itself, shown not interpreted.
     assert HOSTILE in "".join(parser.text)
+
+
+def test_a_builtin_scenario_is_named_in_the_package_with_its_text_not_linked(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Built-in scenarios as a wheel installs them: inside a virtualenv's site-packages.
+    installed = tmp_path / "venv" / "lib" / "site-packages" / "patgate" / "_data" / "scenarios"
+    installed.mkdir(parents=True)
+    text = "# <script>alert(1)</script> & more\nid: pat-cap-sixth\nrules: [PAT-CAP]\n"
+    (installed / "pat-cap.yaml").write_text(text, encoding="utf-8")
+    monkeypatch.setattr("patgate.resources.scenarios_dir", lambda: installed)
+    builtin = replace(
+        scenario("pat-cap-sixth", "PAT-CAP", Outcome.FAILED, failures=(CAP_FAILURE,)),
+        source=f"{installed / 'pat-cap.yaml'}:2",
+    )
+    mine = replace(
+        scenario("token-ok", "TOKEN-OK", Outcome.PASSED), source=f"{tmp_path / 'mine.yaml'}:1"
+    )
+    page = write_page(tmp_path / "out" / "report.html", run_events(builtin, mine))
+    assert "site-packages" not in page
+    assert str(tmp_path) not in page
+    assert '<span class="mono source">patgate/scenarios/pat-cap.yaml:2</span>' in page
+    assert not re.search(r'href="[^"]*pat-cap\.yaml', page)
+    # Its text, folded, escaped as the page escapes everything else.
+    folded = re.search(
+        r'<details class="scenario-text"><summary><span class="mono source">'
+        r"patgate/scenarios/pat-cap\.yaml:2</span></summary><pre>(.*?)</pre></details>",
+        page,
+        re.DOTALL,
+    )
+    assert folded is not None
+    assert folded.group(1) == str(escape(text))
+    assert "<script>" not in page
+    # A scenario of the user's keeps its link, relative to the report.
+    assert '<a class="mono source" href="../mine.yaml">../mine.yaml:1</a>' in page
+    assert page.count('class="scenario-text"') == 1
+
+
+def test_the_rules_table_says_why_a_rule_failed(tmp_path: Path, sample_run: list[Event]) -> None:
+    page = write_page(tmp_path / "report.html", sample_run)
+    rules = page[page.index("<h2>Rules</h2>") : page.index("<h2>Scenarios</h2>")]
+    row = re.search(r'<tr data-level="gate"><td class="mono">PAT-CAP</td>.*?</tr>', rules)
+    assert row is not None
+    assert html.unescape(row.group()).endswith(
+        '<td>PAT-CAP (gate) at step "create a 6th token": the 6th create was accepted</td></tr>'
+    )

@@ -30,7 +30,7 @@ def test_the_document_matches_the_events(tmp_path: Path, sample_run: list[Event]
         "failed": 1,
         "waived": 0,
         "warning": 1,
-        "skipped": 1,
+        "not_checked": 1,
     }
     # Yes/no fields are booleans; the signal, when there was one, is named apart.
     assert (document["interrupted"], document["signal"]) == (False, None)
@@ -46,7 +46,7 @@ def test_the_document_matches_the_events(tmp_path: Path, sample_run: list[Event]
             "actual": CAP_ACTUAL,
         }
     ]
-    assert scenarios["pat-approval"]["outcome"] == "skipped"
+    assert scenarios["pat-approval"]["outcome"] == "not_checked"
     assert scenarios["pat-approval"]["reason"] == "needs member_token"
     assert scenarios["pat-cap-sixth"]["source"] == "scenarios/pat-cap.yaml:12"
     rules = {rule["id"]: rule for rule in document["rules"]}
@@ -99,7 +99,7 @@ def test_counts_are_tallied_when_the_runner_sent_none(tmp_path: Path) -> None:
         "failed": 0,
         "waived": 0,
         "warning": 0,
-        "skipped": 0,
+        "not_checked": 0,
     }
 
 

@@ -55,7 +55,7 @@ def test_a_warning_is_not_a_failure(tmp_path: Path, sample_run: list[Event]) -> 
     assert case.find("skipped") is None
     out = case.find("system-out")
     assert out is not None
-    assert (out.text or "").startswith("warning: TOKEN-OAUTH-RESPONSE (advisory)")
+    assert (out.text or "").startswith("advisory warning: TOKEN-OAUTH-RESPONSE (advisory)")
     warnings = [p.attrib["value"] for p in case.iter("property") if p.attrib["name"] == "warning"]
     assert warnings == [
         'TOKEN-OAUTH-RESPONSE (advisory) at step "request a token": Cache-Control lacks no-store'
@@ -66,12 +66,16 @@ def test_a_skip_carries_its_reason(tmp_path: Path, sample_run: list[Event]) -> N
     case = cases(write_report(tmp_path / "junit.xml", sample_run))["pat-approval"]
     skipped = case.find("skipped")
     assert skipped is not None
-    assert skipped.attrib["message"] == "needs member_token"
+    assert skipped.attrib["message"] == "not checked: needs member_token"
+    assert skipped.text == "needs member_token"
 
 
-def test_passes_have_no_child_elements(tmp_path: Path, sample_run: list[Event]) -> None:
+def test_passes_carry_only_their_outcome(tmp_path: Path, sample_run: list[Event]) -> None:
     case = cases(write_report(tmp_path / "junit.xml", sample_run))["token-ok"]
-    assert list(case) == []
+    assert [child.tag for child in case] == ["properties"]
+    assert [(p.attrib["name"], p.attrib["value"]) for p in case.iter("property")] == [
+        ("outcome", "passed")
+    ]
 
 
 def test_control_characters_and_cdata_ends_never_break_the_file(tmp_path: Path) -> None:

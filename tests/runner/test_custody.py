@@ -218,7 +218,7 @@ def test_the_cap_probe_is_skipped_when_the_user_holds_5_tokens() -> None:
     cap = [s for s in builtin() if s.id == "pat-cap"]
     events, end = run_events(cap, live(fake), allow_writes=True)
     result = finished(events)["pat-cap"]
-    assert result.outcome is Outcome.SKIPPED
+    assert result.outcome is Outcome.NOT_CHECKED
     assert (
         result.reason
         == "the admin already holds 5 tokens, and patgate deletes only what it created"
@@ -233,7 +233,7 @@ def test_a_writing_scenario_without_room_under_the_cap_is_skipped_not_failed() -
     events, end = run_events(builtin(), live(fake), allow_writes=True)
     results = finished(events)
     # pat-create makes two tokens: no room for them at 4. The others make one at a time.
-    assert results["pat-create"].outcome is Outcome.SKIPPED
+    assert results["pat-create"].outcome is Outcome.NOT_CHECKED
     assert results["pat-create"].reason.startswith(
         "the admin holds too many tokens for 2 more under the cap of 5"
     )
@@ -291,7 +291,9 @@ def test_a_write_the_ledger_cannot_track_runs_only_against_the_fake() -> None:
     (scenario,) = scenarios(RAW_MUTATION)
     assert scenario.untracked_writes
     events, _ = run_events([scenario], live(Fake()), allow_writes=True)
-    assert finished(events)["raw-create"].reason.startswith("sends a write the ledger cannot track")
+    assert finished(events)["raw-create"].reason.startswith(
+        "cannot be checked on this target: sends a write the ledger cannot track"
+    )
     events, _ = run_events([scenario], FakeTarget())
     assert finished(events)["raw-create"].outcome is Outcome.PASSED
 

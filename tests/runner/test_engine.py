@@ -47,13 +47,16 @@ def test_a_live_target_skips_control_writes_and_long_waits_with_reasons() -> Non
     fake = Fake()
     events, end = run_events(builtin(), live(fake))
     results = finished(events)
-    assert results["pat-approval"].reason.startswith("needs control of the deployment")
+    assert results["pat-approval"].reason == (
+        "cannot be checked on this target: "
+        "needs control of the deployment (a served or embedded fake)"
+    )
     assert results["pat-cap"].reason == "writes to the deployment; run with --allow-writes"
     assert results["client-token-expiry"].reason == "needs to wait 305 s, more than --max-wait 0"
     assert results["pat-list-masked"].outcome is Outcome.PASSED
-    assert all(s.outcome in (Outcome.PASSED, Outcome.SKIPPED) for s in end.scenarios)
+    assert all(s.outcome in (Outcome.PASSED, Outcome.NOT_CHECKED) for s in end.scenarios)
     rules = {r.rule_id: r for r in end.rules}
-    assert rules["PAT-CAP"].outcome is Outcome.SKIPPED
+    assert rules["PAT-CAP"].outcome is Outcome.NOT_CHECKED
     assert "--allow-writes" in rules["PAT-CAP"].reason
     assert end.exit_code == 0
     # Nothing was created: every principal still holds only its world token.
@@ -74,11 +77,11 @@ def test_a_missing_key_skips_the_scenarios_that_need_it() -> None:
     chosen = [s for s in builtin() if s.id in ("pat-admin-only", "token-ok")]
     events, end = run_events(chosen, live(Fake(), drop=["member_token"]), allow_writes=True)
     results = finished(events)
-    assert results["pat-admin-only"].outcome is Outcome.SKIPPED
+    assert results["pat-admin-only"].outcome is Outcome.NOT_CHECKED
     assert results["pat-admin-only"].reason == "needs member_token"
     assert results["token-ok"].outcome is Outcome.PASSED
     rule = next(r for r in end.rules if r.rule_id == "PAT-ADMIN-ONLY")
-    assert (rule.outcome, rule.reason) == (Outcome.SKIPPED, "needs member_token")
+    assert (rule.outcome, rule.reason) == (Outcome.NOT_CHECKED, "needs member_token")
 
 
 def test_the_organization_id_is_discovered_when_the_target_lacks_it() -> None:
@@ -151,7 +154,7 @@ def test_a_filtered_run_reports_only_the_rules_it_touched() -> None:
     _, whole = run_events(scenarios(ADVISORY_TEXT), FakeTarget())
     uncovered = next(r for r in whole.rules if r.rule_id == "PAT-CAP")
     assert (uncovered.outcome, uncovered.reason) == (
-        Outcome.SKIPPED,
+        Outcome.NOT_CHECKED,
         "no scenario covers this rule",
     )
 
@@ -301,8 +304,11 @@ steps:
 """
     events, end = run_events(scenarios(text), FakeTarget())
     result = finished(events)["assumes"]
-    assert (result.outcome, result.reason) == (Outcome.SKIPPED, "the admin holds too few tokens")
-    assert next(r for r in end.rules if r.rule_id == "PAT-CAP").outcome is Outcome.SKIPPED
+    assert (result.outcome, result.reason) == (
+        Outcome.NOT_CHECKED,
+        "the admin holds too few tokens",
+    )
+    assert next(r for r in end.rules if r.rule_id == "PAT-CAP").outcome is Outcome.NOT_CHECKED
 
 
 def test_a_short_wait_runs_on_a_live_target_and_a_long_one_is_skipped() -> None:
@@ -379,7 +385,7 @@ def test_a_target_that_does_not_answer_is_unreachable() -> None:
     assert end.exit_code == 3
     assert end.unreachable.startswith("cannot reach https://deployment.invalid")
     assert not end.lost
-    assert {s.outcome for s in end.scenarios} == {Outcome.SKIPPED}
+    assert {s.outcome for s in end.scenarios} == {Outcome.NOT_CHECKED}
     assert all("the target did not answer" in s.reason for s in end.scenarios)
     assert exit_meaning(end).startswith("exit 3: the target did not answer (cannot reach")
 
@@ -407,7 +413,7 @@ def test_a_target_lost_mid_run_ends_with_exit_3_and_the_rest_not_reached() -> No
     results = list(end.scenarios)
     assert len(results) == len(chosen)
     assert results[0].outcome is Outcome.PASSED
-    reasons = [s.reason for s in results if s.outcome is Outcome.SKIPPED]
+    reasons = [s.reason for s in results if s.outcome is Outcome.NOT_CHECKED]
     assert any("target became unreachable while it ran" in why for why in reasons)
     assert any(why.startswith("not run: target became unreachable") for why in reasons)
     assert not any(s.outcome is Outcome.FAILED for s in results)
@@ -531,8 +537,8 @@ def test_a_listing_with_nothing_in_it_skips_the_checks_it_would_make_vacuous() -
     chosen = [s for s in builtin() if s.id in ("pat-list-masked", "pat-list-own")]
     events, _ = run_events(chosen, FakeTarget(Fake(wrap_app=empty_listings)))
     results = finished(events)
-    assert results["pat-list-masked"].outcome is Outcome.SKIPPED
+    assert results["pat-list-masked"].outcome is Outcome.NOT_CHECKED
     assert results["pat-list-masked"].reason == (
         "the admin holds no token whose mask could be looked at"
     )
-    assert results["pat-list-own"].outcome is Outcome.SKIPPED
+    assert results["pat-list-own"].outcome is Outcome.NOT_CHECKED

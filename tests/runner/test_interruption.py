@@ -86,7 +86,7 @@ def test_a_signal_in_the_middle_of_a_scenario_leaves_no_token_behind() -> None:
     results = {r.scenario_id: r for r in end.scenarios}
     assert results["create-then-list"].reason == "interrupted by SIGTERM while it ran"
     assert results["token-ok"].reason == "not run: the run was interrupted by SIGTERM"
-    assert finished(events)["create-then-list"].outcome is Outcome.SKIPPED
+    assert finished(events)["create-then-list"].outcome is Outcome.NOT_CHECKED
     assert "token-ok" not in finished(events), "a scenario never started gets no event"
     assert end.interrupted == "SIGTERM"
     assert end.exit_code == 143
@@ -111,8 +111,8 @@ def test_an_interrupt_in_a_reporter_reaches_the_run() -> None:
     assert end.exit_code == 130
     assert [s.outcome for s in end.scenarios] == [
         Outcome.PASSED,
-        Outcome.SKIPPED,
-        Outcome.SKIPPED,
+        Outcome.NOT_CHECKED,
+        Outcome.NOT_CHECKED,
     ]
     assert end.tallies.tokens_leaked == 0
     assert len(fake.deployment.tokens) == 4

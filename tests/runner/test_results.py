@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
-from patgate.runner.results.events import Failure, Outcome, ScenarioFinished
+from dataclasses import replace
+
+from patgate.runner.planning.admission import NEEDS_CONTROL, UNTRACKED_WRITES
+from patgate.runner.results.events import CANNOT_BE_CHECKED, Failure, Outcome, ScenarioFinished
 from patgate.runner.results.outcomes import exit_code, rule_results, scenario_outcome
 from patgate.scenario import Catalogue, Rule
 
@@ -45,14 +48,14 @@ def test_a_failure_counts_against_its_rule_even_from_another_scenario() -> None:
     assert results["G-TWO"].scenarios == ("b",)
     # G-ONE's only scenario stopped at another rule's failure: G-ONE was not checked.
     assert (results["G-ONE"].outcome, results["G-ONE"].reason) == (
-        Outcome.SKIPPED,
+        Outcome.NOT_CHECKED,
         "stopped before it",
     )
 
 
 def test_a_rule_passes_when_one_covering_scenario_ran_to_the_end() -> None:
     finished = [
-        _finished("a", ("G-ONE",), Outcome.SKIPPED, reason="needs member_token"),
+        _finished("a", ("G-ONE",), Outcome.NOT_CHECKED, reason="needs member_token"),
         _finished("b", ("G-ONE",), Outcome.PASSED),
     ]
     results = {r.rule_id: r for r in rule_results(CATALOGUE, finished, {"b"})}
@@ -61,11 +64,42 @@ def test_a_rule_passes_when_one_covering_scenario_ran_to_the_end() -> None:
 
 def test_skip_reasons_name_their_scenario_when_there_are_several() -> None:
     finished = [
-        _finished("a", ("G-ONE",), Outcome.SKIPPED, reason="needs member_token"),
-        _finished("b", ("G-ONE",), Outcome.SKIPPED, reason="needs control of the deployment"),
+        _finished("a", ("G-ONE",), Outcome.NOT_CHECKED, reason="needs member_token"),
+        _finished("b", ("G-ONE",), Outcome.NOT_CHECKED, reason="needs control of the deployment"),
     ]
     (rule,) = [r for r in rule_results(CATALOGUE, finished, set()) if r.rule_id == "G-ONE"]
     assert rule.reason == "a: needs member_token; b: needs control of the deployment"
+
+
+def test_a_rule_no_scenario_can_check_on_this_target_says_so_once_in_front() -> None:
+    finished = [
+        replace(
+            _finished("a", ("G-ONE",), Outcome.NOT_CHECKED, reason=NEEDS_CONTROL), inherent=True
+        ),
+        replace(
+            _finished("b", ("G-ONE",), Outcome.NOT_CHECKED, reason=UNTRACKED_WRITES), inherent=True
+        ),
+    ]
+    (rule,) = [r for r in rule_results(CATALOGUE, finished, set()) if r.rule_id == "G-ONE"]
+    assert rule.inherent
+    assert rule.reason == (
+        "cannot be checked on this target: "
+        f"a: {NEEDS_CONTROL.removeprefix(CANNOT_BE_CHECKED + ': ')}; "
+        f"b: {UNTRACKED_WRITES.removeprefix(CANNOT_BE_CHECKED + ': ')}"
+    )
+    assert rule.reason.count(CANNOT_BE_CHECKED) == 1
+
+
+def test_a_rule_one_scenario_could_check_names_each_reason_apart() -> None:
+    finished = [
+        replace(
+            _finished("a", ("G-ONE",), Outcome.NOT_CHECKED, reason=NEEDS_CONTROL), inherent=True
+        ),
+        _finished("b", ("G-ONE",), Outcome.NOT_CHECKED, reason="needs member_token"),
+    ]
+    (rule,) = [r for r in rule_results(CATALOGUE, finished, set()) if r.rule_id == "G-ONE"]
+    assert not rule.inherent
+    assert rule.reason == f"a: {NEEDS_CONTROL}; b: needs member_token"
 
 
 def test_exit_codes() -> None:
@@ -126,4 +160,4 @@ steps:
     assert outcomes["AUTH-REQUIRED"] == (Outcome.PASSED, "")
     assert outcomes["AUTH-INVALID-TOKEN"][0] is Outcome.FAILED
     # None of its expectations ran: only then is a rule "not checked".
-    assert outcomes["CONTENT-PAT"] == (Outcome.SKIPPED, "stopped before it")
+    assert outcomes["CONTENT-PAT"] == (Outcome.NOT_CHECKED, "stopped before it")

@@ -125,13 +125,13 @@ def test_past_the_budget_a_429_stands_and_leaves_the_rules_not_checked() -> None
     events, end = run_events(chosen, target, retry_budget=0.0, every_rule=False)
     for scenario_id in ("token-ok", "auth-required"):
         result = finished(events)[scenario_id]
-        assert result.outcome is Outcome.SKIPPED
+        assert result.outcome is Outcome.NOT_CHECKED
         assert result.failures == ()
         assert "429" in result.reason
         assert "--retry-budget" in result.reason
     outcomes = {rule.rule_id: rule.outcome for rule in end.rules}
-    assert outcomes["TOKEN-OK"] is Outcome.SKIPPED
-    assert outcomes["AUTH-REQUIRED"] is Outcome.SKIPPED
+    assert outcomes["TOKEN-OK"] is Outcome.NOT_CHECKED
+    assert outcomes["AUTH-REQUIRED"] is Outcome.NOT_CHECKED
     assert end.tallies.retries == 0
     assert end.exit_code == 0
     _, required = run_events(chosen, target, retry_budget=0.0, require=("checkable",))
@@ -201,7 +201,7 @@ steps:
 """
     )
     events, end = run_events(chosen, target, every_rule=False)
-    assert finished(events)["two-steps"].outcome is Outcome.SKIPPED
+    assert finished(events)["two-steps"].outcome is Outcome.NOT_CHECKED
     (rule,) = end.rules
-    assert rule.outcome is Outcome.SKIPPED
+    assert rule.outcome is Outcome.NOT_CHECKED
     assert "answered 429" in rule.reason

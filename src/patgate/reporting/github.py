@@ -20,8 +20,15 @@ from pathlib import Path
 
 from patgate.levels import Level
 from patgate.reporting.artifact import TargetRun
-from patgate.reporting.summary import exit_meaning, failure_headline, source_location
-from patgate.runner.results.events import Outcome, ScenarioFinished
+from patgate.reporting.summary import (
+    OUTCOME_ORDER,
+    exit_meaning,
+    failure_headline,
+    outcome_word,
+    rule_reason,
+    source_location,
+)
+from patgate.runner.results.events import CANNOT_BE_CHECKED, Outcome, RunFinished, ScenarioFinished
 from patgate.untrusted_text import (
     annotation_data,
     annotation_property,
@@ -128,17 +135,33 @@ def _code(text: str) -> str:
     return one_line(text).replace("`", "'").replace("|", "/")
 
 
-_VERDICTS = {
-    Outcome.PASSED: "passed",
-    Outcome.FAILED: "**failed**",
-    Outcome.WAIVED: "waived",
-    Outcome.WARNING: "warning",
-    Outcome.SKIPPED: "not checked",
-}
+def _verdict(outcome: Outcome) -> str:
+    word = outcome_word(outcome)
+    return f"**{word}**" if outcome is Outcome.FAILED else word
+
+
+def _tally(finished: RunFinished) -> list[str]:
+    """A table of how many rules got each verdict, "not checked" for a reason the user can
+    remove on one row and "cannot be checked on this target" on another."""
+    rows = []
+    for outcome in OUTCOME_ORDER:
+        group = [rule for rule in finished.rules if rule.outcome is outcome]
+        if outcome is Outcome.NOT_CHECKED:
+            removable = sum(not rule.inherent for rule in group)
+            by_nature = len(group) - removable
+            if removable:
+                rows.append(f"| {_verdict(outcome)} (a reason you can remove) | {removable} |")
+            if by_nature:
+                rows.append(f"| {_verdict(outcome)}: {CANNOT_BE_CHECKED} | {by_nature} |")
+        elif group:
+            rows.append(f"| {_verdict(outcome)} | {len(group)} |")
+    return ["| Verdict | Rules |", "| --- | --- |", *rows, ""] if rows else []
 
 
 def step_summary(runs: Sequence[TargetRun]) -> str:
-    """The Markdown a job summary shows: per target, its verdict and a table of rules."""
+    """The Markdown a job summary shows: per target, its verdict, how many rules got each
+    verdict, and a table of rules, each with why (a failure's headline, the reason it was
+    not checked)."""
     parts: list[str] = []
     for label, started, finished in runs:
         name = label or (started.target if started is not None else "") or "target"
@@ -151,13 +174,14 @@ def step_summary(runs: Sequence[TargetRun]) -> str:
             )
         if finished.waivers:
             parts.append("")
+        parts.extend(_tally(finished))
         parts.append("| Rule | Level | Verdict | Reason |")
         parts.append("| --- | --- | --- | --- |")
         for rule in finished.rules:
-            verdict = _VERDICTS.get(rule.outcome, rule.outcome.value)
+            reason = rule_reason(rule, finished.scenarios)
             parts.append(
-                f"| `{_code(rule.rule_id)}` | {rule.level.value} | {verdict} | "
-                f"{markdown_text(rule.reason) if rule.reason else ' '} |"
+                f"| `{_code(rule.rule_id)}` | {rule.level.value} | {_verdict(rule.outcome)} | "
+                f"{markdown_text(reason) if reason else ' '} |"
             )
         parts.append("")
     return "\n".join(parts) + "\n"

@@ -6,6 +6,11 @@ opened from disk. HTML is built through markupsafe, escaping by default: every p
 are escaped unless they are ``Markup`` themselves; control characters are shown as escapes
 first, so what a deployment answered is displayed, never interpreted.
 
+Every outcome is named with the words of
+:data:`~patgate.runner.results.events.OUTCOME_WORDS`. A built-in scenario is named
+``patgate/scenarios/NAME.yaml`` and its text is shown folded in the scenario table (a link
+into the installed package would break once the page is downloaded).
+
 On top: the verdict, when the run started, its target, duration and required rules, and the
 token tally with the retries. Failures are grouped by cause: checks that failed on the same
 answer are one card, listing each scenario (linked to its file and the failing step's line,
@@ -28,17 +33,20 @@ from markupsafe import Markup
 from patgate._version import __version__
 from patgate.levels import Level
 from patgate.reporting.artifact import ArtifactReporter, TargetRun, worst_exit_code
+from patgate.reporting.scenario_files import scenario_file
 from patgate.reporting.summary import (
     OUTCOME_ORDER,
     count_outcomes,
     custody_line,
     exit_meaning,
+    rule_reason,
     summary_line,
     unchecked_lines,
     waiver_lines,
 )
 from patgate.reporting.text import printable
 from patgate.runner.results.events import (
+    OUTCOME_WORDS,
     Event,
     Exchange,
     Failure,
@@ -51,25 +59,17 @@ from patgate.runner.results.outcomes import gate_count
 
 __all__ = ["HtmlReporter", "render_page", "render_targets_page"]
 
-_LABELS = {
-    Outcome.FAILED: "Failed",
-    Outcome.WAIVED: "Waived",
-    Outcome.WARNING: "Warning",
-    Outcome.SKIPPED: "Skipped",
-    Outcome.PASSED: "Passed",
-}
-
-_LABELS_IN_ORDER = [(outcome, _LABELS[outcome]) for outcome in OUTCOME_ORDER]
+_LABELS = {outcome: words.word.capitalize() for outcome, words in OUTCOME_WORDS.items()}
 
 _STYLE = """
 :root { --fg: #1f2328; --muted: #59636e; --bg: #ffffff; --panel: #f6f8fa; --line: #d1d9e0;
   --failed: #cf222e; --failed-bg: #ffebe9; --warning: #9a6700; --warning-bg: #fff8c5;
-  --skipped: #57606a; --skipped-bg: #eaeef2; --passed: #1a7f37; --passed-bg: #dafbe1;
+  --not-checked: #57606a; --not-checked-bg: #eaeef2; --passed: #1a7f37; --passed-bg: #dafbe1;
   --code: #f6f8fa; }
 @media (prefers-color-scheme: dark) {
   :root { --fg: #e6edf3; --muted: #9198a1; --bg: #0d1117; --panel: #151b23; --line: #3d444d;
     --failed: #ff7b72; --failed-bg: #3c1618; --warning: #e3b341; --warning-bg: #3a2e0f;
-    --skipped: #9198a1; --skipped-bg: #262c36; --passed: #56d364; --passed-bg: #12321f;
+    --not-checked: #9198a1; --not-checked-bg: #262c36; --passed: #56d364; --passed-bg: #12321f;
     --code: #010409; }
 }
 * { box-sizing: border-box; }
@@ -92,8 +92,8 @@ h2 { font-size: 18px; margin: 28px 0 12px; padding-bottom: 6px;
   border-bottom: 1px solid var(--line); }
 .failed { color: var(--failed); background: var(--failed-bg); }
 .warning { color: var(--warning); background: var(--warning-bg); }
-.waived { color: var(--warning); background: var(--skipped-bg); }
-.skipped { color: var(--skipped); background: var(--skipped-bg); }
+.waived { color: var(--warning); background: var(--not-checked-bg); }
+.not_checked { color: var(--not-checked); background: var(--not-checked-bg); }
 .passed { color: var(--passed); background: var(--passed-bg); }
 .badge { display: inline-block; min-width: 64px; text-align: center; padding: 1px 8px;
   border-radius: 6px; font-size: 12px; font-weight: 700; text-transform: uppercase; }
@@ -293,7 +293,7 @@ def _verdict(finished: RunFinished) -> tuple[str, Outcome]:
         if counts[Outcome.WARNING.value]:
             return "passed with warnings", Outcome.WARNING
         if not gate_count(finished.rules, finished.require).all_checked:
-            return "passed, not every gate rule checked", Outcome.SKIPPED
+            return "passed, not every gate rule checked", Outcome.NOT_CHECKED
         if gate_count(finished.rules, finished.require).waived:
             return "passed with waived failures", Outcome.WAIVED
         return "passed", Outcome.PASSED
@@ -340,9 +340,9 @@ def _banner(
             items,
         )
     chips = _join(
-        _html('<li class="{}">{} {}</li>', outcome.value, counts[outcome.value], label.lower())
-        for outcome, label in _LABELS_IN_ORDER
-        if counts[outcome.value]
+        _html('<li class="{}">{}</li>', outcome.value, OUTCOME_WORDS[outcome].counted(count))
+        for outcome, count in ((outcome, counts[outcome.value]) for outcome in OUTCOME_ORDER)
+        if count
     )
     return _html(
         '<header class="banner"><div class="banner-inner">'
@@ -561,20 +561,36 @@ def curl_line(exchange: Exchange) -> str:
 
 
 def _source_link(scenario: ScenarioFinished, failure: Failure | None, folder: Path) -> Markup:
-    """``scenarios/x.yaml:14`` linked to the file, relative to the report's folder."""
-    if not scenario.source:
+    """``scenarios/x.yaml:14`` linked to the file, relative to the report's folder; a
+    built-in scenario named ``patgate/scenarios/x.yaml:14``, not linked."""
+    file = scenario_file(scenario.source)
+    if file is None:
         return Markup()
-    path_text, _colon, line_text = scenario.source.rpartition(":")
-    if not path_text or not line_text.isdigit():
-        path_text, line_text = scenario.source, ""
-    line = failure.line if failure is not None and failure.line else int(line_text or 0)
+    line = failure.line if failure is not None and failure.line else file.line
+    if file.builtin:
+        shown = f"{file.shown}:{line}" if line else file.shown
+        return _html('<span class="mono source">{}</span>', shown)
     try:
-        relative = os.path.relpath(Path(path_text).absolute(), folder)
+        relative = os.path.relpath(file.path.absolute(), folder)
     except ValueError:  # another drive on Windows
-        relative = path_text
+        relative = file.shown
     href = Path(relative).as_posix()
     shown = f"{href}:{line}" if line else href
     return _html('<a class="mono source" href="{}">{}</a>', href, shown)
+
+
+def _source_cell(scenario: ScenarioFinished, folder: Path) -> Markup:
+    """The scenario table's source: a user's file linked; a built-in one named, with its
+    text folded beneath."""
+    file = scenario_file(scenario.source)
+    text = file.text() if file is not None else ""
+    if not text:
+        return _source_link(scenario, None, folder)
+    return _html(
+        '<details class="scenario-text"><summary>{}</summary><pre>{}</pre></details>',
+        _source_link(scenario, None, folder),
+        text,
+    )
 
 
 def _level(level: str) -> Markup:
@@ -605,7 +621,7 @@ def _rules(finished: RunFinished, anchors: dict[str, str]) -> Markup:
                     rule.title,
                     _level(rule.level.value),
                     links or Markup("&ndash;"),
-                    rule.reason,
+                    rule_reason(rule, finished.scenarios),
                 )
             )
         # Passing rules are folded away; the groups a person must act on start open.
@@ -659,7 +675,7 @@ def _scenarios(finished: RunFinished, folder: Path, prefix: str) -> Markup:
             reason=_html('<div class="muted">{}</div>', scenario.reason) if scenario.reason else "",
             rules=", ".join(scenario.rules),
             duration=scenario.duration,
-            source=_source_link(scenario, None, folder),
+            source=_source_cell(scenario, folder),
         )
         for index, scenario in enumerate(scenarios, start=1)
     )

@@ -19,8 +19,9 @@ from patgate.runner.results.outcomes import gate_count
 
 __all__ = ["FORMAT_VERSION", "JsonReporter", "report_document", "targets_document"]
 
-FORMAT_VERSION = 2
-"""Raised when a key is renamed or removed; adding a key keeps it."""
+FORMAT_VERSION = 3
+"""Raised when a key or a value is renamed or removed; adding a key keeps it. 3: the outcome
+``skipped`` became ``not_checked`` (in ``outcome`` and as a ``counts`` key)."""
 
 
 def report_document(started: RunStarted | None, finished: RunFinished) -> dict[str, Any]:

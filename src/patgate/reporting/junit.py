@@ -1,8 +1,11 @@
 """``--report junit:PATH``: JUnit XML, the format CI systems show as test results.
 
-One ``<testcase>`` per scenario: a failed scenario carries ``<failure>``, a skipped one
-``<skipped>``, and a scenario with only advisory failures passes with a warning line in
-``<system-out>`` and ``warning`` properties, so it never turns a pipeline red.
+One ``<testcase>`` per scenario, its ``outcome`` property the word every report uses
+(:data:`~patgate.runner.results.events.OUTCOME_WORDS`): a failed scenario carries
+``<failure>``; a scenario not checked, or a waived one, carries JUnit's ``<skipped>`` with a
+message that starts with that word (``not checked: ...``, ``waived: ...``); a scenario with
+only advisory failures passes with an ``advisory warning:`` line in ``<system-out>`` and
+``warning`` properties, so it never turns a pipeline red.
 """
 
 from __future__ import annotations
@@ -16,6 +19,7 @@ from patgate.reporting.summary import (
     describe_failure,
     exit_meaning,
     failure_headline,
+    outcome_word,
     source_location,
     unchecked_lines,
     waiver_lines,
@@ -75,7 +79,7 @@ def _suite(label: str, started: RunStarted | None, finished: RunFinished) -> ET.
         "errors": str(errors),
         "skipped": "0"
         if unreachable_at_start
-        else str(counts[Outcome.SKIPPED.value] + counts[Outcome.WAIVED.value]),
+        else str(counts[Outcome.NOT_CHECKED.value] + counts[Outcome.WAIVED.value]),
         "time": _seconds(finished.duration),
     }
     name = f"{SUITE_NAME} {label}" if label else SUITE_NAME
@@ -128,6 +132,9 @@ def _testcase(scenario: ScenarioFinished, label: str = "") -> ET.Element:
     if line is not None:
         attributes["line"] = str(line)
     case = ET.Element("testcase", attributes)
+    properties = ET.SubElement(case, "properties")
+    word = outcome_word(scenario.outcome)
+    ET.SubElement(properties, "property", {"name": "outcome", "value": word})
     details = "\n\n".join(describe_failure(failure) for failure in scenario.failures)
     if scenario.outcome is Outcome.FAILED:
         headlines = [failure_headline(failure) for failure in scenario.failures]
@@ -138,21 +145,21 @@ def _testcase(scenario: ScenarioFinished, label: str = "") -> ET.Element:
         kind = Level.GATE if Level.GATE in levels or not levels else Level.ADVISORY
         element = ET.SubElement(case, "failure", {"message": _text(message), "type": kind.value})
         element.text = _text(details or scenario.reason)
-    elif scenario.outcome is Outcome.SKIPPED:
-        skipped = ET.SubElement(case, "skipped", {"message": _text(scenario.reason)})
-        skipped.text = _text(scenario.reason)
+    elif scenario.outcome is Outcome.NOT_CHECKED:
+        message = f"{word}: {scenario.reason}" if scenario.reason else word
+        skipped = ET.SubElement(case, "skipped", {"message": _text(message)})
+        skipped.text = _text(scenario.reason or word)
     elif scenario.outcome is Outcome.WAIVED:
         # A waived failure does not turn the pipeline red; its details stay readable.
-        skipped = ET.SubElement(case, "skipped", {"message": _text(f"waived: {scenario.reason}")})
+        skipped = ET.SubElement(case, "skipped", {"message": _text(f"{word}: {scenario.reason}")})
         skipped.text = _text(details or scenario.reason)
     elif scenario.outcome is Outcome.WARNING:
-        properties = ET.SubElement(case, "properties")
         for failure in scenario.failures:
             value = _text(failure_headline(failure))
             ET.SubElement(properties, "property", {"name": "warning", "value": value})
         out = ET.SubElement(case, "system-out")
         out.text = _text(
-            "\n\n".join(f"warning: {describe_failure(failure)}" for failure in scenario.failures)
+            "\n\n".join(f"{word}: {describe_failure(failure)}" for failure in scenario.failures)
         )
     return case
 

@@ -12,7 +12,16 @@ from collections.abc import Iterable, Mapping
 from pathlib import Path
 
 from patgate.levels import Level
-from patgate.runner.results.events import Failure, Outcome, RunFinished, ScenarioFinished, Tallies
+from patgate.runner.results.events import (
+    CANNOT_BE_CHECKED,
+    OUTCOME_WORDS,
+    Failure,
+    Outcome,
+    RuleResult,
+    RunFinished,
+    ScenarioFinished,
+    Tallies,
+)
 from patgate.runner.results.outcomes import EXIT_UNCHECKED, gate_count
 
 __all__ = [
@@ -23,6 +32,8 @@ __all__ = [
     "exit_meaning",
     "failure_headline",
     "gate_line",
+    "outcome_word",
+    "rule_reason",
     "source_location",
     "summary_line",
     "unchecked_lines",
@@ -36,7 +47,7 @@ OUTCOME_ORDER: tuple[Outcome, ...] = (
     Outcome.FAILED,
     Outcome.WAIVED,
     Outcome.WARNING,
-    Outcome.SKIPPED,
+    Outcome.NOT_CHECKED,
     Outcome.PASSED,
 )
 """Worst first: the order in which reports group rules and scenarios."""
@@ -46,9 +57,14 @@ _SUMMARY_ORDER = (
     Outcome.FAILED,
     Outcome.WAIVED,
     Outcome.WARNING,
-    Outcome.SKIPPED,
+    Outcome.NOT_CHECKED,
 )
-_PLURAL = {Outcome.WARNING: "warnings"}
+
+
+def outcome_word(outcome: Outcome) -> str:
+    """The word every report shows for ``outcome`` (``not checked``), from the one table,
+    :data:`~patgate.runner.results.events.OUTCOME_WORDS`."""
+    return OUTCOME_WORDS[outcome].word
 
 
 def count_outcomes(finished: RunFinished) -> dict[str, int]:
@@ -73,13 +89,13 @@ def _tally(scenarios: Iterable[ScenarioFinished]) -> dict[str, int]:
 
 
 def summary_line(counts: Mapping[str, int], duration: float) -> str:
-    """``12 passed, 1 failed, 2 warnings, 3 skipped in 0.84s``; outcomes with 0 are left out."""
+    """``12 passed, 1 failed, 2 advisory warnings, 3 not checked in 0.84s``; outcomes with 0
+    are left out."""
     parts = []
     for outcome in _SUMMARY_ORDER:
         number = counts.get(outcome.value, 0)
         if number:
-            word = _PLURAL.get(outcome, outcome.value) if number != 1 else outcome.value
-            parts.append(f"{number} {word}")
+            parts.append(OUTCOME_WORDS[outcome].counted(number))
     return f"{', '.join(parts) or 'no scenarios'} in {duration:.2f}s"
 
 
@@ -112,13 +128,21 @@ def gate_line(finished: RunFinished) -> str:
 
 
 def unchecked_lines(finished: RunFinished) -> list[str]:
-    """``not checked: PAT-CAP (writes to the deployment; ...)``, one per gate rule; with
-    ``--require checkable``, then ``cannot be checked on this target: ...`` for each gate
-    rule the target cannot check (listed, not counted)."""
+    """``not checked: PAT-CAP (writes to the deployment; ...)``, one per gate rule left
+    unchecked for a reason the user can remove; then ``cannot be checked on this target:
+    PAT-APPROVAL (needs control ...)`` for each gate rule the target cannot check by its
+    nature (with ``--require checkable``: listed, not counted)."""
     count = gate_count(finished.rules, finished.require)
-    lines = [f"not checked: {rule_id} ({why})" for rule_id, why in count.unchecked]
+    removable = set(count.removable)
+    lines = [
+        f"not checked: {rule_id} ({why})"
+        for rule_id, why in count.unchecked
+        if rule_id in removable
+    ]
     lines += [
-        f"cannot be checked on this target: {rule_id} ({why})" for rule_id, why in count.uncheckable
+        f"{CANNOT_BE_CHECKED}: {rule_id} ({why.removeprefix(CANNOT_BE_CHECKED + ': ')})"
+        for rule_id, why in (*count.unchecked, *count.uncheckable)
+        if rule_id not in removable
     ]
     return lines
 
@@ -151,6 +175,10 @@ def exit_meaning(finished: RunFinished) -> str:
     return f"{_meaning(finished)}; {gate_line(finished)}"
 
 
+def _were_not_checked(number: int) -> str:
+    return f"{number} {'was' if number == 1 else 'were'} not checked"
+
+
 def _meaning(finished: RunFinished) -> str:
     code = finished.exit_code
     if code == 0:
@@ -158,7 +186,7 @@ def _meaning(finished: RunFinished) -> str:
         if count.waived:
             said = f"no gate rule failed but {count.waived} waived"
             if not count.all_checked:
-                said += f", and {len(count.unchecked)} were not checked"
+                said += f", and {_were_not_checked(len(count.unchecked))}"
         elif count.all_checked and count.uncheckable:
             said = (
                 "every gate rule this target can check passed "
@@ -166,10 +194,16 @@ def _meaning(finished: RunFinished) -> str:
             )
         elif count.all_checked:
             said = "every gate rule passed"
-        else:
+        elif count.removable:
             said = (
-                f"no gate rule failed, but {len(count.unchecked)} were not checked "
+                f"no gate rule failed, but {_were_not_checked(len(count.unchecked))} "
                 "(--require all or --require checkable makes that fail the run)"
+            )
+        else:
+            # Nothing the user can change would check them: no flag to suggest.
+            said = (
+                f"no gate rule failed, but {_were_not_checked(len(count.unchecked))}: "
+                f"{'it' if len(count.unchecked) == 1 else 'they'} {CANNOT_BE_CHECKED}"
             )
         if any(scenario.outcome is Outcome.WARNING for scenario in finished.scenarios):
             return f"exit 0: {said}; warnings do not fail the run"
@@ -210,6 +244,20 @@ def _meaning(finished: RunFinished) -> str:
         143: "interrupted (SIGTERM)",
     }
     return f"exit {code}: {meanings.get(code, 'the run did not complete')}"
+
+
+def rule_reason(rule: RuleResult, scenarios: Iterable[ScenarioFinished]) -> str:
+    """Why ``rule`` has its verdict: its own reason (why it was not checked, a waiver's);
+    for a rule that failed or warned without one, the headline of its first failure
+    (``(and 2 more)`` when there are others), or the failing scenario's reason."""
+    if rule.reason or rule.outcome not in (Outcome.FAILED, Outcome.WARNING, Outcome.WAIVED):
+        return rule.reason
+    failures = [f for s in scenarios for f in s.failures if f.rule == rule.rule_id]
+    if failures:
+        more = f" (and {len(failures) - 1} more)" if len(failures) > 1 else ""
+        return failure_headline(failures[0]) + more
+    stopped = [s.reason for s in scenarios if rule.rule_id in s.rules and s.reason]
+    return stopped[0] if stopped else f"{outcome_word(rule.outcome)}; see the scenarios"
 
 
 def failure_headline(failure: Failure) -> str:

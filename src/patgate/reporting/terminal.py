@@ -23,6 +23,7 @@ from patgate.reporting.summary import (
 )
 from patgate.reporting.text import indent_block
 from patgate.runner.results.events import (
+    OUTCOME_WORDS,
     Event,
     Outcome,
     RuleResult,
@@ -35,21 +36,17 @@ from patgate.untrusted_text import commands_stopped, on_github, one_line, safe_t
 
 __all__ = ["MARKS", "TerminalReporter", "wants_color"]
 
-MARKS: dict[Outcome, str] = {
-    Outcome.PASSED: "PASS",
-    Outcome.FAILED: "FAIL",
-    Outcome.WAIVED: "WAIV",
-    Outcome.WARNING: "WARN",
-    Outcome.SKIPPED: "SKIP",
-}
-"""The mark that starts a scenario's progress line."""
+_WORD_WIDTH = max(len(words.word) for words in OUTCOME_WORDS.values())
+MARKS: dict[Outcome, str] = {outcome: words.word for outcome, words in OUTCOME_WORDS.items()}
+"""The mark that starts a scenario's progress line: the outcome's word (padded after it, so
+the scenario ids line up)."""
 
 _COLORS = {
     Outcome.PASSED: "32",
     Outcome.FAILED: "31",
     Outcome.WAIVED: "35",
     Outcome.WARNING: "33",
-    Outcome.SKIPPED: "36",
+    Outcome.NOT_CHECKED: "36",
 }
 _DETAIL_INDENT = " " * 6
 
@@ -139,7 +136,9 @@ class TerminalReporter:
         self.stream.flush()
 
     def _scenario_line(self, scenario: ScenarioFinished) -> str:
-        mark = self._paint(MARKS[scenario.outcome], _COLORS[scenario.outcome])
+        word = MARKS[scenario.outcome]
+        # Pad outside the paint: escape codes take no room on screen but count in len().
+        mark = self._paint(word, _COLORS[scenario.outcome]) + " " * (_WORD_WIDTH - len(word))
         line = (
             f"{mark}  {one_line(scenario.scenario_id)}  {one_line(scenario.title)}"
             f" ({scenario.duration:.2f}s)"
@@ -182,7 +181,7 @@ class TerminalReporter:
             return ["no rules were reported"]
         id_width = max(len("RULE"), *(len(one_line(rule.rule_id)) for rule in rules))
         level_width = max(len("LEVEL"), *(len(one_line(rule.level)) for rule in rules))
-        outcome_width = max(len(outcome.value) for outcome in Outcome)
+        outcome_width = _WORD_WIDTH
         lines = [
             f"{'RULE':<{id_width}}  {'LEVEL':<{level_width}}  {'OUTCOME':<{outcome_width}}"
             "  SCENARIOS"
@@ -191,8 +190,8 @@ class TerminalReporter:
             covering = ", ".join(rule.scenarios) or "-"
             if rule.reason:
                 covering += f" ({rule.reason})"
-            # Pad before painting: escape codes take no room on screen but count in len().
-            outcome = self._paint(f"{rule.outcome.value:<{outcome_width}}", _COLORS[rule.outcome])
+            word = MARKS[rule.outcome]
+            outcome = self._paint(word, _COLORS[rule.outcome]) + " " * (outcome_width - len(word))
             lines.append(
                 f"{one_line(rule.rule_id):<{id_width}}  {one_line(rule.level):<{level_width}}"
                 f"  {outcome}  {one_line(covering)}"

@@ -125,7 +125,7 @@ class ScenarioRunner:
         failures = tuple(f for f in execution.failures if f.rule not in excluded)
         outcome = scenario_outcome(failures)
         if outcome is Outcome.PASSED and execution.skip_reason:
-            outcome = Outcome.SKIPPED
+            outcome = Outcome.NOT_CHECKED
         result = ScenarioFinished(
             scenario.id,
             scenario.title,
@@ -242,7 +242,7 @@ def _skipped(
         scenario.id,
         scenario.title,
         scenario.rules,
-        Outcome.SKIPPED,
+        Outcome.NOT_CHECKED,
         duration,
         reason=reason,
         source=scenario.location,

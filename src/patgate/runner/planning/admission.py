@@ -1,11 +1,12 @@
 """What a target admits: whether a scenario can run on it (and why not), and what each
-target key it lacks costs the run (the scenarios skipped, the gate rules left unchecked)."""
+target key it lacks costs the run (the scenarios and gate rules left not checked)."""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 
 from patgate.runner.context import RunContext
+from patgate.runner.results.events import CANNOT_BE_CHECKED
 from patgate.runner.target.config import Target
 from patgate.scenario.catalogue import Catalogue
 from patgate.scenario.model import Scenario
@@ -13,10 +14,10 @@ from patgate.target_contract import TARGET_KEYS
 
 __all__ = ["INHERENT_SKIPS", "is_inherent", "key_costs", "skip_reason"]
 
-NEEDS_CONTROL = "needs control of the deployment (runs against the embedded fake)"
+NEEDS_CONTROL = f"{CANNOT_BE_CHECKED}: needs control of the deployment (a served or embedded fake)"
 UNTRACKED_WRITES = (
-    "sends a write the ledger cannot track (a raw GraphQL mutation, or an HTTP POST, "
-    "PUT, PATCH or DELETE); it runs only against the embedded fake"
+    f"{CANNOT_BE_CHECKED}: sends a write the ledger cannot track (a raw GraphQL mutation, "
+    "or an HTTP POST, PUT, PATCH or DELETE), which patgate sends only to the embedded fake"
 )
 INHERENT_SKIPS = (NEEDS_CONTROL, UNTRACKED_WRITES)
 """Skip reasons that come from what the target is (no control plane, a live deployment),
@@ -56,7 +57,7 @@ def key_costs(
                 and not any(rule in o.rules for o in others)
             }
         )
-        cost = f"skips {len(needing)} scenario(s)"
+        cost = f"{len(needing)} scenario(s) not checked"
         cost += f"; gate rules not checked: {', '.join(lost)}" if lost else ""
         missing.append((key, cost))
     return found, tuple(missing)

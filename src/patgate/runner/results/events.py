@@ -12,10 +12,13 @@ from dataclasses import dataclass, field
 from patgate.levels import Level
 
 __all__ = [
+    "CANNOT_BE_CHECKED",
+    "OUTCOME_WORDS",
     "Event",
     "Exchange",
     "Failure",
     "Outcome",
+    "OutcomeWords",
     "RuleResult",
     "RunFinished",
     "RunStarted",
@@ -60,15 +63,51 @@ class Tallies:
 
 
 class Outcome(str, enum.Enum):
+    """The verdict on a scenario or a rule; its value is what the JSON report carries, and
+    :data:`OUTCOME_WORDS` holds the words every other report shows for it."""
+
     PASSED = "passed"
     FAILED = "failed"
     """A gate rule failed."""
     WARNING = "warning"
     """Only advisory rules failed."""
-    SKIPPED = "skipped"
-    """Not run; ``reason`` says why (a missing target key, writes not allowed, ...)."""
+    NOT_CHECKED = "not_checked"
+    """Not run, or none of its expectations ran; ``reason`` says why (a missing target key,
+    writes not allowed, ...), starting with :data:`CANNOT_BE_CHECKED` when the target's
+    nature is why."""
     WAIVED = "waived"
     """A gate rule failed, and a waiver that has not expired accepts it (``--waivers``)."""
+
+
+@dataclass(frozen=True)
+class OutcomeWords:
+    """How reports name one outcome to a person."""
+
+    word: str
+    """``not checked``: one of them."""
+    plural: str
+    """``advisory warnings``: several of them (after a count)."""
+
+    def counted(self, number: int) -> str:
+        """``2 advisory warnings``, ``1 not checked``."""
+        return f"{number} {self.word if number == 1 else self.plural}"
+
+
+OUTCOME_WORDS: Mapping[Outcome, OutcomeWords] = {
+    Outcome.PASSED: OutcomeWords("passed", "passed"),
+    Outcome.FAILED: OutcomeWords("failed", "failed"),
+    Outcome.WAIVED: OutcomeWords("waived", "waived"),
+    Outcome.WARNING: OutcomeWords("advisory warning", "advisory warnings"),
+    Outcome.NOT_CHECKED: OutcomeWords("not checked", "not checked"),
+}
+"""The one vocabulary of outcomes, one entry per name: the terminal, JUnit, HTML and the
+step summary (and the README) say these words; the JSON report carries the
+:class:`Outcome` values (``not_checked``; ``warning`` for an advisory warning)."""
+
+CANNOT_BE_CHECKED = "cannot be checked on this target"
+"""The reason that starts every "not checked" caused by what the target is (no control of
+the deployment, a live deployment), as opposed to a reason the user can remove (no
+``--allow-writes``, a missing key, a wait over ``--max-wait``)."""
 
 
 @dataclass(frozen=True)

@@ -12,7 +12,14 @@ from collections.abc import Collection, Sequence
 from dataclasses import dataclass
 
 from patgate.levels import Level
-from patgate.runner.results.events import Failure, Outcome, RuleResult, ScenarioFinished, Tallies
+from patgate.runner.results.events import (
+    CANNOT_BE_CHECKED,
+    Failure,
+    Outcome,
+    RuleResult,
+    ScenarioFinished,
+    Tallies,
+)
 from patgate.scenario.catalogue import Catalogue, Rule
 
 __all__ = [
@@ -60,10 +67,20 @@ class GateCount:
     """With ``checkable`` required: ``(rule id, why)`` of each gate rule this target cannot
     check by its nature; listed, not counted."""
 
+    by_nature: frozenset[str] = frozenset()
+    """The ids among :attr:`unchecked` this target cannot check by its nature (those that
+    :data:`REQUIRE_CHECKABLE` would not count)."""
+
     @property
     def all_checked(self) -> bool:
         """Every gate rule in scope was checked."""
         return not self.unchecked
+
+    @property
+    def removable(self) -> tuple[str, ...]:
+        """The ids of the unchecked gate rules this target could check: left unchecked for a
+        reason the user can remove (no ``--allow-writes``, a missing key, ...)."""
+        return tuple(rule_id for rule_id, _ in self.unchecked if rule_id not in self.by_nature)
 
 
 def gate_count(rules: Sequence[RuleResult], require: Collection[str] = ()) -> GateCount:
@@ -71,7 +88,7 @@ def gate_count(rules: Sequence[RuleResult], require: Collection[str] = ()) -> Ga
     counts as not checked (outside the run's scope)."""
     gates = [rule for rule in rules if rule.level is Level.GATE]
     checkable = REQUIRE_CHECKABLE in require
-    skipped = [rule for rule in gates if rule.outcome is Outcome.SKIPPED]
+    skipped = [rule for rule in gates if rule.outcome is Outcome.NOT_CHECKED]
     unchecked = [
         (rule.rule_id, rule.reason or "not checked")
         for rule in skipped
@@ -94,6 +111,7 @@ def gate_count(rules: Sequence[RuleResult], require: Collection[str] = ()) -> Ga
         waived=sum(rule.outcome is Outcome.WAIVED for rule in gates),
         unchecked=tuple(unchecked),
         uncheckable=tuple(uncheckable),
+        by_nature=frozenset(rule.rule_id for rule in skipped if rule.inherent),
     )
 
 
@@ -147,25 +165,28 @@ def _result(
     credited: bool = False,
 ) -> RuleResult:
     # Coverage lists only the scenarios that ran; a skipped one is named in the reason.
-    ids = tuple(s.scenario_id for s in covering if s.outcome is not Outcome.SKIPPED)
+    ids = tuple(s.scenario_id for s in covering if s.outcome is not Outcome.NOT_CHECKED)
     if failures:
         outcome = Outcome.FAILED if rule.is_gate else Outcome.WARNING
         return RuleResult(rule.id, rule.title, rule.level, outcome, ids)
     if credited or any(s.scenario_id in completed for s in covering):
         return RuleResult(rule.id, rule.title, rule.level, Outcome.PASSED, ids)
-    inherent = all(s.outcome is Outcome.SKIPPED and s.inherent for s in covering)
+    inherent = all(s.outcome is Outcome.NOT_CHECKED and s.inherent for s in covering)
     if not covering:
         reason = "no scenario covers this rule"
     else:
+        # Said once in front when every reason is the target's nature, else per scenario.
+        lead = f"{CANNOT_BE_CHECKED}: "
         reasons = []
         for s in covering:
-            why = s.reason if s.outcome is Outcome.SKIPPED and s.reason else "stopped before it"
+            why = s.reason if s.outcome is Outcome.NOT_CHECKED and s.reason else "stopped before it"
+            why = why.removeprefix(lead) if inherent else why
             # With several scenarios, say which one each reason belongs to.
             text = f"{s.scenario_id}: {why}" if len(covering) > 1 else why
             if text not in reasons:
                 reasons.append(text)
-        reason = "; ".join(reasons)
-    return RuleResult(rule.id, rule.title, rule.level, Outcome.SKIPPED, ids, reason, inherent)
+        reason = (lead if inherent else "") + "; ".join(reasons)
+    return RuleResult(rule.id, rule.title, rule.level, Outcome.NOT_CHECKED, ids, reason, inherent)
 
 
 def exit_code(rules: Sequence[RuleResult], *, strict: bool = False) -> int:
