@@ -17,10 +17,11 @@ from __future__ import annotations
 import functools
 import zlib
 from collections.abc import Callable, Iterable, Iterator
-from typing import TYPE_CHECKING
+from typing import IO, TYPE_CHECKING, cast
 
 if TYPE_CHECKING:
     import httpx
+from patgate.errors import PatgateError
 
 __all__ = [
     "BodyRefused",
@@ -39,7 +40,7 @@ Decoder = Callable[[Iterator[bytes]], Iterator[bytes]]
 """Raw bytes in, decoded pieces of at most :data:`STEP` bytes out."""
 
 
-class BodyRefused(Exception):
+class BodyRefused(PatgateError):
     """An answer's body was not read: too large, or coded in a way that is refused."""
 
     def __init__(self, message: str, *, too_large: bool = False) -> None:
@@ -200,7 +201,7 @@ def decoders() -> dict[str, Decoder]:
 def _bounded_brotli() -> Decoder | None:
     """brotli's decoder, if installed in a version that bounds each step's output (1.2+)."""
     try:
-        import brotli  # type: ignore[import-not-found, unused-ignore]
+        import brotli  # type: ignore[import-not-found, import-untyped, unused-ignore]
     except ImportError:
         return None
     if not hasattr(brotli.Decompressor, "can_accept_more_data"):
@@ -237,8 +238,9 @@ def _zstd() -> Decoder | None:
         return None
 
     def decode(raw: Iterator[bytes]) -> Iterator[bytes]:
+        source = cast("IO[bytes]", _Source(raw))  # read() is all the reader calls
         reader = zstandard.ZstdDecompressor().stream_reader(
-            _Source(raw), read_size=STEP, read_across_frames=True
+            source, read_size=STEP, read_across_frames=True
         )
         try:
             while piece := reader.read(STEP):

@@ -38,6 +38,10 @@
     │                                           refuses before any domain call
     ├── DroppedConnection                       wire/fault_answers.py: a fault rule closes the
     │                                           connection without answering
+    ├── BodyRefused                             bounded_body.py: an answer's body not read (over
+    │                                           the size cap, or a refused content coding)
+    ├── AnswerUnread (RequestException)         fuzz/bounded_session.py: the same, for the
+    │                                           fuzzer's requests session
     ├── ControlRefusal                          wire/control_api.py: a control call refused
     │                                           before any operation runs
     ├── ControlError                            control_client.py: the control API refused a

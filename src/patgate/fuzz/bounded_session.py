@@ -25,11 +25,12 @@ from patgate.bounded_body import (
     content_codings,
     decoded_within,
 )
+from patgate.errors import PatgateError
 
 __all__ = ["AnswerUnread", "bounded_session"]
 
 
-class AnswerUnread(requests.RequestException):
+class AnswerUnread(PatgateError, requests.RequestException):
     """An answer came but was not read: larger than the cap, or compressed in a way that is
     refused (its message says which)."""
 
