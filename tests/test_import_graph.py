@@ -39,6 +39,7 @@ _FOUNDATION = (
     "patgate.redaction",
     "patgate.observed",
     "patgate.httpx_private",
+    "patgate.control_operations",
     "patgate.control_client",
 )
 
