@@ -40,6 +40,7 @@ _FOUNDATION = (
     "patgate.observed",
     "patgate.httpx_private",
     "patgate.control_operations",
+    "patgate.control_document",
     "patgate.control_client",
 )
 
