@@ -145,7 +145,7 @@ def _client_method(operation: Operation) -> list[str]:
 
     shown = [default(parameter) for parameter in taken]
     lines = _signature(
-        operation.name, _parameters(operation, shown, annotate), operation.client_returns
+        operation.name, _parameters(operation, shown, annotate), operation.client_result
     )
     lines += _docstring(operation.doc, "        ")
     named = ", ".join(f'"{p.on_wire}": {p.name}' for p in taken if not p.extra)
@@ -154,10 +154,10 @@ def _client_method(operation: Operation) -> list[str]:
         arguments.append(operation.extra_name)
     if any(parameter.query for parameter in taken):
         arguments.append("query=True")
-    if operation.client_answer is None:
+    if operation.client_result == "None":
         return lines + _call("self._send", arguments, " " * 8)
     lines += _call("answer = self._send", arguments, " " * 8)
-    lines.append(f"        found: {operation.client_returns} = {operation.client_answer}")
+    lines.append(f"        found: {operation.client_result} = {operation.client_answer}")
     lines.append("        return found")
     return lines
 

@@ -88,8 +88,8 @@ class Operation:
     """One control operation: a ``ControlService`` method and everything made from it.
 
     ``returns``: what ``Fake`` answers (the service's domain value); ``client_returns`` and
-    ``client_answer``: what ``ControlClient`` answers, and the Python expression over the
-    JSON ``answer`` that gives it (``None``: nothing). ``answer``: how the control API shapes
+    ``client_answer``: what ``ControlClient`` answers (see :attr:`client_result`), and the
+    Python expression over the JSON ``answer`` that gives it. ``answer``: how the control API shapes
     the result (``None``: the domain value's own JSON view; else a named shape of
     ``control_api``); ``wrap``: the key the answer is put under; ``done``: the answer is
     ``{done: True}`` (or ``{done: <the parameter echo>}``). ``python``: ``Fake`` and
@@ -104,8 +104,8 @@ class Operation:
     path: str
     parameters: tuple[Parameter, ...] = ()
     returns: str = "None"
-    client_returns: str = "None"
-    client_answer: str | None = None
+    client_returns: str | None = None
+    client_answer: str = "answer"
     status: int = 200
     answer: str | None = None
     wrap: str | None = None
@@ -120,6 +120,14 @@ class Operation:
     body_ref: str | None = None
     body_schema_ref: str | None = None
     extra_name: str = "fields"
+
+    @property
+    def client_result(self) -> str:
+        """What ``ControlClient`` answers: the JSON answer (``dict[str, Any]``) where ``Fake``
+        answers a value, unless declared otherwise."""
+        if self.client_returns is not None:
+            return self.client_returns
+        return "None" if self.returns == "None" else "dict[str, Any]"
 
     @property
     def operation_id(self) -> str:
@@ -154,6 +162,26 @@ def _listing(key: str, item: str) -> dict[str, Any]:
     return {"type": "object", "required": [key], "properties": {key: items}}
 
 
+def _list(
+    name: str, doc: str, path: str, key: str, item: tuple[str, str], **more: Any
+) -> Operation:
+    """A listing: ``Fake`` answers the domain objects, the API and the client ``{key: [...]}``
+    (the client the list); ``item`` is the Python type and the OpenAPI component."""
+    described = f"The {key}." if key != "pending" else "The pending requests."
+    return Operation(
+        name,
+        doc,
+        "GET",
+        path,
+        returns=f"list[{item[0]}]",
+        client_returns="list[dict[str, Any]]",
+        client_answer=f'answer["{key}"]',
+        wrap=key,
+        response=_json(described, _listing(key, item[1])),
+        **more,
+    )
+
+
 _ORGANIZATION = Parameter("organization_id", "str | None", _ID, default="None", text=True)
 _USER = Parameter("user_id", "str", _ID, text=True)
 _TOKEN = Parameter("token_id", "str", _ID, text=True)
@@ -175,8 +203,6 @@ OPERATIONS: tuple[Operation, ...] = (
         "GET",
         "/snapshot",
         returns="dict[str, Any]",
-        client_returns="dict[str, Any]",
-        client_answer="answer",
         summary="The state; tokens masked with their status, never a secret or a hash.",
         response=_json("The state.", _component("Snapshot")),
     ),
@@ -202,17 +228,7 @@ OPERATIONS: tuple[Operation, ...] = (
             },
         ),
     ),
-    Operation(
-        "users",
-        "Every user, members or not.",
-        "GET",
-        "/users",
-        returns="list[User]",
-        client_returns="list[dict[str, Any]]",
-        client_answer='answer["users"]',
-        wrap="users",
-        response=_json("The users.", _listing("users", "User")),
-    ),
+    _list("users", "Every user, members or not.", "/users", "users", ("User", "User")),
     Operation(
         "add_user",
         "A new user in the organization (default: the world's) with ``role``.",
@@ -235,8 +251,6 @@ OPERATIONS: tuple[Operation, ...] = (
             ),
         ),
         returns="User",
-        client_returns="dict[str, Any]",
-        client_answer="answer",
         status=201,
         summary="A new user in the organization (default, the world's).",
         response=_ref("User"),
@@ -279,17 +293,13 @@ OPERATIONS: tuple[Operation, ...] = (
         response=_ref("User"),
         errors=(404,),
     ),
-    Operation(
+    _list(
         "clients",
         "Every API client (never a secret).",
-        "GET",
         "/clients",
-        returns="list[ApiClient]",
-        client_returns="list[dict[str, Any]]",
-        client_answer='answer["clients"]',
-        wrap="clients",
+        "clients",
+        ("ApiClient", "Client"),
         summary="Every API client; never a secret.",
-        response=_json("The clients.", _listing("clients", "Client")),
     ),
     Operation(
         "add_client",
@@ -335,17 +345,13 @@ OPERATIONS: tuple[Operation, ...] = (
         errors=(404,),
         body_ref="UserRef",
     ),
-    Operation(
+    _list(
         "hubs",
         "Every hub of every organization.",
-        "GET",
         "/hubs",
-        returns="list[Hub]",
-        client_returns="list[dict[str, Any]]",
-        client_answer='answer["hubs"]',
-        wrap="hubs",
+        "hubs",
+        ("Hub", "Hub"),
         summary="Every hub.",
-        response=_json("The hubs.", _listing("hubs", "Hub")),
     ),
     Operation(
         "add_hub",
@@ -371,30 +377,24 @@ OPERATIONS: tuple[Operation, ...] = (
             ),
         ),
         returns="Hub",
-        client_returns="dict[str, Any]",
-        client_answer="answer",
         status=201,
         summary="A new hub in the organization.",
         response=_json("The hub.", _component("Hub")),
         errors=(404,),
     ),
-    Operation(
+    _list(
         "pending_requests",
         "Token requests waiting for an admin's approval, oldest first (every organization's "
         "when ``organization_id`` is not given).",
-        "GET",
         "/token-requests",
-        (
+        "pending",
+        ("PatRecord", "Token"),
+        parameters=(
             Parameter(
                 "organization_id", "str | None", {"type": "string"}, default="None", query=True
             ),
         ),
-        returns="list[PatRecord]",
-        client_returns="list[dict[str, Any]]",
-        client_answer='answer["pending"]',
-        wrap="pending",
         summary="Token requests waiting for an admin, oldest first.",
-        response=_json("The pending requests.", _listing("pending", "Token")),
     ),
     Operation(
         "request_token_via_ui",
@@ -418,8 +418,6 @@ OPERATIONS: tuple[Operation, ...] = (
             _ORGANIZATION,
         ),
         returns="CreatedToken",
-        client_returns="dict[str, Any]",
-        client_answer="answer",
         status=201,
         summary="The management-UI path; an admin's token works at once, anyone else's pends.",
         description="The answer's `value` is the full token, shown this once.",
@@ -446,8 +444,6 @@ OPERATIONS: tuple[Operation, ...] = (
         "/token-requests/approve",
         (_TOKEN, Parameter("approver_id", "str | None", _ID, default="None", text=True)),
         returns="PatRecord",
-        client_returns="dict[str, Any]",
-        client_answer="answer",
         summary="Approve a pending token (as approver_id, who must be an admin, when given).",
         response=_json("The approved token.", _component("Token")),
         errors=(403, 404),
@@ -470,8 +466,6 @@ OPERATIONS: tuple[Operation, ...] = (
         "GET",
         "/profile",
         returns="dict[str, Any]",
-        client_returns="dict[str, Any]",
-        client_answer="answer",
         summary="The active profile, the fake's choices where the documentation is silent.",
         description=(
             "A document of specs/profile.schema.json (docs/profile.md), every field given: "
@@ -598,8 +592,6 @@ OPERATIONS: tuple[Operation, ...] = (
             ),
         ),
         returns="RequestPage",
-        client_returns="dict[str, Any]",
-        client_answer="answer",
         answer="request_page",
         summary="The request log, newest first; a ring buffer of `capacity` entries.",
         response=_json("One page of the log.", _component("RequestPage")),
@@ -650,8 +642,6 @@ OPERATIONS: tuple[Operation, ...] = (
             Parameter("drop", "Any", {"type": "boolean"}, extra=True),
         ),
         returns="FaultRule",
-        client_returns="dict[str, Any]",
-        client_answer="answer",
         status=201,
         summary="Add a fault rule; it applies from the next request.",
         response=_json("The rule, with its id.", _component("FaultRule")),
