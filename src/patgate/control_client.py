@@ -8,6 +8,8 @@
 
 Its methods have the names of :class:`patgate.Fake`'s control methods and take the same
 arguments; they answer the control API's JSON (dicts) where ``Fake`` answers domain objects.
+Both are written by ``python -m patgate.control_document`` from the one declaration of each
+operation (:mod:`patgate.control_operations`).
 A refused call raises :class:`ControlError` with the API's status, code and message.
 """
 

@@ -157,7 +157,8 @@ class Fake:
 
     The control methods below (reset, users, the UI path, the clock, the log, faults) are
     those of :class:`~patgate.wire.control_service.ControlService` (:attr:`control`), with
-    the same names as :class:`patgate.ControlClient`'s, which calls them over HTTP.
+    the same names as :class:`patgate.ControlClient`'s, which calls them over HTTP; both are
+    generated from :mod:`patgate.control_operations` (``python -m patgate.control_document``).
     """
 
     def __init__(
