@@ -163,11 +163,18 @@ def _listing(key: str, item: str) -> dict[str, Any]:
 
 
 def _list(
-    name: str, doc: str, path: str, key: str, item: tuple[str, str], **more: Any
+    name: str,
+    doc: str,
+    path: str,
+    key: str,
+    item: tuple[str, str],
+    described: str | None = None,
+    **more: Any,
 ) -> Operation:
     """A listing: ``Fake`` answers the domain objects, the API and the client ``{key: [...]}``
-    (the client the list); ``item`` is the Python type and the OpenAPI component."""
-    described = f"The {key}." if key != "pending" else "The pending requests."
+    (the client the list); ``item`` is the Python type and the OpenAPI component;
+    ``described``: the answer's description (default: "The <key>.")."""
+    described = described or f"The {key}."
     return Operation(
         name,
         doc,
@@ -181,6 +188,20 @@ def _list(
         **more,
     )
 
+
+_FAULT_FIELDS = (
+    ("operation", "string", True),
+    ("principal", "string", True),
+    ("count", "integer", False),
+    ("probability", "number", False),
+    ("status", "integer", False),
+    ("body", "", False),
+    ("retry_after", "integer", False),
+    ("latency", "number", False),
+    ("drop", "boolean", False),
+)
+"""A fault rule's fields past its endpoint: name, JSON type (any, when empty), and whether an
+empty string is refused; their bounds are the fault model's to judge."""
 
 _ORGANIZATION = Parameter("organization_id", "str | None", _ID, default="None", text=True)
 _USER = Parameter("user_id", "str", _ID, text=True)
@@ -389,6 +410,7 @@ OPERATIONS: tuple[Operation, ...] = (
         "/token-requests",
         "pending",
         ("PatRecord", "Token"),
+        "The pending requests.",
         parameters=(
             Parameter(
                 "organization_id", "str | None", {"type": "string"}, default="None", query=True
@@ -631,15 +653,10 @@ OPERATIONS: tuple[Operation, ...] = (
         "/faults",
         (
             Parameter("endpoint", "str", {"type": "string"}, default='"any"'),
-            Parameter("operation", "Any", {"type": "string"}, extra=True, text=True),
-            Parameter("principal", "Any", {"type": "string"}, extra=True, text=True),
-            Parameter("count", "Any", {"type": "integer"}, extra=True),
-            Parameter("probability", "Any", {"type": "number"}, extra=True),
-            Parameter("status", "Any", {"type": "integer"}, extra=True),
-            Parameter("body", "Any", {}, extra=True),
-            Parameter("retry_after", "Any", {"type": "integer"}, extra=True),
-            Parameter("latency", "Any", {"type": "number"}, extra=True),
-            Parameter("drop", "Any", {"type": "boolean"}, extra=True),
+            *(
+                Parameter(name, "Any", {"type": kind} if kind else {}, extra=True, text=text)
+                for name, kind, text in _FAULT_FIELDS
+            ),
         ),
         returns="FaultRule",
         status=201,
