@@ -292,8 +292,7 @@ class ControlClient:
         approver_id: str | None = None,
     ) -> dict[str, Any]:
         """An admin approves a pending token (as ``approver_id``, who must be an admin, when given);
-        it
-        becomes usable.
+        it becomes usable.
         """
         answer = self._send(
             "POST",
@@ -363,10 +362,9 @@ class ControlClient:
 
     def set_rate_limit(self, on: bool) -> None:
         """Switch the GraphQL rate limit (the profile's ``rate_limit``: 60 requests per minute per
-        key
-        by default) on or off. A key's minute starts at its first request, whatever the clock shows;
-        ``Retry-After`` gives the seconds left of it, and :meth:`advance_clock` by that much ends
-        it.
+        key by default) on or off. A key's minute starts at its first request, whatever the clock
+        shows; ``Retry-After`` gives the seconds left of it, and :meth:`advance_clock` by that much
+        ends it.
         """
         self._send("PUT", "/rate-limit", {"enabled": on})
 

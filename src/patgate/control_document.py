@@ -52,16 +52,12 @@ def _docstring(text: str, indent: str) -> list[str]:
     if len(lines) == 1 and len(indent) + len(lines[0]) + 6 <= _WIDTH:
         return [f'{indent}"""{lines[0]}"""']
     width = _WIDTH - len(indent)
-    paragraphs = "\n".join(lines).split("\n\n")
     body: list[str] = []
-    for paragraph in paragraphs:
+    for paragraph in "\n".join(lines).split("\n\n"):
+        opening = "" if body else '"""'
         if body:
             body.append("")
-        body.extend(textwrap.wrap(" ".join(paragraph.split()), width))
-    body[0] = '"""' + body[0]
-    if len(indent) + len(body[0]) > _WIDTH:
-        first = textwrap.wrap(body[0], width)
-        body[:1] = first
+        body.extend(textwrap.wrap(" ".join(paragraph.split()), width, initial_indent=opening))
     return [f"{indent}{line}" if line else "" for line in body] + [f'{indent}"""']
 
 

@@ -526,8 +526,7 @@ class Fake:
 
     def approve_token_request(self, token_id: str, approver_id: str | None = None) -> PatRecord:
         """An admin approves a pending token (as ``approver_id``, who must be an admin, when given);
-        it
-        becomes usable.
+        it becomes usable.
         """
         return self.control.approve_token_request(token_id, approver_id)
 
@@ -578,10 +577,9 @@ class Fake:
 
     def set_rate_limit(self, on: bool) -> None:
         """Switch the GraphQL rate limit (the profile's ``rate_limit``: 60 requests per minute per
-        key
-        by default) on or off. A key's minute starts at its first request, whatever the clock shows;
-        ``Retry-After`` gives the seconds left of it, and :meth:`advance_clock` by that much ends
-        it.
+        key by default) on or off. A key's minute starts at its first request, whatever the clock
+        shows; ``Retry-After`` gives the seconds left of it, and :meth:`advance_clock` by that much
+        ends it.
         """
         self.control.set_rate_limit(on)
 

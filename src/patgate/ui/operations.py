@@ -287,10 +287,9 @@ class UiOperations:
 
     def set_rate_limit(self, on: bool) -> None:
         """Switch the GraphQL rate limit (the profile's ``rate_limit``: 60 requests per minute per
-        key
-        by default) on or off. A key's minute starts at its first request, whatever the clock shows;
-        ``Retry-After`` gives the seconds left of it, and :meth:`advance_clock` by that much ends
-        it.
+        key by default) on or off. A key's minute starts at its first request, whatever the clock
+        shows; ``Retry-After`` gives the seconds left of it, and :meth:`advance_clock` by that much
+        ends it.
         """
         self.control.set_rate_limit(on)
 
