@@ -203,6 +203,13 @@ _FAULT_FIELDS = (
 """A fault rule's fields past its endpoint: name, JSON type (any, when empty), and whether an
 empty string is refused; their bounds are the fault model's to judge."""
 
+
+def _whole_query(name: str, low: int, high: int, default: int) -> Parameter:
+    """A whole number in the query string, from ``low`` to ``high``."""
+    schema = {"type": "integer", "minimum": low, "maximum": high, "default": default}
+    return Parameter(name, "int", schema, default=str(default), query=True)
+
+
 _ORGANIZATION = Parameter("organization_id", "str | None", _ID, default="None", text=True)
 _USER = Parameter("user_id", "str", _ID, text=True)
 _TOKEN = Parameter("token_id", "str", _ID, text=True)
@@ -574,20 +581,8 @@ OPERATIONS: tuple[Operation, ...] = (
         "GET",
         "/requests",
         (
-            Parameter(
-                "page",
-                "int",
-                {"type": "integer", "minimum": 0, "maximum": MAX_LOG_PAGE, "default": 0},
-                default="0",
-                query=True,
-            ),
-            Parameter(
-                "size",
-                "int",
-                {"type": "integer", "minimum": 1, "maximum": MAX_LOG_PAGE_SIZE, "default": 50},
-                default="50",
-                query=True,
-            ),
+            _whole_query("page", 0, MAX_LOG_PAGE, 0),
+            _whole_query("size", 1, MAX_LOG_PAGE_SIZE, 50),
             Parameter(
                 "status",
                 "int | str | None",
