@@ -40,6 +40,8 @@ _FOUNDATION = (
     "patgate.observed",
     "patgate.httpx_private",
     "patgate.bounded_body",
+    "patgate.control_operations",
+    "patgate.control_document",
     "patgate.control_client",
 )
 

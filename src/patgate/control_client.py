@@ -8,12 +8,15 @@
 
 Its methods have the names of :class:`patgate.Fake`'s control methods and take the same
 arguments; they answer the control API's JSON (dicts) where ``Fake`` answers domain objects.
+Both are written by ``python -m patgate.control_document`` from the one declaration of each
+operation (:mod:`patgate.control_operations`).
 A refused call raises :class:`ControlError` with the API's status, code and message.
 """
 
 from __future__ import annotations
 
 import json
+from collections.abc import Mapping
 from types import TracebackType
 from typing import Any
 
@@ -43,7 +46,7 @@ class RemoteFaults:
 
     def add(self, endpoint: str = "any", **spec: Any) -> dict[str, Any]:
         """Add a rule (the fields of ``patgate.fake.faults.FaultRule``); returns it."""
-        return self.add_from_json({"endpoint": endpoint, **spec})
+        return self._client.add_fault(endpoint, **spec)
 
     def add_from_json(self, spec: dict[str, Any]) -> dict[str, Any]:
         """Add a rule from its JSON form."""
@@ -52,11 +55,11 @@ class RemoteFaults:
 
     def remove(self, rule_id: str) -> None:
         """Remove one rule."""
-        self._client.call("POST", "/faults/remove", {"id": rule_id})
+        self._client.remove_fault(rule_id)
 
     def clear(self) -> None:
         """Remove every rule and switch the rate limit off."""
-        self._client.call("DELETE", "/faults")
+        self._client.clear_faults()
 
     def rules(self) -> list[dict[str, Any]]:
         """The rules, oldest first."""
@@ -70,7 +73,7 @@ class RemoteFaults:
 
     def set_rate_limit(self, on: bool) -> None:
         """Switch the GraphQL rate limit (60 per minute per key) on or off."""
-        self._client.call("PUT", "/rate-limit", {"enabled": on})
+        self._client.set_rate_limit(on)
 
 
 class ControlClient:
@@ -140,100 +143,6 @@ class ControlClient:
 
     # -- the same names as patgate.Fake ----------------------------------------------------
 
-    def reset(self) -> None:
-        """Back to the seeded world with the same credentials; no faults; an empty log."""
-        self.call("POST", "/reset")
-
-    def snapshot(self) -> dict[str, Any]:
-        """The state: users, roles, clients, hubs, masked tokens, pending requests, clock."""
-        snapshot: dict[str, Any] = self.call("GET", "/snapshot")
-        return snapshot
-
-    def world_ids(self) -> dict[str, str]:
-        """The seeded world's organization and principals (``admin``, ...) by id."""
-        ids: dict[str, str] = self.call("GET", "/world")
-        return ids
-
-    def add_user(
-        self,
-        name: str,
-        email: str | None = None,
-        *,
-        role: str = "member",
-        organization_id: str | None = None,
-    ) -> dict[str, Any]:
-        """A new user with ``role`` (default: member of the world's organization)."""
-        body = {"name": name, "email": email, "role": role, "organization_id": organization_id}
-        return self._post("/users", body)
-
-    def users(self) -> list[dict[str, Any]]:
-        """Every user, members or not."""
-        users: list[dict[str, Any]] = self.call("GET", "/users")["users"]
-        return users
-
-    def remove_user(self, user_id: str, organization_id: str | None = None) -> None:
-        """Remove the user from the organization; their PATs stop working at once."""
-        self._post("/users/remove", {"user_id": user_id, "organization_id": organization_id})
-
-    def restore_user(self, user_id: str, organization_id: str | None = None) -> None:
-        """Add a removed user back with the role they had."""
-        self._post("/users/restore", {"user_id": user_id, "organization_id": organization_id})
-
-    def set_role(self, user_id: str, role: str, organization_id: str | None = None) -> None:
-        """Change the user's role, or add them back with it."""
-        body = {"user_id": user_id, "role": role, "organization_id": organization_id}
-        self._post("/users/role", body)
-
-    def add_client(self, user_id: str, organization_id: str | None = None) -> tuple[str, str]:
-        """An API key acting as ``user_id``: ``(client_id, client_secret)``."""
-        made = self._post("/clients", {"user_id": user_id, "organization_id": organization_id})
-        return made["client_id"], made["client_secret"]
-
-    def clients(self) -> list[dict[str, Any]]:
-        """Every API client (never a secret)."""
-        clients: list[dict[str, Any]] = self.call("GET", "/clients")["clients"]
-        return clients
-
-    def add_hub(
-        self, name: str, *, organization_id: str | None = None, **fields: Any
-    ) -> dict[str, Any]:
-        """A hub; ``fields`` may set label, description, status."""
-        return self._post("/hubs", {"name": name, "organization_id": organization_id, **fields})
-
-    def hubs(self) -> list[dict[str, Any]]:
-        """Every hub."""
-        hubs: list[dict[str, Any]] = self.call("GET", "/hubs")["hubs"]
-        return hubs
-
-    def request_token_via_ui(
-        self, user_id: str, name: str, organization_id: str | None = None
-    ) -> dict[str, Any]:
-        """The management UI path; the answer's ``value`` is the full token, shown once."""
-        body = {"user_id": user_id, "name": name, "organization_id": organization_id}
-        return self._post("/token-requests", body)
-
-    def pending_requests(self, organization_id: str | None = None) -> list[dict[str, Any]]:
-        """Token requests waiting for an admin, oldest first."""
-        path = "/token-requests"
-        if organization_id:
-            import urllib.parse
-
-            path += "?" + urllib.parse.urlencode({"organization_id": organization_id})
-        pending: list[dict[str, Any]] = self.call("GET", path)["pending"]
-        return pending
-
-    def approve_token_request(
-        self, token_id: str, approver_id: str | None = None
-    ) -> dict[str, Any]:
-        """Approve a pending token; it works at once."""
-        return self._post(
-            "/token-requests/approve", {"token_id": token_id, "approver_id": approver_id}
-        )
-
-    def reject_token_request(self, token_id: str) -> None:
-        """Reject a pending token; it disappears."""
-        self._post("/token-requests/reject", {"token_id": token_id})
-
     def issue_token(
         self, user_id: str, name: str = "patgate test token", organization_id: str | None = None
     ) -> str:
@@ -244,19 +153,182 @@ class ControlClient:
         value: str = created["value"]
         return value
 
+    # -- generated by `python -m patgate.control_document`: do not edit below --
+
+    def reset(self) -> None:
+        """Back to the default world with the same credentials; no faults; an empty log."""
+        self._send("POST", "/reset", {})
+
+    def snapshot(self) -> dict[str, Any]:
+        """The state as JSON values (users, roles, clients, hubs, masked tokens, clock)."""
+        answer = self._send("GET", "/snapshot", {})
+        found: dict[str, Any] = answer
+        return found
+
+    def world_ids(self) -> dict[str, str]:
+        """The seeded world's organization and principals (``admin``, ...) by id."""
+        answer = self._send("GET", "/world", {})
+        found: dict[str, str] = answer
+        return found
+
+    def users(self) -> list[dict[str, Any]]:
+        """Every user, members or not."""
+        answer = self._send("GET", "/users", {})
+        found: list[dict[str, Any]] = answer["users"]
+        return found
+
+    def add_user(
+        self,
+        name: str,
+        email: str | None = None,
+        *,
+        role: str = "member",
+        organization_id: str | None = None,
+    ) -> dict[str, Any]:
+        """A new user in the organization (default: the world's) with ``role``."""
+        answer = self._send(
+            "POST",
+            "/users",
+            {"name": name, "email": email, "role": role, "organization_id": organization_id},
+        )
+        found: dict[str, Any] = answer
+        return found
+
+    def remove_user(self, user_id: str, organization_id: str | None = None) -> None:
+        """Remove the user from the organization; their PATs stop working at once."""
+        self._send(
+            "POST",
+            "/users/remove",
+            {"user_id": user_id, "organization_id": organization_id},
+        )
+
+    def restore_user(self, user_id: str, organization_id: str | None = None) -> None:
+        """Add a removed user back with the role they had; their PATs work again."""
+        self._send(
+            "POST",
+            "/users/restore",
+            {"user_id": user_id, "organization_id": organization_id},
+        )
+
+    def set_role(self, user_id: str, role: str, organization_id: str | None = None) -> None:
+        """Change the user's role, or add them back to the organization with it."""
+        self._send(
+            "POST",
+            "/users/role",
+            {"user_id": user_id, "role": role, "organization_id": organization_id},
+        )
+
+    def clients(self) -> list[dict[str, Any]]:
+        """Every API client (never a secret)."""
+        answer = self._send("GET", "/clients", {})
+        found: list[dict[str, Any]] = answer["clients"]
+        return found
+
+    def add_client(self, user_id: str, organization_id: str | None = None) -> tuple[str, str]:
+        """A new API key: ``(client_id, client_secret)``, for the client-credentials grant.
+
+        ``user_id``: the user its tokens act as (default: the world's admin,
+        ``default_world.admin_id``, like the world's own client; the control API needs it); their
+        role and membership decide what the tokens may do. ``organization_id``: the organization the
+        tokens work in (default: the world's). The secret is shown only here (the fake keeps its
+        hash) and is redacted from the request log.
+        """
+        answer = self._send(
+            "POST",
+            "/clients",
+            {"user_id": user_id, "organization_id": organization_id},
+        )
+        found: tuple[str, str] = (answer["client_id"], answer["client_secret"])
+        return found
+
+    def hubs(self) -> list[dict[str, Any]]:
+        """Every hub of every organization."""
+        answer = self._send("GET", "/hubs", {})
+        found: list[dict[str, Any]] = answer["hubs"]
+        return found
+
+    def add_hub(
+        self,
+        name: str,
+        *,
+        organization_id: str | None = None,
+        **fields: Any,
+    ) -> dict[str, Any]:
+        """A hub in the organization; ``fields`` may set label, description, status, ..."""
+        answer = self._send(
+            "POST",
+            "/hubs",
+            {"name": name, "organization_id": organization_id},
+            fields,
+        )
+        found: dict[str, Any] = answer
+        return found
+
+    def pending_requests(self, organization_id: str | None = None) -> list[dict[str, Any]]:
+        """Token requests waiting for an admin's approval, oldest first (every organization's when
+        ``organization_id`` is not given).
+        """
+        answer = self._send(
+            "GET",
+            "/token-requests",
+            {"organization_id": organization_id},
+            query=True,
+        )
+        found: list[dict[str, Any]] = answer["pending"]
+        return found
+
+    def request_token_via_ui(
+        self,
+        user_id: str,
+        name: str,
+        organization_id: str | None = None,
+    ) -> dict[str, Any]:
+        """The management UI path: an admin's token works at once, anyone else's pends; the answer
+        holds the full token (``value``), shown this once.
+        """
+        answer = self._send(
+            "POST",
+            "/token-requests",
+            {"user_id": user_id, "name": name, "organization_id": organization_id},
+        )
+        found: dict[str, Any] = answer
+        return found
+
+    def approve_token_request(
+        self,
+        token_id: str,
+        approver_id: str | None = None,
+    ) -> dict[str, Any]:
+        """An admin approves a pending token (as ``approver_id``, who must be an admin, when given);
+        it becomes usable.
+        """
+        answer = self._send(
+            "POST",
+            "/token-requests/approve",
+            {"token_id": token_id, "approver_id": approver_id},
+        )
+        found: dict[str, Any] = answer
+        return found
+
+    def reject_token_request(self, token_id: str) -> None:
+        """An admin rejects a pending token; it disappears."""
+        self._send("POST", "/token-requests/reject", {"token_id": token_id})
+
     def profile_document(self) -> dict[str, Any]:
-        """The fake's active profile (docs/profile.md), as its YAML document's mapping."""
-        document: dict[str, Any] = self.call("GET", "/profile")
-        return document
+        """The active profile (docs/profile.md) as a document of ``specs/profile.schema.json``."""
+        answer = self._send("GET", "/profile", {})
+        found: dict[str, Any] = answer
+        return found
 
     def clock_now(self) -> str:
-        """The fake's current instant (ISO 8601, UTC, milliseconds)."""
-        now: str = self.call("GET", "/clock")["now"]
-        return now
+        """The fake's current instant (over HTTP: ISO 8601, UTC, milliseconds)."""
+        answer = self._send("GET", "/clock", {})
+        found: str = answer["now"]
+        return found
 
     def advance_clock(self, seconds: float) -> None:
-        """Move the fake's time forward."""
-        self._post("/clock/advance", {"seconds": seconds})
+        """Move the fake's time forward (client tokens expire; PATs do not)."""
+        self._send("POST", "/clock/advance", {"seconds": seconds})
 
     def requests(
         self,
@@ -266,39 +338,66 @@ class ControlClient:
         status: int | str | None = None,
         path: str | None = None,
     ) -> dict[str, Any]:
-        """The request log, newest first: ``{"total", "requests": [...], ...}``."""
-        import urllib.parse
-
-        query = {"page": page, "size": size, "status": status, "path": path}
-        text = urllib.parse.urlencode({k: v for k, v in query.items() if v is not None})
-        found: dict[str, Any] = self.call("GET", "/requests?" + text)
+        """The request log, newest first, filtered by status (``429``, ``"4xx"``) and path."""
+        answer = self._send(
+            "GET",
+            "/requests",
+            {"page": page, "size": size, "status": status, "path": path},
+            query=True,
+        )
+        found: dict[str, Any] = answer
         return found
 
     def clear_requests(self) -> None:
         """Empty the request log."""
-        self.call("DELETE", "/requests")
+        self._send("DELETE", "/requests", {})
 
     def add_fault(self, endpoint: str = "any", **spec: Any) -> dict[str, Any]:
-        """Add a fault rule; returns it with its id."""
-        return self.faults.add(endpoint, **spec)
+        """Add a fault rule (:mod:`patgate.fake.faults`): ``add_fault("token", status=503)``; it
+        applies from the next request.
+        """
+        answer = self._send("POST", "/faults", {"endpoint": endpoint}, spec)
+        found: dict[str, Any] = answer
+        return found
 
     def remove_fault(self, rule_id: str) -> None:
         """Remove one fault rule."""
-        self.faults.remove(rule_id)
+        self._send("POST", "/faults/remove", {"id": rule_id})
 
     def clear_faults(self) -> None:
         """Remove every fault rule and switch the rate limit off."""
-        self.faults.clear()
+        self._send("DELETE", "/faults", {})
 
     def set_rate_limit(self, on: bool) -> None:
-        """Switch the GraphQL rate limit on or off."""
-        self.faults.set_rate_limit(on)
+        """Switch the GraphQL rate limit (the profile's ``rate_limit``: 60 requests per minute per
+        key by default) on or off. A key's minute starts at its first request, whatever the clock
+        shows; ``Retry-After`` gives the seconds left of it, and :meth:`advance_clock` by that much
+        ends it.
+        """
+        self._send("PUT", "/rate-limit", {"enabled": on})
 
-    def _post(self, path: str, body: dict[str, Any]) -> dict[str, Any]:
-        answer: dict[str, Any] = self.call(
-            "POST", path, {k: v for k, v in body.items() if v is not None}
-        )
-        return answer
+    # -- generated: do not edit above --
+
+    def _send(
+        self,
+        method: str,
+        path: str,
+        named: dict[str, Any],
+        extra: Mapping[str, Any] | None = None,
+        *,
+        query: bool = False,
+    ) -> Any:
+        """One operation's call: the named arguments given (``None``: left out for the
+        API's default), in the query string or the body with ``extra`` as it is."""
+        given = {name: value for name, value in named.items() if value is not None}
+        if query:
+            import urllib.parse
+
+            text = urllib.parse.urlencode(given)
+            return self.call(method, path + ("?" + text if text else ""))
+        if method in ("GET", "DELETE"):
+            return self.call(method, path)
+        return self.call(method, path, {**given, **(extra or {})})
 
 
 def _json(status: int, content: bytes) -> Any:

@@ -9,7 +9,6 @@ their signing key lives and dies with the process, and clients fetch a new one.
 from __future__ import annotations
 
 import contextlib
-import copy
 import random
 from collections.abc import Callable, Iterable
 from datetime import datetime
@@ -18,6 +17,14 @@ from typing import TYPE_CHECKING, Any
 from patgate.errors import UsageError
 from patgate.fake.deployment import Deployment
 from patgate.fake.model import ApiClient, Hub, Organization, PatRecord, PatStatus, Role, User
+from patgate.fake.views import (
+    client_json,
+    hub_json,
+    organization_json,
+    settings_copy,
+    token_json,
+    user_json,
+)
 
 if TYPE_CHECKING:
     from patgate.fake.changes import Taken
@@ -35,10 +42,6 @@ __all__ = [
 STATE_VERSION = 1
 
 
-def _when(moment: datetime | None) -> str | None:
-    return moment.isoformat() if moment is not None else None
-
-
 def _moment(text: str | None) -> datetime | None:
     return datetime.fromisoformat(text) if text is not None else None
 
@@ -50,62 +53,23 @@ def exclusive(deployment: Deployment) -> contextlib.AbstractContextManager[Any]:
 
 
 def _organization_json(o: Organization) -> dict[str, Any]:
-    return {"id": o.id, "name": o.name}
+    return organization_json(o, stored=True)
 
 
 def _user_json(u: User) -> dict[str, Any]:
-    return {
-        "id": u.id,
-        "uuid": u.uuid,
-        "name": u.name,
-        "email": u.email,
-        "memberships": {org: role.value for org, role in u.memberships.items()},
-    }
+    return user_json(u, stored=True)
 
 
 def _client_json(c: ApiClient) -> dict[str, Any]:
-    return {
-        "client_id": c.client_id,
-        "secret_hash": c.secret_hash.hex(),
-        "user_id": c.user_id,
-        "organization_id": c.organization_id,
-    }
-
-
-def _settings_copy(settings: Any) -> Any:
-    # Most hubs have no settings: an empty dict is copied without deepcopy's bookkeeping.
-    return {} if type(settings) is dict and not settings else copy.deepcopy(settings)
+    return client_json(c, stored=True)
 
 
 def _hub_json(h: Hub) -> dict[str, Any]:
-    return {
-        "id": h.id,
-        "organization_id": h.organization_id,
-        "name": h.name,
-        "label": h.label,
-        "description": h.description,
-        "status": h.status,
-        "settings": _settings_copy(h.settings),
-        "created_by": h.created_by,
-        "created_date": _when(h.created_date),
-        "last_modified_by": h.last_modified_by,
-        "last_modified_date": _when(h.last_modified_date),
-    }
+    return hub_json(h, stored=True)
 
 
 def _token_json(t: PatRecord) -> dict[str, Any]:
-    return {
-        "id": t.id,
-        "user_id": t.user_id,
-        "organization_id": t.organization_id,
-        "name": t.name,
-        "id_segment": t.id_segment,
-        "secret_hash": t.secret_hash.hex(),
-        "masked": t.masked,
-        "created_date": _when(t.created_date),
-        "last_used_date": _when(t.last_used_date),
-        "status": t.status.value,
-    }
+    return token_json(t, stored=True)
 
 
 # How a record of each store is keyed, and written.
@@ -275,7 +239,7 @@ def _hub(h: dict[str, Any]) -> Hub:
         label=h["label"],
         description=h["description"],
         status=h["status"],
-        settings=_settings_copy(h["settings"]),
+        settings=settings_copy(h["settings"]),
         created_by=h["created_by"],
         created_date=datetime.fromisoformat(h["created_date"]),
         last_modified_by=h["last_modified_by"],

@@ -21,8 +21,7 @@ from typing import Any
 import httpx
 
 from patgate.httpx_private import TRANSPORT_HOOK, hooked_clients
-from patgate.transports.routing import ClassPatches, Interception, Route, RoutingTable
-from patgate.wire.fault_answers import DroppedConnection
+from patgate.transports.routing import Interception, InterceptionCore, answer
 from patgate.wire.messages import WireHandler, WireRequest, WireResponse
 from patgate.wire.urls import FakeUrls
 
@@ -71,69 +70,48 @@ class FakeTransport(httpx.BaseTransport, httpx.AsyncBaseTransport):
         return self._respond(request)
 
     def _respond(self, request: httpx.Request) -> httpx.Response:
-        try:
-            response = self._handler(to_wire(request))
-        except DroppedConnection:
+        response = answer(
+            self._handler,
+            to_wire(request),
             # What httpx raises when a server closes the connection without answering.
-            raise httpx.RemoteProtocolError(
+            dropped=lambda: httpx.RemoteProtocolError(
                 "Server disconnected without sending a response.", request=request
-            ) from None
-        if response is None:
-            raise httpx.ConnectError(
-                f"the patgate fake does not serve {request.url.scheme}://{request.url.netloc.decode()}"
-                f"{request.url.path}; it serves:\n{self._urls.describe()}",
+            ),
+            unserved=lambda: httpx.ConnectError(
+                f"the patgate fake does not serve {request.url.scheme}://"
+                f"{request.url.netloc.decode()}{request.url.path}; it serves:\n"
+                f"{self._urls.describe()}",
                 request=request,
-            )
+            ),
+        )
         return from_wire(response, request)
 
 
-_patches = ClassPatches()
-
-
-def _install() -> None:
-    for client in hooked_clients():
-        _patches.patch(client, TRANSPORT_HOOK, _routing)
-
-
-def _guard_network() -> None:
-    """Refuse network connections while a strict fake is active. This imports httpcore, which
-    httpx itself imports only when a client is made: only strict fakes pay for it."""
+def _guarded() -> list[tuple[type, str]]:
+    # Imports httpcore, which httpx itself imports only when a client is made: only strict
+    # fakes pay for it.
     import httpcore
 
-    for pool in (httpcore.ConnectionPool, httpcore.AsyncConnectionPool):
-        _patches.patch(pool, "create_connection", _guard)
+    return [
+        (pool, "create_connection")
+        for pool in (httpcore.ConnectionPool, httpcore.AsyncConnectionPool)
+    ]
 
 
-_table: RoutingTable[FakeTransport] = RoutingTable(_install, _patches.restore_all)
+def _where(origin: Any) -> str:
+    return f"a connection to {origin.scheme.decode()}://{origin.host.decode()}:{origin.port}"
 
 
-def _routing(original: Any) -> Any:
-    def _transport_for_url(client: Any, url: httpx.URL) -> Any:
-        transport = _table.find(str(url))
-        return transport if transport is not None else original(client, url)
-
-    return _transport_for_url
-
-
-def _guard(original: Any) -> Any:
-    def create_connection(pool: Any, origin: Any) -> Any:
-        if _table.strict:
-            where = f"{origin.scheme.decode()}://{origin.host.decode()}:{origin.port}"
-            raise _table.refuse(f"a connection to {where}")
-        return original(pool, origin)
-
-    return create_connection
+_core: InterceptionCore[FakeTransport] = InterceptionCore(
+    lambda: [(client, TRANSPORT_HOOK) for client in hooked_clients()],
+    _guarded,
+    _where,
+    FakeTransport,
+)
 
 
 class HttpxInterception(Interception[FakeTransport]):
-    """While started, every httpx client (sync or async) sends the fake's URLs to ``handler``.
+    """While started, every httpx client (sync or async) sends the fake's URLs to ``handler``
+    (see :class:`~patgate.transports.routing.Interception`)."""
 
-    Other URLs go to the client's usual transport (a user's mock, or the network); in
-    ``strict`` mode a request that would reach the network raises
-    :class:`~patgate.wire.urls.UnmatchedRequest`. Starting a second interception whose URLs
-    overlap an active one's raises :class:`~patgate.errors.UsageError`.
-    """
-
-    def __init__(self, handler: WireHandler, urls: FakeUrls, *, strict: bool = False) -> None:
-        route = Route(urls, FakeTransport(handler, urls), strict)
-        super().__init__(_table, route, _guard_network)
+    core = _core

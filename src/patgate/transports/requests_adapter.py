@@ -24,8 +24,7 @@ from requests.adapters import HTTPAdapter
 from urllib3 import HTTPResponse
 from urllib3._collections import HTTPHeaderDict
 
-from patgate.transports.routing import ClassPatches, Interception, Route, RoutingTable
-from patgate.wire.fault_answers import DroppedConnection
+from patgate.transports.routing import Interception, InterceptionCore, answer
 from patgate.wire.messages import WireHandler, WireRequest, WireResponse
 from patgate.wire.urls import FakeUrls, canonical_url
 
@@ -93,16 +92,16 @@ class FakeAdapter(HTTPAdapter):
         self, request: requests.PreparedRequest, *args: Any, **kwargs: Any
     ) -> requests.Response:
         """Answer ``request`` from the fake."""
-        try:
-            response = self._handler(to_wire(request))
-        except DroppedConnection:
+        response = answer(
+            self._handler,
+            to_wire(request),
             # What requests raises when a server closes the connection without answering.
-            raise requests.exceptions.ConnectionError(
+            dropped=lambda: requests.exceptions.ConnectionError(
                 "Connection aborted: the server closed the connection without a response",
                 request=request,
-            ) from None
-        if response is None:
-            raise self._urls.unmatched(request.method or "GET", request.url or "")
+            ),
+            unserved=lambda: self._urls.unmatched(request.method or "GET", request.url or ""),
+        )
         return self.build_response(request, from_wire(response, request.method))
 
 
@@ -113,49 +112,21 @@ def _connection_methods() -> tuple[str, ...]:
     return ("get_connection",)
 
 
-_patches = ClassPatches()
+def _where(request: Any) -> str:
+    url = request.url if hasattr(request, "url") else str(request)
+    return f"{getattr(request, 'method', 'GET')} {canonical_url(url)}"
 
 
-def _install() -> None:
-    _patches.patch(requests.Session, "get_adapter", _routing)
-
-
-def _guard_network() -> None:
-    """Refuse network connections while a strict fake is active."""
-    for name in _connection_methods():
-        _patches.patch(HTTPAdapter, name, _guard)
-
-
-_table: RoutingTable[FakeAdapter] = RoutingTable(_install, _patches.restore_all)
-
-
-def _routing(original: Any) -> Any:
-    def get_adapter(session: requests.Session, url: str) -> Any:
-        adapter = _table.find(url)
-        return adapter if adapter is not None else original(session, url)
-
-    return get_adapter
-
-
-def _guard(original: Any) -> Any:
-    def get_connection(adapter: HTTPAdapter, request: Any, *args: Any, **kwargs: Any) -> Any:
-        if _table.strict:
-            url = request.url if hasattr(request, "url") else str(request)
-            raise _table.refuse(f"{getattr(request, 'method', 'GET')} {canonical_url(url)}")
-        return original(adapter, request, *args, **kwargs)
-
-    return get_connection
+_core: InterceptionCore[FakeAdapter] = InterceptionCore(
+    lambda: [(requests.Session, "get_adapter")],
+    lambda: [(HTTPAdapter, name) for name in _connection_methods()],
+    _where,
+    FakeAdapter,
+)
 
 
 class RequestsInterception(Interception[FakeAdapter]):
-    """While started, every requests session sends the fake's URLs to ``handler``.
+    """While started, every requests session sends the fake's URLs to ``handler`` (see
+    :class:`~patgate.transports.routing.Interception`)."""
 
-    Other URLs go to the session's usual adapter (a user's mock, or the network); in
-    ``strict`` mode a request that would reach the network raises
-    :class:`~patgate.wire.urls.UnmatchedRequest`. Starting a second interception whose URLs
-    overlap an active one's raises :class:`~patgate.errors.UsageError`.
-    """
-
-    def __init__(self, handler: WireHandler, urls: FakeUrls, *, strict: bool = False) -> None:
-        route = Route(urls, FakeAdapter(handler, urls), strict)
-        super().__init__(_table, route, _guard_network)
+    core = _core

@@ -19,12 +19,22 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, Generic, TypeVar
+from typing import Any, ClassVar, Generic, TypeVar
 
 from patgate.errors import UnmatchedRequest, UsageError
+from patgate.wire.fault_answers import DroppedConnection
+from patgate.wire.messages import WireHandler, WireRequest, WireResponse
 from patgate.wire.urls import FakeUrls, canonical_url
 
-__all__ = ["ClassPatches", "Interception", "Route", "RoutingTable", "overlap"]
+__all__ = [
+    "ClassPatches",
+    "Interception",
+    "InterceptionCore",
+    "Route",
+    "RoutingTable",
+    "answer",
+    "overlap",
+]
 
 T = TypeVar("T")
 
@@ -150,27 +160,105 @@ class ClassPatches:
 
 
 class Interception(Generic[T]):
-    """One fake's route in a library's table while started; a strict route also guards the
-    network (``guard_network``)."""
+    """One fake's route in its library's table while started; a strict route also guards the
+    network. A library's adapter subclasses it, naming its :class:`InterceptionCore`.
 
-    def __init__(
-        self, table: RoutingTable[T], route: Route[T], guard_network: Callable[[], None]
-    ) -> None:
-        self._table = table
-        self._route = route
-        self._guard_network = guard_network
+    Other URLs go to the client's usual transport (a user's mock, or the network); in
+    ``strict`` mode a request that would reach the network raises
+    :class:`~patgate.wire.urls.UnmatchedRequest`. Starting a second interception whose URLs
+    overlap an active one's raises :class:`~patgate.errors.UsageError`.
+    """
+
+    core: ClassVar[InterceptionCore[Any]]
+
+    def __init__(self, handler: WireHandler, urls: FakeUrls, *, strict: bool = False) -> None:
+        self._route: Route[T] = Route(urls, self.core.transport(handler, urls), strict)
         self._started = False
 
     def start(self) -> None:
         """Begin intercepting."""
         if not self._started:
-            self._table.add(self._route)
+            self.core.table.add(self._route)
             self._started = True
             if self._route.strict:
-                self._guard_network()
+                self.core.guard_network()
 
     def stop(self) -> None:
         """Stop intercepting (safe to call twice)."""
         if self._started:
             self._started = False
-            self._table.remove(self._route)
+            self.core.table.remove(self._route)
+
+
+def answer(
+    handler: WireHandler,
+    request: WireRequest,
+    *,
+    dropped: Callable[[], Exception],
+    unserved: Callable[[], Exception],
+) -> WireResponse:
+    """The fake's answer to ``request``, or the library's own error: ``dropped()`` when a
+    fault rule drops the connection, ``unserved()`` for a URL the fake does not serve."""
+    try:
+        response = handler(request)
+    except DroppedConnection:
+        raise dropped() from None
+    if response is None:
+        raise unserved()
+    return response
+
+
+class InterceptionCore(Generic[T]):
+    """What interception is for one HTTP library, written once: the routing table, the
+    class patches, the router in front of the client's choice of transport and the strict
+    guard on its connections. An adapter names its library's parts:
+
+    ``routed``: the (class, method) pairs that choose a transport for ``(owner, url)``;
+    ``guarded``: the (class, method) pairs that open a connection for ``(owner, target)``,
+    patched only while a strict fake is active; ``describe``: what a refused ``target`` is
+    called in the error (no secret: no query string); ``transport``: the library's
+    transport (or adapter) answering from one fake.
+    """
+
+    def __init__(
+        self,
+        routed: Callable[[], list[tuple[type, str]]],
+        guarded: Callable[[], list[tuple[type, str]]],
+        describe: Callable[[Any], str],
+        transport: Callable[[WireHandler, FakeUrls], T],
+    ) -> None:
+        self._routed = routed
+        self._guarded = guarded
+        self._describe = describe
+        self.transport = transport
+        """Makes the library's transport (or adapter) that answers from one fake."""
+        self._patches = ClassPatches()
+        self.table: RoutingTable[T] = RoutingTable(self._install, self._patches.restore_all)
+
+    def _install(self) -> None:
+        for cls, name in self._routed():
+            self._patches.patch(cls, name, self._router)
+
+    def guard_network(self) -> None:
+        """Refuse network connections while a strict fake is active."""
+        for cls, name in self._guarded():
+            self._patches.patch(cls, name, self._guard)
+
+    def _router(self, original: Any) -> Any:
+        table = self.table
+
+        def choose(owner: Any, url: Any) -> Any:
+            transport = table.find(str(url))
+            return transport if transport is not None else original(owner, url)
+
+        return choose
+
+    def _guard(self, original: Any) -> Any:
+        table, describe = self.table, self._describe
+
+        def connect(owner: Any, target: Any, *args: Any, **kwargs: Any) -> Any:
+            if table.strict:
+                raise table.refuse(describe(target))
+            return original(owner, target, *args, **kwargs)
+
+        return connect

@@ -25,14 +25,19 @@ from dataclasses import dataclass
 from typing import Any
 from urllib.parse import parse_qsl, urlsplit
 
-from patgate.errors import DomainError, PatgateError
-from patgate.wire.control_service import (
-    ControlService,
-    client_view,
-    hub_view,
-    token_view,
-    user_view,
+from patgate.control_operations import (
+    MAX_CLOCK_MOVE,
+    MAX_DESCRIPTION,
+    MAX_LOG_PAGE,
+    MAX_LOG_PAGE_SIZE,
+    MAX_TEXT,
+    OPERATIONS,
+    Operation,
+    Parameter,
 )
+from patgate.errors import DomainError, PatgateError
+from patgate.fake.views import control_view
+from patgate.wire.control_service import ControlService
 from patgate.wire.messages import WireRequest, WireResponse, json_response
 from patgate.wire.methods import with_implicit_methods
 from patgate.wire.statuses import status_of
@@ -42,18 +47,6 @@ __all__ = ["CONTROL_PREFIX", "MAX_CLOCK_MOVE", "MAX_LOG_PAGE", "MAX_LOG_PAGE_SIZ
 
 CONTROL_PREFIX = CONTROL_PATH
 """The reserved path under the fake's origin; no path of the real service starts with it."""
-
-MAX_CLOCK_MOVE = 10 * 365 * 86400
-"""The largest clock move one call makes, in seconds (ten years); the spec declares it."""
-MAX_LOG_PAGE = 10**6
-MAX_LOG_PAGE_SIZE = 1000
-"""The request log's largest page number and page size; the spec declares both."""
-
-_STATUS_FILTER = re.compile(r"[1-5]xx|[0-9]{1,3}")
-"""The request log's ``status`` filter, as the spec's pattern says (ASCII digits only)."""
-
-_HUB_STATUSES = ("ACTIVE", "ARCHIVED")
-"""A hub's statuses, as the content API shows them."""
 
 _Body = Mapping[str, Any]
 _Query = Mapping[str, str]
@@ -120,14 +113,6 @@ def _fields(
             raise ControlRefusal(400, "BAD_FIELD", f"{name} is longer than {limit} characters")
 
 
-_IDS = frozenset({"user_id", "organization_id", "token_id", "approver_id", "id", "name", "email"})
-"""Fields that name something: an empty string names nothing and is refused."""
-MAX_TEXT = 1024
-"""Characters a text field may hold (a hub's ``description``: :data:`MAX_DESCRIPTION`): well
-inside what ``patgate serve --state`` loads again, so nothing accepted stops a restart."""
-MAX_DESCRIPTION = 65536
-
-
 def _whole(query: _Query, name: str, default: int, low: int, high: int) -> int:
     text = query.get(name)
     if text is None:
@@ -147,231 +132,135 @@ class _Route:
     run: Callable[[ControlService, _Body, _Query], tuple[int, Any]]
 
 
-def _reset(s: ControlService, body: _Body, query: _Query) -> tuple[int, Any]:
-    _fields(body, {}, {})
-    s.reset()
-    return 200, {"reset": True}
+def _kind(parameter: Parameter) -> _Kind:
+    schema = parameter.schema
+    if parameter.choices or "$ref" in schema:
+        return str
+    return _KINDS.get(schema.get("type", ""), _ANY)
 
 
-def _snapshot(s: ControlService, body: _Body, query: _Query) -> tuple[int, Any]:
-    return 200, s.snapshot()
+_KINDS: Mapping[str, _Kind] = {"string": str, "integer": int, "number": _NUMBER, "boolean": bool}
 
 
-def _world(s: ControlService, body: _Body, query: _Query) -> tuple[int, Any]:
-    return 200, s.world_ids()
+def _one_of(choices: tuple[str, ...]) -> str:
+    return ", ".join(choices[:-1]) + " or " + choices[-1] if len(choices) > 1 else choices[0]
 
 
-def _users(s: ControlService, body: _Body, query: _Query) -> tuple[int, Any]:
-    return 200, {"users": [user_view(u) for u in s.users()]}
+def _body_arguments(operation: Operation, body: _Body) -> dict[str, Any]:
+    """The body checked against the operation's parameters: the call's keyword arguments."""
+    taken = [p for p in operation.wire_parameters() if not p.query]
+    required = {p.on_wire: _kind(p) for p in taken if p.required_on_wire or p.required}
+    optional = {p.on_wire: _kind(p) for p in taken if p.on_wire not in required}
+    texts = frozenset(p.on_wire for p in taken if p.text)
+    _fields(body, required, optional, texts=texts)
+    arguments: dict[str, Any] = {}
+    for parameter in taken:
+        if parameter.on_wire not in body:
+            continue
+        value = body[parameter.on_wire]
+        if parameter.choices and value not in parameter.choices:
+            message = f"{parameter.on_wire} must be {_one_of(parameter.choices)}"
+            raise ControlRefusal(400, "BAD_FIELD", message)
+        low, high = parameter.schema.get("minimum"), parameter.schema.get("maximum")
+        if isinstance(value, float | int) and not isinstance(value, bool):
+            if _kind(parameter) is int:
+                value = int(value)  # 471.0 is an integer to JSON Schema
+            if (low is not None and value < low) or (high is not None and value > high):
+                message = parameter.refusal or f"{parameter.on_wire} must be from {low} to {high}"
+                raise ControlRefusal(400, "BAD_FIELD", message)
+        arguments[parameter.name] = value
+    return arguments
 
 
-def _add_user(s: ControlService, body: _Body, query: _Query) -> tuple[int, Any]:
-    _fields(body, {"name": str}, {"email": str, "role": str, "organization_id": str}, texts=_IDS)
-    user = s.add_user(
-        body["name"],
-        body.get("email"),
-        role=_role(body.get("role", "member")),
-        organization_id=body.get("organization_id"),
-    )
-    return 201, user_view(user)
+def _query_arguments(operation: Operation, query: _Query) -> dict[str, Any]:
+    """The query string's parameters of the operation, checked: keyword arguments."""
+    arguments: dict[str, Any] = {}
+    for parameter in operation.wire_parameters():
+        if not parameter.query:
+            continue
+        schema = parameter.schema
+        if schema.get("type") == "integer":
+            default = int(schema.get("default", 0))
+            low, high = int(schema["minimum"]), int(schema["maximum"])
+            arguments[parameter.name] = _whole(query, parameter.on_wire, default, low, high)
+            continue
+        text = query.get(parameter.on_wire)
+        if not text and parameter.default == "None" and "pattern" not in schema:
+            continue  # an empty value asks for no filter
+        if text is not None and "pattern" in schema and not re.fullmatch(schema["pattern"], text):
+            message = parameter.refusal or f"{parameter.on_wire} does not fit its pattern"
+            raise ControlRefusal(400, "BAD_PARAMETER", message)
+        if text is not None:
+            arguments[parameter.name] = text
+    return arguments
 
 
-def _role(value: Any) -> str:
-    if value not in ("admin", "member", "restricted"):
-        raise ControlRefusal(400, "BAD_FIELD", "role must be admin, member or restricted")
-    return str(value)
+def _user_named(s: ControlService, arguments: Mapping[str, Any], result: Any) -> Any:
+    return control_view(s.deployment.user(arguments["user_id"]))
 
 
-def _remove_user(s: ControlService, body: _Body, query: _Query) -> tuple[int, Any]:
-    _fields(body, {"user_id": str}, {"organization_id": str}, texts=_IDS)
-    s.remove_user(body["user_id"], body.get("organization_id"))
-    return 200, user_view(s.deployment.user(body["user_id"]))
-
-
-def _restore_user(s: ControlService, body: _Body, query: _Query) -> tuple[int, Any]:
-    _fields(body, {"user_id": str}, {"organization_id": str}, texts=_IDS)
-    s.restore_user(body["user_id"], body.get("organization_id"))
-    return 200, user_view(s.deployment.user(body["user_id"]))
-
-
-def _set_role(s: ControlService, body: _Body, query: _Query) -> tuple[int, Any]:
-    _fields(body, {"user_id": str, "role": str}, {"organization_id": str}, texts=_IDS)
-    s.set_role(body["user_id"], _role(body["role"]), body.get("organization_id"))
-    return 200, user_view(s.deployment.user(body["user_id"]))
-
-
-def _clients(s: ControlService, body: _Body, query: _Query) -> tuple[int, Any]:
-    return 200, {"clients": [client_view(c) for c in s.clients()]}
-
-
-def _add_client(s: ControlService, body: _Body, query: _Query) -> tuple[int, Any]:
-    _fields(body, {"user_id": str}, {"organization_id": str}, texts=_IDS)
-    client_id, secret = s.add_client(body["user_id"], body.get("organization_id"))
-    return 201, {"client_id": client_id, "client_secret": secret}
-
-
-def _hubs(s: ControlService, body: _Body, query: _Query) -> tuple[int, Any]:
-    return 200, {"hubs": [hub_view(h) for h in s.hubs()]}
-
-
-def _add_hub(s: ControlService, body: _Body, query: _Query) -> tuple[int, Any]:
-    _fields(
-        body,
-        {"name": str},
-        {"label": str, "description": str, "status": str, "organization_id": str},
-        texts=_IDS,
-    )
-    if body.get("status", "ACTIVE") not in _HUB_STATUSES:
-        raise ControlRefusal(400, "BAD_FIELD", "status must be ACTIVE or ARCHIVED")
-    fields = {k: body[k] for k in ("label", "description", "status") if k in body}
-    hub = s.add_hub(body["name"], organization_id=body.get("organization_id"), **fields)
-    return 201, hub_view(hub)
-
-
-def _request_token(s: ControlService, body: _Body, query: _Query) -> tuple[int, Any]:
-    _fields(body, {"user_id": str, "name": str}, {"organization_id": str}, texts=_IDS)
-    created = s.request_token_via_ui(body["user_id"], body["name"], body.get("organization_id"))
-    # The one time the full value is shown, as the management UI shows it once.
-    return 201, {**token_view(created.record), "value": created.value}
-
-
-def _pending(s: ControlService, body: _Body, query: _Query) -> tuple[int, Any]:
-    pending = s.pending_requests(query.get("organization_id") or None)
-    return 200, {"pending": [token_view(t) for t in pending]}
-
-
-def _approve(s: ControlService, body: _Body, query: _Query) -> tuple[int, Any]:
-    _fields(body, {"token_id": str}, {"approver_id": str}, texts=_IDS)
-    return 200, token_view(s.approve_token_request(body["token_id"], body.get("approver_id")))
-
-
-def _reject(s: ControlService, body: _Body, query: _Query) -> tuple[int, Any]:
-    _fields(body, {"token_id": str}, {}, texts=_IDS)
-    s.reject_token_request(body["token_id"])
-    return 200, {"rejected": body["token_id"]}
-
-
-def _profile(s: ControlService, body: _Body, query: _Query) -> tuple[int, Any]:
-    return 200, s.profile_document()
-
-
-def _clock(s: ControlService, body: _Body, query: _Query) -> tuple[int, Any]:
-    return 200, s.clock_view()
-
-
-def _advance(s: ControlService, body: _Body, query: _Query) -> tuple[int, Any]:
-    _fields(body, {"seconds": _NUMBER}, {})
-    seconds = float(body["seconds"])
-    if not 0 <= seconds <= MAX_CLOCK_MOVE:
-        raise ControlRefusal(
-            400, "BAD_FIELD", f"seconds must be from 0 to {MAX_CLOCK_MOVE} (ten years)"
-        )
-    s.advance_clock(seconds)
-    return 200, s.clock_view()
-
-
-def _requests(s: ControlService, body: _Body, query: _Query) -> tuple[int, Any]:
-    page = _whole(query, "page", 0, 0, MAX_LOG_PAGE)
-    size = _whole(query, "size", 50, 1, MAX_LOG_PAGE_SIZE)
-    status = query.get("status")
-    if status is not None and not _STATUS_FILTER.fullmatch(status):
-        raise ControlRefusal(
-            400, "BAD_PARAMETER", "status must be a code such as 429 or a class such as 4xx"
-        )
-    try:
-        found = s.requests(page, size, status=status, path=query.get("path"))
-    except ValueError as error:
-        raise ControlRefusal(400, "BAD_PARAMETER", str(error)) from None
-    return 200, {
-        "page": page,
-        "size": size,
-        "total": found.total,
+def _request_page(s: ControlService, arguments: Mapping[str, Any], result: Any) -> Any:
+    page = {"page": arguments.get("page", 0), "size": arguments.get("size", 50)}
+    return {
+        **page,
+        "total": result.total,
         "capacity": s.request_log.capacity,
-        "requests": [entry.to_json() for entry in found.entries],
+        "requests": [entry.to_json() for entry in result.entries],
     }
 
 
-def _clear_requests(s: ControlService, body: _Body, query: _Query) -> tuple[int, Any]:
-    s.clear_requests()
-    return 200, {"cleared": True}
-
-
-def _faults(s: ControlService, body: _Body, query: _Query) -> tuple[int, Any]:
-    rules = [rule.to_json() for rule in s.faults.rules()]
-    return 200, {"faults": rules, "rate_limit": s.faults.rate_limit}
-
-
-_FAULT_FIELDS: Mapping[str, _Kind] = {
-    "endpoint": str,
-    "operation": str,
-    "principal": str,
-    "count": int,
-    "probability": _NUMBER,
-    "status": int,
-    "body": _ANY,
-    "retry_after": int,
-    "latency": _NUMBER,
-    "drop": bool,
+_ANSWERS: Mapping[str, Callable[[ControlService, Mapping[str, Any], Any], Any]] = {
+    "user": _user_named,
+    "clock": lambda s, arguments, result: s.clock_view(),
+    "rate_limit": lambda s, arguments, result: {"rate_limit": s.faults.rate_limit},
+    "credentials": lambda s, arguments, result: dict(
+        zip(("client_id", "client_secret"), result, strict=True)
+    ),
+    "request_page": _request_page,
 }
+"""The answers that are not the result's own JSON view, by the name an operation gives."""
 
 
-def _add_fault(s: ControlService, body: _Body, query: _Query) -> tuple[int, Any]:
-    # Field names and types here, as every operation; the rule's own checks (bounds, which
-    # fields go together) in the fault model, answered with the same code.
-    _fields(body, {}, _FAULT_FIELDS, texts=frozenset({"operation", "principal"}))
-    spec = {
-        name: int(value) if _FAULT_FIELDS[name] is int and isinstance(value, float) else value
-        for name, value in body.items()
-    }
-    return 201, s.faults.add_from_json(spec).to_json()
+def _call(operation: Operation, s: ControlService, arguments: dict[str, Any]) -> Any:
+    made = getattr(s, operation.name)
+    if not callable(made):
+        return made  # a property: the fault book
+    positional = [
+        arguments.pop(p.name)
+        for p in operation.parameters
+        if not (p.keyword_only or p.extra) and p.name in arguments
+    ]
+    return made(*positional, **arguments)
 
 
-def _remove_fault(s: ControlService, body: _Body, query: _Query) -> tuple[int, Any]:
-    _fields(body, {"id": str}, {}, texts=_IDS)
-    s.remove_fault(body["id"])
-    return 200, {"removed": body["id"]}
+def _route(operation: Operation) -> _Route:
+    def run(s: ControlService, body: _Body, query: _Query) -> tuple[int, Any]:
+        arguments = {**_body_arguments(operation, body), **_query_arguments(operation, query)}
+        given = dict(arguments)
+        try:
+            result = _call(operation, s, arguments)
+        except DomainError:
+            raise
+        except ValueError as error:  # a query the request log refuses
+            raise ControlRefusal(400, "BAD_PARAMETER", str(error)) from None
+        if operation.done is not None:
+            return operation.status, {
+                operation.done: given[operation.echo] if operation.echo else True
+            }
+        if operation.answer is not None:
+            answer = _ANSWERS[operation.answer](s, given, result)
+        else:
+            answer = control_view(result)
+        if operation.wrap is not None:
+            answer = {operation.wrap: answer}
+        return operation.status, answer
+
+    return _Route(operation.method, operation.path, run)
 
 
-def _clear_faults(s: ControlService, body: _Body, query: _Query) -> tuple[int, Any]:
-    s.clear_faults()
-    return 200, {"cleared": True}
-
-
-def _rate_limit(s: ControlService, body: _Body, query: _Query) -> tuple[int, Any]:
-    _fields(body, {"enabled": bool}, {})
-    s.set_rate_limit(body["enabled"])
-    return 200, {"rate_limit": s.faults.rate_limit}
-
-
-ROUTES: tuple[_Route, ...] = (
-    _Route("POST", "/reset", _reset),
-    _Route("GET", "/snapshot", _snapshot),
-    _Route("GET", "/world", _world),
-    _Route("GET", "/users", _users),
-    _Route("POST", "/users", _add_user),
-    _Route("POST", "/users/remove", _remove_user),
-    _Route("POST", "/users/restore", _restore_user),
-    _Route("POST", "/users/role", _set_role),
-    _Route("GET", "/clients", _clients),
-    _Route("POST", "/clients", _add_client),
-    _Route("GET", "/hubs", _hubs),
-    _Route("POST", "/hubs", _add_hub),
-    _Route("GET", "/token-requests", _pending),
-    _Route("POST", "/token-requests", _request_token),
-    _Route("POST", "/token-requests/approve", _approve),
-    _Route("POST", "/token-requests/reject", _reject),
-    _Route("GET", "/profile", _profile),
-    _Route("GET", "/clock", _clock),
-    _Route("POST", "/clock/advance", _advance),
-    _Route("GET", "/requests", _requests),
-    _Route("DELETE", "/requests", _clear_requests),
-    _Route("GET", "/faults", _faults),
-    _Route("POST", "/faults", _add_fault),
-    _Route("POST", "/faults/remove", _remove_fault),
-    _Route("DELETE", "/faults", _clear_faults),
-    _Route("PUT", "/rate-limit", _rate_limit),
-)
-"""Every control operation: method, path under the prefix, and the call it makes."""
+ROUTES: tuple[_Route, ...] = tuple(_route(operation) for operation in OPERATIONS)
+"""Every control operation: method, path under the prefix, and the call it makes, made from
+the one declaration of each (:data:`patgate.control_operations.OPERATIONS`)."""
 
 
 class ControlApi:

@@ -2,7 +2,10 @@
 
 ``ControlService`` is what every control front door calls: ``patgate.Fake``'s methods, the
 HTTP control API (:mod:`patgate.wire.control_api`, under ``/__patgate``) and the management
-page. Arguments are plain values; results are domain objects (``User``, ``PatRecord``,
+page. Each operation is declared once in :mod:`patgate.control_operations` (its parameters,
+result, route and docstring); a method here of the same name implements it, and
+``python -m patgate.control_document`` writes the front doors' methods from the declaration.
+Arguments are plain values; results are domain objects (``User``, ``PatRecord``,
 ``CreatedToken``, ...) or, for :meth:`ControlService.snapshot`, JSON values. Refusals are the
 domain's own errors (:class:`~patgate.errors.DomainError`), which each front door shapes.
 """
@@ -20,56 +23,11 @@ from patgate.fake.deployment import Deployment
 from patgate.fake.faults import FaultRule, Faults
 from patgate.fake.model import ApiClient, CreatedToken, Hub, PatRecord, PatStatus, Role, User
 from patgate.fake.state import export_state, load_state
+from patgate.fake.views import control_view
 from patgate.fake.world import DefaultWorld
 from patgate.wire.request_log import RequestLog, RequestPage
 
-__all__ = ["ControlService", "token_view", "user_view"]
-
-
-def user_view(user: User) -> dict[str, Any]:
-    """A user as control answers show it: id, name, e-mail and role per organization."""
-    return {
-        "id": user.id,
-        "name": user.name,
-        "email": user.email,
-        "roles": {org: role.value for org, role in user.memberships.items()},
-    }
-
-
-def token_view(record: PatRecord) -> dict[str, Any]:
-    """A stored PAT as control answers show it: masked, with its status; never a hash."""
-    return {
-        "id": record.id,
-        "user_id": record.user_id,
-        "organization_id": record.organization_id,
-        "name": record.name,
-        "token": record.masked,
-        "status": record.status.value,
-        "created_date": format_timestamp(record.created_date),
-        "last_used_date": (
-            format_timestamp(record.last_used_date) if record.last_used_date else None
-        ),
-    }
-
-
-def hub_view(hub: Hub) -> dict[str, Any]:
-    """A hub as control answers show it."""
-    return {
-        "id": hub.id,
-        "organization_id": hub.organization_id,
-        "name": hub.name,
-        "label": hub.label,
-        "status": hub.status,
-    }
-
-
-def client_view(client: ApiClient) -> dict[str, Any]:
-    """An API client as control answers show it: never its secret or hash."""
-    return {
-        "client_id": client.client_id,
-        "user_id": client.user_id,
-        "organization_id": client.organization_id,
-    }
+__all__ = ["ControlService"]
 
 
 @dataclass
@@ -133,15 +91,14 @@ class ControlService:
         """The state as JSON values: tokens masked with their status, never a secret."""
         d = self.deployment
         return {
-            "organizations": [{"id": o.id, "name": o.name} for o in d.organizations.values()],
-            "users": [user_view(u) for u in list(d.users.values())],
-            "clients": [client_view(c) for c in list(d.clients.values())],
-            "hubs": [hub_view(h) for h in list(d.hubs)],
-            "tokens": [token_view(t) for t in list(d.tokens.values())],
-            "pending": [token_view(t) for t in self.pending_requests()],
+            "organizations": control_view(list(d.organizations.values())),
+            "users": control_view(list(d.users.values())),
+            "clients": control_view(list(d.clients.values())),
+            "hubs": control_view(list(d.hubs)),
+            "tokens": control_view(list(d.tokens.values())),
+            "pending": control_view(self.pending_requests()),
             "clock": self.clock_view(),
-            "faults": [rule.to_json() for rule in d.faults.rules()],
-            "rate_limit": d.faults.rate_limit,
+            **control_view(d.faults),
         }
 
     # -- people, clients, hubs -------------------------------------------------------------

@@ -22,7 +22,14 @@ if TYPE_CHECKING:
     from patgate.fake.model import Role
     from patgate.harness import Fake
 
-__all__ = ["ACTIONS", "ClientPlane", "ControlPlane", "FakePlane", "perform_on"]
+__all__ = [
+    "ACTIONS",
+    "ClientPlane",
+    "ControlPlane",
+    "FakePlane",
+    "OperationsPlane",
+    "perform_on",
+]
 
 
 class ControlPlane(Protocol):
@@ -61,53 +68,64 @@ class ControlPlane(Protocol):
         ...
 
 
-class FakePlane:
+class OperationsPlane:
+    """The control plane over the control operations, wherever they run: a ``Fake`` in this
+    process or a served fake's ``ControlClient`` (the operations have the same names and
+    arguments on both, :mod:`patgate.control_operations`). ``shown`` turns what they answer
+    into the control API's JSON view, so an action reads one shape on both."""
+
+    def __init__(
+        self,
+        operations: Fake | ControlClient,
+        shown: Callable[[Any], Any],
+        user_id: Callable[[str], str],
+        role_at_start: Callable[[str], str | None],
+    ) -> None:
+        self._operations = operations
+        self._shown = shown
+        self.user_id = user_id
+        self.role_at_start = role_at_start
+
+    def remove_user(self, user_id: str) -> None:
+        self._operations.remove_user(user_id)
+
+    def set_role(self, user_id: str, role: str) -> None:
+        self._operations.set_role(user_id, role)
+
+    def request_token(self, user_id: str, name: str) -> dict[str, Any]:
+        made = self._shown(self._operations.request_token_via_ui(user_id, name))
+        return {
+            "id": made["id"],
+            "name": made["name"],
+            "token": made["value"],
+            "status": made["status"],
+        }
+
+    def approve(self, token_id: str) -> dict[str, Any]:
+        record = self._shown(self._operations.approve_token_request(token_id))
+        return {"id": record["id"], "status": record["status"]}
+
+    def reject(self, token_id: str) -> None:
+        self._operations.reject_token_request(token_id)
+
+    def advance_clock(self, seconds: float) -> None:
+        self._operations.advance_clock(seconds)
+
+
+class FakePlane(OperationsPlane):
     """The control plane of a fake in this process."""
 
     def __init__(
         self, fake: Fake, user_ids: Mapping[str, str], roles: Mapping[str, Role | None]
     ) -> None:
+        from patgate.fake.views import control_view
+
+        starting = {name: role.value if role is not None else None for name, role in roles.items()}
+        super().__init__(fake, control_view, dict(user_ids).__getitem__, starting.__getitem__)
         self.fake = fake
-        self._user_ids = dict(user_ids)
-        self._roles = dict(roles)
-
-    def user_id(self, principal: str) -> str:
-        return self._user_ids[principal]
-
-    def role_at_start(self, principal: str) -> str | None:
-        role = self._roles[principal]
-        return role.value if role is not None else None
-
-    def remove_user(self, user_id: str) -> None:
-        self.fake.remove_user(user_id)
-
-    def set_role(self, user_id: str, role: str) -> None:
-        from patgate.fake.model import Role
-
-        self.fake.set_role(user_id, Role(role))
-
-    def request_token(self, user_id: str, name: str) -> dict[str, Any]:
-        created = self.fake.request_token_via_ui(user_id, name)
-        record = created.record
-        return {
-            "id": record.id,
-            "name": record.name,
-            "token": created.value,
-            "status": record.status.value,
-        }
-
-    def approve(self, token_id: str) -> dict[str, Any]:
-        record = self.fake.approve_token_request(token_id)
-        return {"id": record.id, "status": record.status.value}
-
-    def reject(self, token_id: str) -> None:
-        self.fake.reject_token_request(token_id)
-
-    def advance_clock(self, seconds: float) -> None:
-        self.fake.advance_clock(seconds)
 
 
-class ClientPlane:
+class ClientPlane(OperationsPlane):
     """The control plane of a served fake, through its control API.
 
     ``user_id`` and ``role_at_start`` come from the control that owns the client (it learns
@@ -120,34 +138,12 @@ class ClientPlane:
         user_id: Callable[[str], str],
         role_at_start: Callable[[str], str | None],
     ) -> None:
+        super().__init__(client, _as_it_is, user_id, role_at_start)
         self.client = client
-        self.user_id = user_id
-        self.role_at_start = role_at_start
 
-    def remove_user(self, user_id: str) -> None:
-        self.client.remove_user(user_id)
 
-    def set_role(self, user_id: str, role: str) -> None:
-        self.client.set_role(user_id, role)
-
-    def request_token(self, user_id: str, name: str) -> dict[str, Any]:
-        made = self.client.request_token_via_ui(user_id, name)
-        return {
-            "id": made["id"],
-            "name": made["name"],
-            "token": made["value"],
-            "status": made["status"],
-        }
-
-    def approve(self, token_id: str) -> dict[str, Any]:
-        record = self.client.approve_token_request(token_id)
-        return {"id": record["id"], "status": record["status"]}
-
-    def reject(self, token_id: str) -> None:
-        self.client.reject_token_request(token_id)
-
-    def advance_clock(self, seconds: float) -> None:
-        self.client.advance_clock(seconds)
+def _as_it_is(answer: Any) -> Any:
+    return answer
 
 
 Action = Callable[[ControlPlane, Any], dict[str, Any]]
