@@ -40,12 +40,14 @@ def command(server: Server, folder: Path, *args: str) -> tuple[int, str]:
 def test_run_fails_the_steps_a_bomb_answers_and_deletes_what_it_made(tmp_path: Path) -> None:
     bombs.gzip_bomb(1024)
     report = tmp_path / "run.json"
-    with Server(Misbehaviour("gib", bombs.GIB_GZIP, is_graphql, times=2)) as server:
+    # Six: the run's own first questions (its GraphQL shapes, each writer's token count) are
+    # read before any scenario, so the bomb must outlast them to reach a scenario's step.
+    with Server(Misbehaviour("gib", bombs.GIB_GZIP, is_graphql, times=6)) as server:
         code, output = command(
             server, tmp_path, "run", "--allow-writes", "--report", f"json:{report}"
         )
         left = server.run_tokens()
-    assert server.spoiled == 2
+    assert server.spoiled == 6
     assert code == 1, output  # a gate rule failed
     assert ONE_LAYER in report.read_text(encoding="utf-8")
     assert left == []

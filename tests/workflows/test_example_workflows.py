@@ -191,7 +191,7 @@ def test_a_usage_error_is_the_step_s_exit_code_and_no_report_path_is_output(
     gate = job.step("Run the conformance gate")
     assert gate.code == 2
     assert gate.outputs == {"exit-code": "2", **dict.fromkeys(REPORTS, "")}
-    assert "profile: cannot read missing.yaml" in job.log
+    assert "profile: missing.yaml: cannot read" in job.log
     assert not stale.exists()
 
 

@@ -152,9 +152,8 @@ def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--explain",
         action="store_true",
-        help="add an X-Patgate-Reason header to every refusal, naming why the fake refused "
-        "(the reason's code and facts; never a secret); stderr logs every refusal's reason "
-        "either way",
+        help="name why the fake refused each refused request (the reason's code and facts; "
+        "never a secret): one line on stderr, and an X-Patgate-Reason header on the answer",
     )
     parser.add_argument(
         "--max-connections",
@@ -318,9 +317,11 @@ def _fake(
 REASON_HEADER = "X-Patgate-Reason"
 
 
-def explaining(handle: WireHandler, *, header: bool) -> WireHandler:
+def explaining(handle: WireHandler) -> WireHandler:
     """``handle``, logging each refusal's reason on stderr (one line: method, path, status,
-    reason) and, with ``header``, sending it as :data:`REASON_HEADER`."""
+    reason) and sending it as :data:`REASON_HEADER`. Opt-in: a parent that captures the
+    server's stderr without reading it would otherwise see the server stall once the pipe
+    is full."""
     from patgate.untrusted_text import one_line
 
     def answer(request: WireRequest) -> WireResponse | None:
@@ -330,8 +331,6 @@ def explaining(handle: WireHandler, *, header: bool) -> WireHandler:
         path = request.url.partition("?")[0]
         line = one_line(f"{request.method} {path} -> {response.status} {response.reason}")
         print(f"patgate serve: refused {line}", file=sys.stderr, flush=True)
-        if not header:
-            return response
         # A header value is Latin-1 without line breaks: the reason's text, escaped.
         value = one_line(str(response.reason)).encode("ascii", "backslashreplace").decode()
         return dataclasses.replace(
@@ -396,7 +395,7 @@ def main(args: argparse.Namespace) -> int:
         if args.faults is not None:
             _add_faults(fake, args.faults)
         handle = persistence.handle if persistence is not None else fake.handle
-        server.start(explaining(handle, header=args.explain))
+        server.start(explaining(handle) if args.explain else handle)
         _wait_until_answering(server, fake)
         if args.world is not None:
             write_world(args.world, fake.world)
