@@ -224,8 +224,9 @@ def _from_rootdir(config: pytest.Config, path: str | Path) -> Path:
     return config.rootpath / str(path).strip()
 
 
-def _build_fake(options: dict[str, Any], where: str) -> Fake:
-    """A fake (not started) from fixture options; a bad option fails the test cleanly."""
+def _build_fake(options: dict[str, Any], where: str, faults_from: str | None = None) -> Fake:
+    """A fake (not started) from fixture options; a bad option fails the test cleanly.
+    ``faults_from`` says where the fault rules were given (``None``: the caller's line)."""
     from patgate.errors import PatgateError
     from patgate.harness import Fake
 
@@ -240,7 +241,7 @@ def _build_fake(options: dict[str, Any], where: str) -> Fake:
         if isinstance(faults, dict) or not isinstance(faults, list | tuple):
             raise TypeError("faults must be a list of rules (dicts)")
         for rule in faults:
-            fake.deployment.faults.add_from_json(rule)
+            fake.deployment.faults.add_from_json(rule, added_at=faults_from)
         if rate_limit:  # a new fake's is off
             fake.deployment.faults.set_rate_limit(True)
     except (PatgateError, TypeError) as error:
@@ -260,8 +261,10 @@ def patgate_fake(request: pytest.FixtureRequest) -> Iterator[Fake]:
     the network (or the test's own mocks); settings, faults and URLs come from
     ``@pytest.mark.patgate(...)`` or the ``patgate_*`` ini options.
     """
-    options = {**_ini_options(request.config), **_marker_options(request)}
-    fake = _build_fake(options, "patgate_fake")
+    marker = _marker_options(request)
+    options = {**_ini_options(request.config), **marker}
+    faults_from = "the patgate marker" if "faults" in marker else "the patgate_faults ini option"
+    fake = _build_fake(options, "patgate_fake", faults_from)
     try:
         fake.start()
     except Exception as error:  # URLs overlapping a fake the test already started

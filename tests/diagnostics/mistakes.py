@@ -150,3 +150,8 @@ def test_a_stray_host(patgate_fake):
 def test_a_fault_never_triggered_under_strict(patgate_fake, patgate_world):
     patgate_fake.add_fault("token", status=500)
     assert _hubs(patgate_world, patgate_world["admin_token"]).status_code == 200
+
+
+@pytest.mark.patgate(faults=[{"endpoint": "token", "status": 500}])
+def test_a_marker_fault_never_triggered(patgate_world):
+    assert _hubs(patgate_world, patgate_world["admin_token"]).status_code == 200

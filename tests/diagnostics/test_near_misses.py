@@ -112,6 +112,11 @@ def test_an_unused_fault_is_reported_with_where_it_was_added(outcome: tuple[str,
     )
 
 
+def test_a_marker_fault_is_reported_as_the_markers(outcome: tuple[str, int]) -> None:
+    output, _ = outcome
+    assert "fault rule fault-1 (token, added at the patgate marker) never answered" in output
+
+
 def test_no_secret_or_token_value_in_any_reason(outcome: tuple[str, int]) -> None:
     output, _ = outcome
     # Only patgate's own sections: a failing assert of the user's shows the user's values.

@@ -7,10 +7,11 @@ from dataclasses import asdict
 
 from patgate.harness import Fake
 from patgate.redaction import REDACTED
+from patgate.reporting.summary import describe_failure
 from patgate.runner import FakeTarget
-from patgate.runner.results.events import RunStarted
+from patgate.runner.results.events import Outcome, RunStarted
 
-from .support import finished, run_events, scenarios
+from .support import builtin, finished, live, run_events, scenarios
 
 LISTING = """\
 id: listing
@@ -57,3 +58,18 @@ def test_the_run_names_its_options_as_flags_for_the_report() -> None:
     assert isinstance(started, RunStarted)
     assert started.flags[:3] == ("--allow-writes", "--require all", "--concurrency 2")
     assert "--max-wait 0" in started.flags
+
+
+def test_a_failed_check_quotes_the_clause_its_rule_holds_the_target_to() -> None:
+    fake = Fake()
+    fake.deployment.faults.add("hubs", status=500)
+    chosen = [s for s in builtin() if s.id == "auth-required"]
+    events, _ = run_events(chosen, live(fake))
+    result = finished(events)["auth-required"]
+    assert result.outcome is Outcome.FAILED
+    gate = next(f for f in result.failures if f.rule == "AUTH-REQUIRED")
+    assert gate.clause.startswith('spec 1: "Every request to either API must carry')
+    text = describe_failure(gate)
+    assert "clause:   spec 1:" in text
+    assert "expected: an error" in text
+    assert "actual:   HTTP 500" in text

@@ -267,9 +267,15 @@ def failure_headline(failure: Failure) -> str:
 
 
 def describe_failure(failure: Failure) -> str:
-    """The headline, then the expected and actual values, each on its own indented lines."""
+    """The headline, then the documented clause the rule holds the target to, what a
+    conforming answer would be and what the target answered, each on its own indented
+    lines."""
     lines = [failure_headline(failure)]
-    for label, value in (("expected", failure.expected), ("actual", failure.actual)):
+    for label, value in (
+        ("clause", failure.clause),
+        ("expected", failure.expected),
+        ("actual", failure.actual),
+    ):
         if value:
             # Only LF (or CRLF) starts a line: other breaks stay in the text, for the
             # reporter to escape (a runner would read U+2028 or a lone CR as a new line).

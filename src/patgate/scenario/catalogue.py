@@ -116,6 +116,10 @@ class Catalogue:
     def __getitem__(self, rule_id: str) -> Rule:
         return self.by_id[rule_id]
 
+    def get(self, rule_id: str) -> Rule | None:
+        """The rule ``rule_id``, or ``None`` when the catalogue has no such rule."""
+        return self.by_id.get(rule_id)
+
 
 def _words(text: str) -> str:
     return " ".join(text.split())

@@ -435,17 +435,18 @@ class ScenarioExecution:
             text = self.context.redact(text)
             return text if len(text) <= _SHOWN else text[: _SHOWN - 3] + "..."
 
-        level = self.catalogue[rule].level if rule in self.catalogue else Level.GATE
+        known = self.catalogue.get(rule)
         self.failures.append(
             Failure(
                 rule,
-                level,
+                known.level if known is not None else Level.GATE,
                 clean(step),
                 clean(message),
                 clean(expected),
                 clean(actual),
                 self._line,
                 self._exchange(),
+                known.source.cite() if known is not None and known.source is not None else "",
             )
         )
 

@@ -137,6 +137,8 @@ class Failure:
     """The line of the failing step in the scenario file (0: not known)."""
     exchange: Exchange | None = field(default=None, compare=False, repr=False)
     """What the failing step sent and got back, when it was an HTTP request."""
+    clause: str = field(default="", compare=False)
+    """The documented clause (or convention) the rule holds the target to, quoted."""
 
     def __post_init__(self) -> None:
         # A level given as its text ("gate") is taken as the enum member.
