@@ -1,5 +1,5 @@
-"""``patgate serve`` logs every refusal's reason on stderr, and ``--explain`` also sends it
-as an answer header, for clients in other languages."""
+"""``patgate serve --explain`` logs every refusal's reason on stderr and sends it as an
+answer header, for clients in other languages; without it, neither."""
 
 from __future__ import annotations
 
@@ -84,7 +84,10 @@ def test_explain_sends_the_reason_and_stderr_logs_it(
 def test_without_explain_the_answer_carries_no_reason(
     plain: tuple[dict[str, str], subprocess.Popen[str]],
 ) -> None:
-    world, _ = plain
+    world, process = plain
     answer = httpx.get(world["base_url"] + "/v2/content/hub", timeout=10)
     assert answer.status_code in (401, 404)
     assert "X-Patgate-Reason" not in answer.headers
+    process.terminate()
+    _, err = process.communicate(timeout=20)
+    assert "refused" not in err
