@@ -144,6 +144,7 @@ def test_following_the_control_operation_recipe_adds_it_everywhere(tmp_path: Pat
         "no:randomly",
         "-n",
         "0",
+        "--run-slow",
         "tests/control/test_toy_operation.py",
         "tests/control/test_control_document.py",
         "tests/control/test_control_spec.py",
