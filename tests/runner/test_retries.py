@@ -205,3 +205,36 @@ steps:
     (rule,) = end.rules
     assert rule.outcome is Outcome.NOT_CHECKED
     assert "answered 429" in rule.reason
+
+
+def _closed_then_answered(fake: Fake) -> httpx.MockTransport:
+    """The first request meets a kept-alive connection the server had closed (no answer at
+    all); the next ones reach the fake."""
+    inner = fake.httpx_transport()
+    closed: list[bool] = []
+
+    def handler(request: httpx.Request) -> httpx.Response:
+        if not closed:
+            closed.append(True)
+            raise httpx.RemoteProtocolError("Server disconnected without sending a response.")
+        return inner.handle_request(request)
+
+    return httpx.MockTransport(handler)
+
+
+def test_a_read_goes_again_after_a_closed_connection_and_a_write_does_not() -> None:
+    # A read (or a delete) is sent once more on a fresh connection; a write never is.
+    from patgate.errors import RequestFailed
+
+    fake = Fake()
+    target = LiveTarget(TargetConfig(fake.world), transport=_closed_then_answered(fake))
+    exchange = Exchange(target, retry=_policy(), sleep=lambda seconds: None)
+    hubs = fake.world["base_url"] + "/v2/content/hubs"
+    assert exchange.send("GET", hubs, kind="hubs").status == 401  # the real answer
+
+    fake = Fake()
+    target = LiveTarget(TargetConfig(fake.world), transport=_closed_then_answered(fake))
+    exchange = Exchange(target, retry=_policy(), sleep=lambda seconds: None)
+    mutation = {"query": "mutation { x }"}
+    with pytest.raises(RequestFailed, match="without sending a response"):
+        exchange.send("POST", fake.world["graphql_url"], kind="graphql", json=mutation)

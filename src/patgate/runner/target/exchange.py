@@ -175,18 +175,27 @@ class Exchange:
         if repeat is None:
             repeat = may_repeat(method, kind)
         attempt = 0
+        fresh = False
         while True:
-            observed = self._send_once(
-                method,
-                url,
-                kind=kind,
-                headers=headers,
-                params=params,
-                form=form,
-                json=json,
-                content=content,
-                basic=basic,
-            )
+            try:
+                observed = self._send_once(
+                    method,
+                    url,
+                    kind=kind,
+                    headers=headers,
+                    params=params,
+                    form=form,
+                    json=json,
+                    content=content,
+                    basic=basic,
+                )
+            except _Disconnected:
+                # A kept-alive connection the server had closed: no answer came, so a
+                # request that may be resent goes once more, on a fresh connection.
+                if not repeat or fresh:
+                    raise
+                fresh = True
+                continue
             delay = self.retry.delay(observed.status, observed.headers, attempt) if repeat else None
             if delay is None:
                 return observed
@@ -250,6 +259,11 @@ class Exchange:
                     "read timeouts added up)"
                 ) from None
             raise RequestFailed(f"{where}: {type(error).__name__}: {error}") from None
+        except httpx.RemoteProtocolError as error:
+            failure = _Disconnected if _NO_ANSWER in str(error) else RequestFailed
+            raise failure(
+                f"{where}: the answer could not be read: {type(error).__name__}: {error}"
+            ) from None
         except Exception as error:
             # An answer no HTTP library can make sense of may surface as any exception type
             # (a protocol error, a codec's, a decompressor's): each is a failed request.
@@ -315,6 +329,15 @@ class Exchange:
     def close(self) -> None:
         """Close the client."""
         self._client.close()
+
+
+_NO_ANSWER = "without sending a response"
+"""What httpx says when a connection closed before any byte of an answer came."""
+
+
+class _Disconnected(RequestFailed):
+    """The connection closed before any answer came (a kept-alive one the server had
+    closed, most often): a request that may be resent is sent once more."""
 
 
 def _decode(content: bytes, response: Any) -> str:
