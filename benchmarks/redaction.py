@@ -1,4 +1,4 @@
-"""Redaction of hostile text: what :meth:`patgate.redaction.Redactor.redact` costs on 1 MB
+"""Redaction of hostile text: what :meth:`patgate.guards.redaction.Redactor.redact` costs on 1 MB
 of text built to be slow for a backtracking matcher, beside 1 MB of an ordinary answer.
 
 The hostile megabyte is five lines: PAT prefixes over and over (``amp_pat_amp_pat_...``),
@@ -52,7 +52,7 @@ def ordinary_text(size: int = MEGABYTE) -> str:
 
 
 def _plain_patterns_seconds(text: str) -> float:
-    from patgate.token_grammar import ANY_PAT_SHAPE, JWT_SHAPE, pat_shape
+    from patgate.basics.token_grammar import ANY_PAT_SHAPE, JWT_SHAPE, pat_shape
 
     started = time.perf_counter()
     for pattern in (pat_shape(), ANY_PAT_SHAPE, JWT_SHAPE):
@@ -62,7 +62,7 @@ def _plain_patterns_seconds(text: str) -> float:
 
 def run(plan: Plan) -> list[Result]:
     """Time the hostile and the ordinary megabyte in interleaved rounds."""
-    from patgate.redaction import Redactor
+    from patgate.guards.redaction import Redactor
 
     redactor = Redactor()
     redactor.register_all(SECRETS)

@@ -171,11 +171,11 @@ def critical_path(scenarios: Sequence[Any], requests: dict[str, int]) -> float:
 
 def _count_requests(target_file: Path, proxy: _Proxy) -> tuple[dict[str, int], list[Any]]:
     """Requests per scenario: the built-in run, one at a time, through ``proxy``."""
-    from patgate.resources import scenarios_dir
+    from patgate.basics.resources import scenarios_dir
     from patgate.runner import RunOptions, run
+    from patgate.runner.connection.config import resolve_target_config
     from patgate.runner.results.events import RunFinished, ScenarioFinished, ScenarioStarted
     from patgate.runner.session import target_for
-    from patgate.runner.target.config import resolve_target_config
     from patgate.scenario import load_scenarios
 
     scenarios = load_scenarios([scenarios_dir()])

@@ -34,7 +34,7 @@ def _timed(action: Callable[[], Any]) -> tuple[float, Any]:
 
 
 def _round() -> dict[str, float]:
-    from patgate.resources import scenarios_dir
+    from patgate.basics.resources import scenarios_dir
     from patgate.runner import FakeTarget, run
     from patgate.runner.results.events import RunFinished
     from patgate.scenario import load_scenarios
@@ -49,7 +49,7 @@ def _round() -> dict[str, float]:
 
 
 def main(rounds: int) -> dict[str, Any]:
-    from patgate.resources import scenarios_dir
+    from patgate.basics.resources import scenarios_dir
 
     # Each round loads the files anew: the loader's caches hold the schema, not the files.
     first = _round()

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from patgate import behaviours
+from patgate.basics import behaviours
 
 DRIVES_FOUR = """
 import httpx

@@ -4,8 +4,8 @@ The docs are ``README.md``, ``ARCHITECTURE.md`` and ``docs/*.md``. Checked, in b
 
 - a file path ending in ``.py`` (``patgate/wire/router.py``, ``wire/router.py``,
   ``tests/test_import_graph.py``): a file of the repository, or of ``src/patgate``;
-- a dotted name starting with ``patgate.`` (``patgate.api_paths.template_pieces``): a module,
-  or a name a module defines;
+- a dotted name starting with ``patgate.`` (``patgate.service.api_paths.template_pieces``): a
+  module, or a name a module defines;
 - a class-like name (``WireApp``, ``ControlService.reset``) or a called name
   (``served_routes()``): defined somewhere in ``src/patgate`` (a class, a function, an
   assignment, a method or attribute of that class).

@@ -12,8 +12,8 @@ import pytest
 from packaging.requirements import Requirement
 
 from patgate.errors import UsageError
-from patgate.httpx_private import SUPPORTED, TRANSPORT_HOOK, hooked_clients, use_pool
-from patgate.runner.target.deadline import Deadlines, deadline_transport
+from patgate.guards.httpx_private import SUPPORTED, TRANSPORT_HOOK, hooked_clients, use_pool
+from patgate.runner.connection.deadline import Deadlines, deadline_transport
 
 if sys.version_info >= (3, 11):
     import tomllib

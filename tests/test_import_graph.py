@@ -23,25 +23,11 @@ PACKAGE = Path(__file__).resolve().parent.parent / "src" / "patgate"
 
 _FOUNDATION = (
     "patgate._version",
-    "patgate.behaviours",
-    "patgate.reasons",
+    "patgate.basics",
     "patgate.errors",
-    "patgate.yaml_source",
-    "patgate.supplied_files",
-    "patgate.levels",
-    "patgate.untrusted_text",
-    "patgate.resources",
-    "patgate.token_grammar",
-    "patgate.target_contract",
-    "patgate.project_file",
-    "patgate.api_paths",
-    "patgate.redaction_forms",
-    "patgate.redaction",
-    "patgate.observed",
-    "patgate.httpx_private",
-    "patgate.bounded_body",
-    "patgate.control_operations",
-    "patgate.control_document",
+    "patgate.service",
+    "patgate.guards",
+    "patgate.control",
     "patgate.control_client",
 )
 
@@ -98,15 +84,12 @@ LAYERS: Mapping[str, tuple[str, ...]] = {
         "patgate.reporting",
     ),
     # Front doors: may import anything below; nothing below imports them.
-    "patgate.behaviour_coverage": ("patgate.behaviours",),
-    "patgate.scenario_workers": (*_FOUNDATION, "patgate.runner", "patgate.reporting"),
-    "patgate.scenario_items": (
+    "patgate.plugin": (
         *_FOUNDATION,
-        "patgate.fake",  # the profile of the embedded fake the items run against
+        "patgate.fake",  # the profile of the embedded fake the scenario items run against
         "patgate.scenario",
         "patgate.runner",
         "patgate.reporting",
-        "patgate.scenario_workers",
     ),
     "patgate.pytest_plugin": (
         *_FOUNDATION,
@@ -114,9 +97,7 @@ LAYERS: Mapping[str, tuple[str, ...]] = {
         "patgate.wire",
         "patgate.transports",
         "patgate.harness",
-        "patgate.scenario_items",
-        "patgate.scenario_workers",
-        "patgate.behaviour_coverage",
+        "patgate.plugin",
     ),
     "patgate.commands": (
         *_FOUNDATION,
@@ -333,7 +314,7 @@ def test_the_layer_check_can_fail() -> None:
 RUNNER_ROOMS = (
     "model",
     "interruption",
-    "target",
+    "connection",
     "custody",
     "results",
     "context",

@@ -96,8 +96,8 @@ CHECKS_MAY_IMPORT = (
     "patgate.errors",
     "patgate.scenario.paths",
     "patgate.scenario.check_kinds",
-    "patgate.observed",
-    "patgate.token_grammar",
+    "patgate.basics.observed",
+    "patgate.basics.token_grammar",
 )
 
 
@@ -136,11 +136,11 @@ def test_the_observed_values_and_the_registries_import_only_light_modules() -> N
     light = (
         "patgate.scenario.registry",
         "patgate.scenario.model",
-        "patgate.target_contract",
+        "patgate.service.target_contract",
         "patgate.scenario.building",  # for type hints only
     )
     for path in (
-        PACKAGE / "observed.py",
+        PACKAGE / "basics" / "observed.py",
         PACKAGE / "scenario" / "registry.py",
         PACKAGE / "scenario" / "check_kinds.py",
     ):

@@ -149,5 +149,5 @@ def test_a_session_without_scenarios_loads_no_reporting_or_scenario_module(
     )
     assert done.returncode == 0, done.stdout + done.stderr
     loaded = set(json.loads((tmp_path / "modules.json").read_text(encoding="utf-8")))
-    assert "patgate.scenario_workers" in loaded  # the controller was there
+    assert "patgate.plugin.scenario_workers" in loaded  # the controller was there
     assert _under(loaded, "patgate.reporting", "patgate.scenario", "patgate.runner") == []

@@ -38,7 +38,7 @@ PROBE = """
 import json
 from pathlib import Path
 import patgate
-from patgate.resources import scenarios_dir, specs_dir
+from patgate.basics.resources import scenarios_dir, specs_dir
 print(json.dumps({
     "package": str(Path(patgate.__file__).resolve().parent),
     "specs": str(specs_dir()),

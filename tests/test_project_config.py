@@ -11,10 +11,10 @@ from pathlib import Path
 
 import pytest
 
+from patgate.basics.resources import specs_dir
 from patgate.cli import build_parser, main
 from patgate.commands.config_schema import config_schema
-from patgate.project_file import find_project_config
-from patgate.resources import specs_dir
+from patgate.guards.project_file import find_project_config
 
 REGEN = "regenerate with `python -m patgate.commands.config_schema`"
 

@@ -15,8 +15,8 @@ import pytest
 from patgate.cli import main
 from patgate.commands.project_config import named_targets
 from patgate.errors import UsageError
+from patgate.guards.project_file import find_project_config
 from patgate.harness import Fake
-from patgate.project_file import find_project_config
 
 TARGETS = """\
 [tool.patgate]

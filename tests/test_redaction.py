@@ -13,7 +13,7 @@ from urllib.parse import quote, quote_plus
 
 import pytest
 
-from patgate.redaction import REDACTED, LogScrub, Redactor, Secret
+from patgate.guards.redaction import REDACTED, LogScrub, Redactor, Secret
 
 
 def _pat() -> str:

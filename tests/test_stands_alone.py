@@ -254,7 +254,7 @@ def test_the_scan_sees_the_documents_and_their_citers(repository: Tree) -> None:
     for page in ("docs/design.md", "docs/facts.md", "docs/security.md", "docs/README.md"):
         assert page in repository.texts, page
     citers = [path for path, text in repository.texts.items() if SECTION.search(text)]
-    assert "src/patgate/target_contract.py" in repository.texts
+    assert "src/patgate/service/target_contract.py" in repository.texts
     assert len(citers) >= 5, citers
 
 

@@ -10,9 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from patgate.fake.pat_format import PatFormat
-from patgate.redaction import REDACTED, Redactor
-from patgate.token_grammar import (
+from patgate.basics.token_grammar import (
     ANY_PAT_SCAN,
     ANY_PAT_SHAPE,
     DEFAULT_PAT_PREFIX,
@@ -26,6 +24,8 @@ from patgate.token_grammar import (
     split_pat,
     valid_prefix,
 )
+from patgate.fake.pat_format import PatFormat
+from patgate.guards.redaction import REDACTED, Redactor
 
 PACKAGE = Path(__file__).resolve().parent.parent / "src" / "patgate"
 

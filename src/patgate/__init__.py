@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from patgate._version import __version__
+    from patgate.basics.reasons import Reason
     from patgate.control_client import ControlClient, ControlError
     from patgate.errors import (
         CheckFailure,
@@ -51,9 +52,8 @@ if TYPE_CHECKING:
         load_profile,
     )
     from patgate.fake.world import DefaultWorld
+    from patgate.guards.redaction import Redactor, Secret
     from patgate.harness import WORLD_KEYS, Fake
-    from patgate.reasons import Reason
-    from patgate.redaction import Redactor, Secret
     from patgate.wire.control_service import ControlService
     from patgate.wire.messages import WireHandler, WireRequest, WireResponse
     from patgate.wire.request_log import LoggedRequest, RequestLog, RequestPage
@@ -92,14 +92,14 @@ _LAZY = {
     "PatgateError": "patgate.errors",
     "Principal": "patgate.fake.model",
     "Profile": "patgate.fake.profile",
-    "Reason": "patgate.reasons",
-    "Redactor": "patgate.redaction",
+    "Reason": "patgate.basics.reasons",
+    "Redactor": "patgate.guards.redaction",
     "RefusalShape": "patgate.fake.profile",
     "RequestLog": "patgate.wire.request_log",
     "RequestPage": "patgate.wire.request_log",
     "Role": "patgate.fake.model",
     "ScenarioError": "patgate.errors",
-    "Secret": "patgate.redaction",
+    "Secret": "patgate.guards.redaction",
     "SystemClock": "patgate.fake.clock",
     "Taken": "patgate.fake.changes",
     "TargetUnreachable": "patgate.errors",

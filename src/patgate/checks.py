@@ -20,11 +20,11 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import quote
 
+from patgate.basics.observed import NOT_JSON, Observed
+from patgate.basics.token_grammar import DEFAULT_PAT_PREFIX, documented_pat_shape
 from patgate.errors import CheckFailure
-from patgate.observed import NOT_JSON, Observed
 from patgate.scenario.check_kinds import CHECKS
 from patgate.scenario.paths import PathMissing, parse_path, resolve_path
-from patgate.token_grammar import DEFAULT_PAT_PREFIX, documented_pat_shape
 
 __all__ = ["CheckCall", "CheckFunction", "delete_succeeded", "run_check"]
 

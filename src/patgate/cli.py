@@ -79,7 +79,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         args = apply_project_config(parser, args, argv)  # [tool.patgate] in pyproject.toml
         code: int = module.main(args)
     except PatgateError as error:
-        from patgate.untrusted_text import print_untrusted
+        from patgate.guards.untrusted_text import print_untrusted
 
         print_untrusted(f"patgate {args.command}: error: {error}", sys.stderr)
         return error.exit_code

@@ -18,7 +18,7 @@
     │   ├── ForeignDeleteRefused (PermissionError)  a delete of an id the run did not create
     │   └── WriteRefused (PermissionError)      a write a live run may not send (judged on
     │                                           the request as it would be sent)
-    ├── UnexpectedAnswer (ValueError)           runner/target/answers.py: an answer the
+    ├── UnexpectedAnswer (ValueError)           runner/connection/answers.py: an answer the
     │   │                                       runner reads for itself is not of the
     │   │                                       expected shape (the step fails, naming the
     │   │                                       field and what came)
@@ -64,10 +64,10 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from patgate.behaviours import OBSERVERS, note
+from patgate.basics.behaviours import OBSERVERS, note
 
 if TYPE_CHECKING:
-    from patgate.reasons import Reason
+    from patgate.basics.reasons import Reason
 
 __all__ = [
     "CheckFailure",

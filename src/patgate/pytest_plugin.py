@@ -11,7 +11,7 @@ Fixtures:
 - ``patgate_server``: a fake served on a loopback port, for clients that need a socket.
 
 Scenario files in the folders named by ``--patgate-scenarios`` or the ``patgate_scenarios``
-ini option are collected as one test per scenario (see :mod:`patgate.scenario_items`).
+ini option are collected as one test per scenario (see :mod:`patgate.plugin.scenario_items`).
 
 A fake's options come from the ``patgate`` marker, else the ``patgate_*`` ini options, else
 the defaults: URLs (``auth_url``, ``base_url``, ``graphql_url``: the real hosts), ``strict``
@@ -32,7 +32,7 @@ from typing import TYPE_CHECKING, Any
 
 import pytest
 
-from patgate import behaviour_coverage, scenario_items, scenario_workers
+from patgate.plugin import behaviour_coverage, scenario_items, scenario_workers
 
 if TYPE_CHECKING:
     from patgate.harness import Fake
@@ -193,7 +193,7 @@ def _profile_path(config: pytest.Config) -> Path | None:
     profile = config.getini("patgate_profile")
     if profile:
         return _from_rootdir(config, profile)
-    from patgate.project_file import configured
+    from patgate.guards.project_file import configured
 
     found = configured(config.rootpath, "run", "profile")
     return Path(found) if found else None

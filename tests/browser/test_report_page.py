@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING
 
 import pytest
 
-from patgate.redaction import REDACTED
+from patgate.guards.redaction import REDACTED
 from patgate.reporting import make_reporter
 from patgate.runner.results.events import Exchange, Failure, Outcome, ScenarioFinished
 from tests.browser.support import NARROW, WIDE, run_axe, screenshot

@@ -24,9 +24,9 @@ from patgate.calibration.probes import FIELDS, NOT_PROFILE_FIELDS, ProbeResult
 from patgate.calibration.profile_document import calibrated_document, render_profile
 from patgate.cli import main
 from patgate.fake.profile import default_profile, load_profile
+from patgate.runner.connection.config import TargetConfig
 from patgate.runner.context import RunOptions
 from patgate.runner.session import target_redactor
-from patgate.runner.target.config import TargetConfig
 
 from ..independent.deployment import IndependentDeployment, running_independent_deployment
 

@@ -11,10 +11,10 @@ import pytest
 
 import patgate
 from patgate.calibration.probes import ProbeResult, probe_target
+from patgate.runner.connection.fake import FakeTarget
 from patgate.runner.context import RunOptions
 from patgate.runner.custody.ledger import LedgerState
 from patgate.runner.session import open_session
-from patgate.runner.target.fake import FakeTarget
 from patgate.wire.messages import WireRequest, WireResponse
 
 ENTRIES = "data.viewer.personalAccessTokens"

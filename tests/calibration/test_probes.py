@@ -16,10 +16,10 @@ from patgate.calibration.comparison import compare_results, probe_fake
 from patgate.calibration.probes import FIELDS, NOT_PROFILE_FIELDS, ProbeResult, probe_target
 from patgate.calibration.profile_document import calibrated_document, render_profile
 from patgate.fake.profile import default_profile
+from patgate.runner.connection.fake import FakeTarget
 from patgate.runner.context import RunOptions
 from patgate.runner.custody.ledger import LedgerState
 from patgate.runner.session import open_session
-from patgate.runner.target.fake import FakeTarget
 from patgate.wire.messages import WireRequest, WireResponse
 
 OTHER_CHOICES: dict[str, Any] = {

@@ -7,8 +7,8 @@ from typing import Any
 import httpx
 import pytest
 
+from patgate.guards.redaction import REDACTED
 from patgate.harness import Fake
-from patgate.redaction import REDACTED
 
 
 @pytest.fixture

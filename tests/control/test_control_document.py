@@ -8,9 +8,9 @@ import inspect
 
 import pytest
 
-from patgate import control_document
+from patgate.control import document as control_document
+from patgate.control.operations import OPERATIONS, by_name
 from patgate.control_client import ControlClient
-from patgate.control_operations import OPERATIONS, by_name
 from patgate.harness import Fake
 from patgate.ui.operations import UiOperations
 from patgate.wire.control_api import ROUTES

@@ -7,8 +7,8 @@ from __future__ import annotations
 
 import pytest
 
-from patgate.runner.target.config import TargetConfig
-from patgate.runner.target.served_fake_control import http_control_for, is_loopback_url
+from patgate.runner.connection.config import TargetConfig
+from patgate.runner.connection.served_fake_control import http_control_for, is_loopback_url
 
 
 @pytest.mark.parametrize(

@@ -11,9 +11,9 @@ import pytest
 import yaml
 from benchmarks.profile_start import PROFILE
 
+from patgate.basics.levels import Level
 from patgate.cli import main
 from patgate.harness import Fake
-from patgate.levels import Level
 from patgate.runner.results.events import ScenarioFinished
 from tests.runner.support import builtin, live, run_events
 

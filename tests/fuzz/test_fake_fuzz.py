@@ -14,8 +14,8 @@ import pytest
 
 pytest.importorskip("schemathesis", reason="needs the fuzz extra: pip install -e '.[fuzz]'")
 
-from patgate import api_paths
 from patgate.fuzz import FuzzOptions, FuzzReport, fuzz_fake
+from patgate.service import api_paths
 from patgate.wire.messages import WireRequest, WireResponse
 from tests.fuzz.conftest import Fault, broken_fake, faulty_fake, with_json
 

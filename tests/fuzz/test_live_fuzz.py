@@ -16,8 +16,8 @@ pytest.importorskip("schemathesis", reason="needs the fuzz extra: pip install -e
 
 from patgate.fuzz import FuzzOptions, fuzz_target
 from patgate.harness import Fake
+from patgate.runner.connection.config import TargetConfig
 from patgate.runner.custody.ledger import Ledger
-from patgate.runner.target.config import TargetConfig
 from patgate.transports.loopback_server import LoopbackServer
 
 WRITES = ("Mutation.createPersonalAccessToken", "Mutation.deletePersonalAccessToken")

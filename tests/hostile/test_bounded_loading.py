@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from patgate.cli import main
-from patgate.supplied_files import MAX_DEPTH, MAX_SUPPLIED_BYTES
+from patgate.guards.supplied_files import MAX_DEPTH, MAX_SUPPLIED_BYTES
 
 ALIAS_BOMB = "\n".join(
     f"{name}: &{name} [" + ", ".join([f"*{previous}"] * 9) + "]"

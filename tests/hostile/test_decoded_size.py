@@ -18,11 +18,17 @@ from typing import Any
 import httpx
 import pytest
 
-from patgate.bounded_body import STEP, BodyRefused, accepted_codings, decoded_within, decoders
 from patgate.control_client import CONTROL_ANSWER_BYTES, ControlClient, ControlError
+from patgate.guards.bounded_body import (
+    STEP,
+    BodyRefused,
+    accepted_codings,
+    decoded_within,
+    decoders,
+)
 from patgate.runner import LiveTarget, resolve_target_config
-from patgate.runner.target.config import TargetConfig
-from patgate.runner.target.exchange import (
+from patgate.runner.connection.config import TargetConfig
+from patgate.runner.connection.exchange import (
     DEFAULT_MAX_RESPONSE_BYTES,
     Exchange,
     NetworkPolicy,

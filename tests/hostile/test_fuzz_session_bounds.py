@@ -16,8 +16,8 @@ from patgate.errors import RequestFailed
 from patgate.fuzz.bounded_session import AnswerUnread, bounded_session
 from patgate.fuzz.recorder import Recorder
 from patgate.fuzz.report import FuzzReport
-from patgate.redaction import Redactor
-from patgate.runner.target.exchange import DEFAULT_MAX_RESPONSE_BYTES
+from patgate.guards.redaction import Redactor
+from patgate.runner.connection.exchange import DEFAULT_MAX_RESPONSE_BYTES
 
 from . import bombs
 from .server import Misbehaviour, Server

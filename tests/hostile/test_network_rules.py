@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 
 from patgate.runner import LiveTarget, resolve_target_config
-from patgate.runner.target.exchange import Exchange, NetworkPolicy, RequestFailed, origin_of
+from patgate.runner.connection.exchange import Exchange, NetworkPolicy, RequestFailed, origin_of
 
 from .server import Server
 

@@ -12,7 +12,7 @@ import pytest
 # survive being imported a second time, so it is imported once here, outside the sessions.
 import yaml  # noqa: F401
 
-from patgate.resources import scenarios_dir
+from patgate.basics.resources import scenarios_dir
 from tests.scenarios_pytest.test_scenario_items import CONFTEST
 
 from .cases import CASES

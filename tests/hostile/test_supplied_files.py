@@ -28,13 +28,13 @@ from patgate.commands.serve import load_faults
 from patgate.commands.serve_state import open_state
 from patgate.errors import UsageError
 from patgate.fake.profile import load_profile
+from patgate.guards.supplied_files import FileRefused, load_yaml, read_supplied
+from patgate.guards.yaml_source import read_documents
+from patgate.runner.connection.config import read_world_file
 from patgate.runner.results.waivers import load_waivers
-from patgate.runner.target.config import read_world_file
 from patgate.scenario import load_catalogue
 from patgate.scenario.loader import load_file
-from patgate.supplied_files import FileRefused, load_yaml, read_supplied
 from patgate.wire.urls import FakeUrls
-from patgate.yaml_source import read_documents
 
 URLS = FakeUrls.same_origin("http://127.0.0.1:9")
 ALIAS_BOMB = 'a: &a ["lol","lol","lol","lol","lol","lol","lol","lol","lol"]\n' + "\n".join(
@@ -372,7 +372,7 @@ def test_a_refusal_names_the_line(tmp_path: Path, text: str, line: int, problem:
 def test_a_regular_file_over_the_cap_is_refused_from_its_size_unread(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    import patgate.supplied_files as supplied_files
+    import patgate.guards.supplied_files as supplied_files
 
     path = tmp_path / "big.yaml"
     path.write_bytes(b"#" * 1025)

@@ -18,10 +18,10 @@ from pathlib import Path
 
 import pytest
 
-from patgate import untrusted_text
 from patgate.cli import main
+from patgate.guards import untrusted_text
+from patgate.runner.connection.config import TargetConfig
 from patgate.runner.custody.ledger import Ledger, TargetIdentity
-from patgate.runner.target.config import TargetConfig
 from patgate.wire.messages import WireRequest
 from tests.actions_runner import BREAK_KINDS, COMMAND_FORMS, RunnerView, read_commands
 
@@ -153,7 +153,7 @@ def test_a_hostile_scenario_and_waiver_reach_no_runner_command(tmp_path: Path) -
 def test_the_twin_without_the_neutraliser_the_runner_reads_hostile_commands(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """The same run with :mod:`patgate.untrusted_text`'s escapes turned off: the runner
+    """The same run with :mod:`patgate.guards.untrusted_text`'s escapes turned off: the runner
     would read the scenario's and the waiver's commands (so the test above can fail)."""
     never = untrusted_text.re.compile("(?!)")
     monkeypatch.setattr(untrusted_text, "_UNPRINTABLE", never)

@@ -13,8 +13,8 @@ from pathlib import Path
 
 import pytest
 
+from patgate.basics.levels import Level
 from patgate.cli import main
-from patgate.levels import Level
 from patgate.runner import LiveTarget, TargetConfig
 from patgate.runner.results.events import Outcome, RunFinished
 from patgate.runner.results.outcomes import gate_count

@@ -11,9 +11,9 @@ import pytest
 
 from patgate.cli import main
 from patgate.harness import Fake
+from patgate.runner.connection.config import TargetConfig
+from patgate.runner.connection.exchange import origin_of
 from patgate.runner.custody.ledger import Ledger, LedgerState, TargetIdentity
-from patgate.runner.target.config import TargetConfig
-from patgate.runner.target.exchange import origin_of
 
 
 def _world(fake: Fake, folder: Path, **changes: str) -> Path:

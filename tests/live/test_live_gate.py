@@ -18,7 +18,7 @@ from urllib.parse import urlsplit
 import pytest
 from jsonschema import Draft202012Validator
 
-from patgate.resources import specs_dir
+from patgate.basics.resources import specs_dir
 
 from .support import Served, patgate_command, stop, wait_for
 

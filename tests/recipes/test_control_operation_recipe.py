@@ -1,6 +1,6 @@
 """The recipe "A control operation" holds when followed, in a copy of the tree.
 
-A toy operation (``user_count``) is declared in ``control_operations.py`` and implemented on
+A toy operation (``user_count``) is declared in ``control/operations.py`` and implemented on
 ``ControlService``; one command regenerates the rest. The test checks that the recipe's hand
 edits touch at most :data:`MOST_EDITED` files (and name each one), that every other file it
 changed is one the command writes, and that in the copy the operation is a route of the
@@ -28,13 +28,13 @@ from tests.recipes.test_recipes import (
 
 MOST_EDITED = 3
 HEADING = "**A control operation.**"
-RECIPE = """**A control operation.** Three files and a test. `control_operations.py`: an
+RECIPE = """**A control operation.** Three files and a test. `control/operations.py`: an
 `Operation` in `OPERATIONS` (name, docstring, HTTP method and path, each `Parameter` with
 its Python annotation and JSON Schema, what `Fake` returns and, when it differs, what
 `ControlClient` returns, the success answer for the OpenAPI document, `page=True` if the
 management page offers it as it is). `wire/control_service.py`: the method of the same name
 (a plain Python call returning a domain value; `self.changes.mark(...)` where it alters
-state). Regenerate with `python -m patgate.control_document`: it writes the `paths` of
+state). Regenerate with `python -m patgate.control.document`: it writes the `paths` of
 `specs/control-openapi.yaml`, the control methods of `Fake` (`harness.py`) and
 `ControlClient` (`control_client.py`) and the page's actions (`ui/operations.py`); the
 control API's routes are made from the declaration when imported. An answer that is not the
@@ -51,7 +51,7 @@ GENERATED = (
 
 STEPS = (
     Insert(
-        "src/patgate/control_operations.py",
+        "src/patgate/control/operations.py",
         """    Operation(
         "user_count",
         "How many users the fake holds, members or not.",
@@ -75,13 +75,13 @@ STEPS = (
 ''',
         after="        return list(self.deployment.hubs)\n",
     ),
-    Regenerate("patgate.control_document"),
+    Regenerate("patgate.control.document"),
     Insert(
         "tests/control/test_toy_operation.py",
         """import yaml
 
 from patgate import ControlClient, Fake
-from patgate.control_document import SPEC
+from patgate.control.document import SPEC
 from patgate.wire.control_api import ROUTES
 
 

@@ -304,7 +304,7 @@ CONTROL_ACTION = Recipe(
             '_action("demote", _PRINCIPAL, "`demote: member`", "makes the principal restricted")\n',
         ),
         Insert(
-            "src/patgate/runner/target/control_plane.py",
+            "src/patgate/runner/connection/control_plane.py",
             """
 
 @_performs("demote")

@@ -10,11 +10,11 @@ from pathlib import Path
 
 import pytest
 
+from patgate.basics.resources import scenarios_dir, specs_dir
 from patgate.cli import main
 from patgate.reporting.github import step_summary, wants_annotations, workflow_commands
 from patgate.reporting.junit import junit_tree
 from patgate.reporting.summary import source_location
-from patgate.resources import scenarios_dir, specs_dir
 from patgate.runner.planning.admission import NEEDS_CONTROL
 from patgate.runner.results.events import Event, Failure, Outcome, RunFinished, RunStarted
 from tests.reporting.sample import CAP_FAILURE, SAMPLE_SCENARIOS, run_events, scenario

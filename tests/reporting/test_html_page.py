@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 from markupsafe import escape
 
-from patgate.redaction import REDACTED
+from patgate.guards.redaction import REDACTED
 from patgate.reporting import make_reporter
 from patgate.runner.results.events import (
     Event,
@@ -247,7 +247,7 @@ def test_a_builtin_scenario_is_named_in_the_package_with_its_text_not_linked(
     installed.mkdir(parents=True)
     text = "# <script>alert(1)</script> & more\nid: pat-cap-sixth\nrules: [PAT-CAP]\n"
     (installed / "pat-cap.yaml").write_text(text, encoding="utf-8")
-    monkeypatch.setattr("patgate.resources.scenarios_dir", lambda: installed)
+    monkeypatch.setattr("patgate.basics.resources.scenarios_dir", lambda: installed)
     builtin = replace(
         scenario("pat-cap-sixth", "PAT-CAP", Outcome.FAILED, failures=(CAP_FAILURE,)),
         source=f"{installed / 'pat-cap.yaml'}:2",

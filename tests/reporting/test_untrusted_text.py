@@ -1,4 +1,4 @@
-"""The one neutraliser of untrusted text (:mod:`patgate.untrusted_text`): no workflow
+"""The one neutraliser of untrusted text (:mod:`patgate.guards.untrusted_text`): no workflow
 command a target, a scenario file or a waivers file writes reaches a GitHub runner, in the
 terminal, in an annotation or in the step summary; each check has its twin, the raw text
 that the runner would read as a command."""
@@ -9,7 +9,7 @@ import io
 
 import pytest
 
-from patgate.untrusted_text import (
+from patgate.guards.untrusted_text import (
     annotation_data,
     annotation_property,
     commands_stopped,

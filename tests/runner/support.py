@@ -6,11 +6,11 @@ import functools
 from collections.abc import Sequence
 from typing import Any
 
+from patgate.basics.resources import scenarios_dir
 from patgate.harness import Fake
-from patgate.resources import scenarios_dir
 from patgate.runner import LiveTarget, RunOptions, TargetConfig, run
+from patgate.runner.connection.config import Target
 from patgate.runner.results.events import Event, RunFinished, ScenarioFinished
-from patgate.runner.target.config import Target
 from patgate.scenario import Scenario, load_scenarios, load_text
 
 

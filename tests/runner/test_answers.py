@@ -6,8 +6,8 @@ from __future__ import annotations
 import pytest
 
 from patgate.errors import UnexpectedAnswer
+from patgate.runner.connection import answers
 from patgate.runner.model import Observed
-from patgate.runner.target import answers
 
 
 def _answer(body: object, status: int = 200) -> Observed:

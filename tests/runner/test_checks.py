@@ -6,10 +6,10 @@ from typing import Any
 
 import pytest
 
+from patgate.basics.observed import Observed
+from patgate.basics.resources import specs_dir
 from patgate.checks import CheckCall, run_check
 from patgate.errors import CheckFailure
-from patgate.observed import Observed
-from patgate.resources import specs_dir
 
 TOKEN = "amp_pat_0VDx5anoRUK7QmNWYZIOrQ.c2VjcmV0LXNlZ21lbnQtb2YtMzItYnl0ZXMtZm9vYmFy"
 MASKED = "amp_pat_0VDx5ano********************************"

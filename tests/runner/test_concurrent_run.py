@@ -19,6 +19,7 @@ from patgate.cli import main
 from patgate.harness import Fake
 from patgate.reporting.json_document import report_document
 from patgate.runner import FakeTarget, LiveTarget, RunOptions, TargetConfig
+from patgate.runner.connection.exchange import Exchange
 from patgate.runner.engine import consume, run
 from patgate.runner.interruption import SignalGuard
 from patgate.runner.results.events import (
@@ -29,7 +30,6 @@ from patgate.runner.results.events import (
     ScenarioFinished,
     ScenarioStarted,
 )
-from patgate.runner.target.exchange import Exchange
 from patgate.scenario import Scenario
 
 from .support import builtin, scenarios, writer

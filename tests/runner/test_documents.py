@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from patgate.observed import Observed
-from patgate.runner.target.documents import Documents, organization_ids
+from patgate.basics.observed import Observed
+from patgate.runner.connection.documents import Documents, organization_ids
 
 
 def _type(kind: str, name: str | None = None, of: dict[str, Any] | None = None) -> dict[str, Any]:

@@ -5,8 +5,8 @@ from __future__ import annotations
 import json
 from dataclasses import asdict
 
+from patgate.guards.redaction import REDACTED
 from patgate.harness import Fake
-from patgate.redaction import REDACTED
 from patgate.reporting.summary import describe_failure
 from patgate.runner import FakeTarget
 from patgate.runner.results.events import Outcome, RunStarted

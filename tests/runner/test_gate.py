@@ -12,9 +12,9 @@ from pathlib import Path
 
 import pytest
 
+from patgate.basics.resources import specs_dir
 from patgate.cli import main
 from patgate.harness import Fake
-from patgate.resources import specs_dir
 from patgate.runner.results.events import Outcome, RuleResult
 from patgate.runner.results.waivers import Waiver, apply_waivers, matches_target
 
@@ -323,7 +323,7 @@ def test_after_the_cut_off_a_lost_targets_cleanup_sends_nothing() -> None:
 
     from patgate.errors import RequestFailed
     from patgate.runner import LiveTarget, TargetConfig
-    from patgate.runner.target.exchange import Exchange
+    from patgate.runner.connection.exchange import Exchange
 
     sent: list[str] = []
 

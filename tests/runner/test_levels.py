@@ -5,13 +5,13 @@ from __future__ import annotations
 import ast
 from pathlib import Path
 
-from patgate.levels import Level
+from patgate.basics.levels import Level
 from patgate.runner.custody.ledger import Ledger, LedgerState
 from patgate.runner.results.events import Failure, RunFinished, Tallies
 
 PACKAGE = Path(__file__).resolve().parents[2] / "src" / "patgate"
 WORDS = {member.value for member in Level} | {member.value for member in LedgerState}
-HOMES = {PACKAGE / "levels.py", PACKAGE / "runner" / "ledger.py"}
+HOMES = {PACKAGE / "basics" / "levels.py", PACKAGE / "runner" / "ledger.py"}
 CONTROL_CLIENT = PACKAGE / "control_client.py"
 """Reads the fake's own token states over its control API (a token "pending" approval)."""
 

@@ -10,9 +10,9 @@ import pytest
 
 from patgate.harness import Fake
 from patgate.runner import LiveTarget, TargetConfig
+from patgate.runner.connection.exchange import Exchange
+from patgate.runner.connection.retries import RetryPolicy, retry_after_seconds
 from patgate.runner.results.events import Outcome
-from patgate.runner.target.exchange import Exchange
-from patgate.runner.target.retries import RetryPolicy, retry_after_seconds
 
 from .support import builtin, finished, run_events, scenarios
 

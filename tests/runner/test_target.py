@@ -8,8 +8,8 @@ from pathlib import Path
 import pytest
 
 from patgate.errors import UsageError
-from patgate.redaction import Secret
-from patgate.runner.target.config import TargetConfig, resolve_target_config
+from patgate.guards.redaction import Secret
+from patgate.runner.connection.config import TargetConfig, resolve_target_config
 
 
 def _world(tmp_path: Path, data: object, name: str = "w.json") -> Path:
@@ -147,8 +147,8 @@ def test_a_pat_prefix_no_token_can_start_with_is_refused_when_the_target_is_read
 
 
 def test_the_run_is_handed_the_redactor_and_pat_grammar_the_config_built() -> None:
+    from patgate.runner.connection.config import LiveTarget
     from patgate.runner.context import RunContext, RunOptions
-    from patgate.runner.target.config import LiveTarget
 
     config = TargetConfig(
         {"base_url": "https://x.example", "client_secret": "s3cret-value", "pat_prefix": "acme_"}

@@ -12,9 +12,9 @@ import jsonschema
 import pytest
 import yaml
 
+from patgate.basics.resources import scenarios_dir, specs_dir
 from patgate.cli import main
 from patgate.commands.schema import SCHEMAS
-from patgate.resources import scenarios_dir, specs_dir
 
 _MODELINE = re.compile(r"# yaml-language-server: \$schema=(?P<path>\S+)\n")
 

@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
+from patgate.basics.resources import scenarios_dir, specs_dir
 from patgate.errors import ScenarioError
-from patgate.resources import scenarios_dir, specs_dir
 from patgate.scenario import load_file, load_scenarios
 from patgate.scenario.control_actions import CONTROL_ACTIONS
 from patgate.scenario.model import (

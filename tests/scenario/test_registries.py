@@ -9,13 +9,13 @@ from pathlib import Path
 import pytest
 
 import patgate.runner.execution.scenario_execution  # noqa: F401 - binds the step kinds' and actions' executors
+from patgate.basics.resources import specs_dir
 from patgate.control_client import ControlClient
 from patgate.harness import Fake
-from patgate.resources import specs_dir
-from patgate.runner.target.config import TargetConfig
-from patgate.runner.target.control_plane import ACTIONS
-from patgate.runner.target.fake import FakeControl
-from patgate.runner.target.served_fake_control import HttpControl
+from patgate.runner.connection.config import TargetConfig
+from patgate.runner.connection.control_plane import ACTIONS
+from patgate.runner.connection.fake import FakeControl
+from patgate.runner.connection.served_fake_control import HttpControl
 from patgate.scenario import load_text
 from patgate.scenario.check_kinds import CHECKS
 from patgate.scenario.control_actions import CONTROL_ACTIONS

@@ -7,8 +7,8 @@ from __future__ import annotations
 import threading
 from pathlib import Path
 
+from patgate.plugin.scenario_workers import ClaimLocks
 from patgate.runner.planning.scheduler import SLOTS, Claim
-from patgate.scenario_workers import ClaimLocks
 
 WAIT = 10.0
 _ROOM = {"admin_token": SLOTS, "member_token": SLOTS}

@@ -1,7 +1,7 @@
 """Scenario files as pytest items, driven through pytester.
 
 The inner sessions run with ``-p no:patgate`` and a conftest that calls
-``patgate.scenario_items`` directly, as the plugin does.
+``patgate.plugin.scenario_items`` directly, as the plugin does.
 """
 
 from __future__ import annotations
@@ -16,14 +16,13 @@ import pytest
 # survive being imported a second time, so it is imported once here, outside the sessions.
 import yaml  # noqa: F401
 
+from patgate.basics.resources import scenarios_dir
 from patgate.fake.deployment import Deployment
 from patgate.fake.model import PatRecord, Principal
 from patgate.harness import Fake
-from patgate.resources import scenarios_dir
 
 CONFTEST = """
-from patgate import scenario_items
-
+from patgate.plugin import scenario_items
 def pytest_addoption(parser):
     scenario_items.add_options(parser)
 

@@ -18,7 +18,7 @@ from pathlib import Path
 import httpx
 import pytest
 
-from patgate.resources import scenarios_dir
+from patgate.basics.resources import scenarios_dir
 
 pytestmark = pytest.mark.slow
 

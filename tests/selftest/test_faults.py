@@ -7,7 +7,7 @@ import functools
 
 import pytest
 
-from patgate.resources import scenarios_dir
+from patgate.basics.resources import scenarios_dir
 from patgate.runner import FakeTarget, RunOptions, run
 from patgate.runner.results.events import Outcome, RunFinished
 from patgate.scenario import Scenario, load_catalogue, load_scenarios

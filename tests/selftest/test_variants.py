@@ -18,10 +18,10 @@ from typing import Any
 import httpx
 import pytest
 
+from patgate.basics.resources import scenarios_dir
 from patgate.fake.deployment import Deployment
 from patgate.fake.pat_format import MintedPat, PatFormat
 from patgate.harness import Fake
-from patgate.resources import scenarios_dir
 from patgate.runner import FakeTarget, RunOptions, run
 from patgate.runner.results.events import Outcome, RunFinished
 from patgate.scenario import Scenario, load_scenarios

@@ -8,7 +8,7 @@ from typing import Any
 
 from jsonschema import Draft202012Validator
 
-from patgate.resources import specs_dir
+from patgate.basics.resources import specs_dir
 
 
 def load_standalone(name: str) -> dict[str, Any]:

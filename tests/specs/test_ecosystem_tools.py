@@ -24,7 +24,7 @@ import pytest
 import yaml
 from openapi_spec_validator import validate
 
-from patgate.resources import specs_dir
+from patgate.basics.resources import specs_dir
 from tests.counterparts import need_counterpart
 from tests.specs.ecosystem_tools import (
     INSTALL_COMMAND,

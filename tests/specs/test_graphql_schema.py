@@ -17,10 +17,10 @@ from graphql import (
     get_named_type,
 )
 
+from patgate.basics.resources import specs_dir
 from patgate.fake.deployment import Deployment
 from patgate.fake.graph_schema import graph_schema
 from patgate.fake.world import build_default_world
-from patgate.resources import specs_dir
 from tests.fake.graph_bodies import execute_graph_request
 from tests.specs.schema_files import standalone_validator
 

@@ -17,7 +17,7 @@ from openapi_spec_validator import validate
 from referencing import Registry, Resource
 from referencing.jsonschema import DRAFT202012
 
-from patgate.resources import specs_dir
+from patgate.basics.resources import specs_dir
 from patgate.wire.content_api import MAX_PAGE_NUMBER, MAX_PAGE_SIZE
 from tests.specs.schema_files import load_standalone, standalone_validator
 

@@ -12,7 +12,7 @@ import pytest
 import yaml
 
 import patgate
-from patgate.resources import specs_dir
+from patgate.basics.resources import specs_dir
 
 RULE_ID = re.compile(r"^[A-Z]+(-[A-Z]+)+$")
 SPEC_SECTION = re.compile(r"^[1-9](\.[0-9]+)*$")
@@ -146,7 +146,7 @@ def test_the_scan_finds_each_way_a_rule_is_cited(tmp_path: Path) -> None:
 def test_needs_are_what_the_scenarios_covering_each_rule_need() -> None:
     # A rule needs writes (waits, control) when every scenario covering it does: a run
     # without them still checks the rule through the others.
-    from patgate.resources import scenarios_dir
+    from patgate.basics.resources import scenarios_dir
     from patgate.scenario import load_scenarios
 
     scenarios = load_scenarios([scenarios_dir()])

@@ -17,7 +17,7 @@ from typing import Any
 import yaml
 from jsonschema import Draft202012Validator
 
-from patgate.resources import specs_dir
+from patgate.basics.resources import specs_dir
 from patgate.scenario.registry import Entry, Registry
 from patgate.scenario.schema_document import _expectation, scenario_schema
 

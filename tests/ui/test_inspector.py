@@ -10,7 +10,7 @@ from urllib.parse import urlencode
 import httpx
 
 from patgate import Fake
-from patgate.redaction import REDACTED
+from patgate.guards.redaction import REDACTED
 from tests.ui.conftest import Browser
 
 VIEWER = "query Viewer { viewer { id } }"

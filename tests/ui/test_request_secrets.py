@@ -182,7 +182,7 @@ def test_a_redactor_without_the_base64_forms_leaves_the_secret_readable(
     fake: Fake, browser: Browser, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     # The twin of the test above: the surfaces' check catches a form the engine misses.
-    import patgate.redaction as redaction
+    import patgate.guards.redaction as redaction
 
     whole = redaction.derived_forms
 

@@ -13,10 +13,10 @@ from urllib.parse import urlencode
 
 import pytest
 
-from patgate import api_paths
 from patgate.fake.deployment import Deployment
 from patgate.fake.model import Principal, Role
 from patgate.fake.world import DefaultWorld
+from patgate.service import api_paths
 from patgate.wire import WireApp
 from patgate.wire.content_resources import KIND_ROUTES
 from tests.wire.conftest import FORM, GRAPHQL_URL, JSON, TOKEN_URL, URLS, Call, graph_body

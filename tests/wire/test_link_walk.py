@@ -8,8 +8,8 @@ from typing import Any
 
 import yaml
 
+from patgate.basics.resources import specs_dir
 from patgate.fake.world import DefaultWorld
-from patgate.resources import specs_dir
 from patgate.wire import WireApp, WireRequest
 from tests.wire.conftest import HUBS_URL, URLS
 

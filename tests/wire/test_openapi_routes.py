@@ -5,8 +5,8 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from patgate import api_paths
 from patgate.fake.world import DefaultWorld
+from patgate.service import api_paths
 from patgate.wire import WireApp, WireRequest
 from tests.specs.test_openapi import component_validator, openapi_document
 from tests.wire.conftest import HUBS_URL, URLS

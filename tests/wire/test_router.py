@@ -4,9 +4,9 @@ import re
 
 import pytest
 
-from patgate import api_paths
-from patgate.api_paths import ApiPath, TemplateError
 from patgate.fake.world import DefaultWorld
+from patgate.service import api_paths
+from patgate.service.api_paths import ApiPath, TemplateError
 from patgate.wire import FakeUrls, WireApp, WireRequest, WireResponse
 from patgate.wire.content_api import ContentEndpoint
 from patgate.wire.endpoint import Call

@@ -28,10 +28,10 @@ from patgate.scenario.catalogue import Catalogue
 
 if TYPE_CHECKING:
     from patgate.fake.profile import Profile
-    from patgate.redaction import Redactor
+    from patgate.guards.redaction import Redactor
+    from patgate.runner.connection.config import TargetConfig
     from patgate.runner.context import RunOptions
     from patgate.runner.results.events import Tallies
-    from patgate.runner.target.config import TargetConfig
 
 __all__ = [
     "Comparison",
@@ -203,10 +203,10 @@ def probe_fake(
 ) -> ProbeResult:
     """Probe an embedded fake of ``profile`` holding only the credential ``keys`` given."""
     from patgate.harness import Fake
+    from patgate.runner.connection.config import TargetConfig
+    from patgate.runner.connection.fake import FakeTarget
     from patgate.runner.context import RunOptions
     from patgate.runner.session import open_session
-    from patgate.runner.target.config import TargetConfig
-    from patgate.runner.target.fake import FakeTarget
     from patgate.wire.urls import FakeUrls
 
     # Not started, on URLs of its own: the session reaches it through its transport, and

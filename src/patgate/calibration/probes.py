@@ -27,9 +27,9 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from patgate.errors import RequestFailed, UnexpectedAnswer
+from patgate.runner.connection.answers import TokenListing, created_token, token_listing
 from patgate.runner.custody.custodian import MalformedListing
 from patgate.runner.model import Observed
-from patgate.runner.target.answers import TokenListing, created_token, token_listing
 
 if TYPE_CHECKING:
     from patgate.runner.engine import ScenarioRunner

@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
 
 if TYPE_CHECKING:
-    from patgate.runner.target.exchange import NetworkPolicy
+    from patgate.runner.connection.exchange import NetworkPolicy
 
 __all__ = [
     "add_network_bounds",
@@ -111,8 +111,8 @@ def add_network_bounds(group: argparse._ArgumentGroup | argparse.ArgumentParser)
 
 
 def network_policy(args: argparse.Namespace | Any) -> NetworkPolicy:
-    """The :class:`~patgate.runner.target.exchange.NetworkPolicy` of parsed arguments."""
-    from patgate.runner.target.exchange import NetworkPolicy
+    """The :class:`~patgate.runner.connection.exchange.NetworkPolicy` of parsed arguments."""
+    from patgate.runner.connection.exchange import NetworkPolicy
 
     bounds = {"max_response_bytes": args.max_response_bytes} if args.max_response_bytes else {}
     return NetworkPolicy(

@@ -22,8 +22,8 @@ from patgate.commands.compare import add_probe_options, live_config, probe_optio
 from patgate.commands.session import guarded
 
 if TYPE_CHECKING:
-    from patgate.redaction import Redactor
-    from patgate.runner.target.config import TargetConfig
+    from patgate.guards.redaction import Redactor
+    from patgate.runner.connection.config import TargetConfig
 
 __all__ = ["configure", "main"]
 
@@ -54,8 +54,8 @@ def _calibrate(args: argparse.Namespace, config: TargetConfig, redactor: Redacto
     from patgate.calibration.profile_document import calibrated_document, render_profile
     from patgate.calibration.report import write_text
     from patgate.fake.profile import default_profile, load_profile
+    from patgate.guards.untrusted_text import commands_stopped, print_untrusted
     from patgate.reporting.artifact import prepare_path
-    from patgate.untrusted_text import commands_stopped, print_untrusted
 
     out = prepare_path(str(args.out), kind="out")
     options = probe_options(args, config, "calibrate")

@@ -32,8 +32,8 @@ from patgate.errors import UsageError
 from patgate.runner.session import DEFAULT_LEDGER
 
 if TYPE_CHECKING:
-    from patgate.redaction import Redactor
-    from patgate.runner.target.config import TargetConfig
+    from patgate.guards.redaction import Redactor
+    from patgate.runner.connection.config import TargetConfig
 
 __all__ = ["configure", "main"]
 
@@ -74,19 +74,19 @@ def main(args: argparse.Namespace) -> int:
 
 
 def _say(redactor: Redactor, text: str, stream: TextIO | None = None) -> None:
-    """Print ``text`` redacted, through :mod:`patgate.untrusted_text` (ids the target
+    """Print ``text`` redacted, through :mod:`patgate.guards.untrusted_text` (ids the target
     answered are in it)."""
-    from patgate.untrusted_text import print_untrusted
+    from patgate.guards.untrusted_text import print_untrusted
 
     print_untrusted(redactor.redact(text), stream)
 
 
 def _clean(args: argparse.Namespace, config: TargetConfig, path: Path, redactor: Redactor) -> int:
+    from patgate.guards.untrusted_text import one_line
     from patgate.runner.context import RunOptions
     from patgate.runner.custody.ledger import Ledger, LedgerState
     from patgate.runner.interruption import SignalGuard, interrupt_exit_code, interrupt_name
     from patgate.runner.session import open_session
-    from patgate.untrusted_text import one_line
 
     say = functools.partial(_say, redactor)
 

@@ -26,9 +26,9 @@ from patgate.runner.session import DEFAULT_LEDGER
 
 if TYPE_CHECKING:
     from patgate.calibration.comparison import Comparison
-    from patgate.redaction import Redactor
+    from patgate.guards.redaction import Redactor
+    from patgate.runner.connection.config import TargetConfig
     from patgate.runner.context import RunOptions
-    from patgate.runner.target.config import TargetConfig
 
 __all__ = ["configure", "main", "probe_options", "target_label"]
 
@@ -155,7 +155,7 @@ def _compare(args: argparse.Namespace, config: TargetConfig, redactor: Redactor)
 def print_comparison(comparison: Comparison, redactor: Redactor) -> None:
     """The terminal view: each drift, each gate failure, the counts and the verdict."""
     from patgate.calibration.comparison import RUN_HINT
-    from patgate.untrusted_text import commands_stopped, one_line, print_untrusted
+    from patgate.guards.untrusted_text import commands_stopped, one_line, print_untrusted
 
     def say(text: str, stream: TextIO | None = None) -> None:
         print_untrusted(redactor.redact(text), stream)

@@ -17,8 +17,8 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
-from patgate.project_file import COMMAND_TABLES, CONFIG_SCHEMA, PATH_ANNOTATION
-from patgate.target_contract import SECRET_KEYS
+from patgate.guards.project_file import COMMAND_TABLES, CONFIG_SCHEMA, PATH_ANNOTATION
+from patgate.service.target_contract import SECRET_KEYS
 
 __all__ = ["command_parsers", "config_schema", "flag_actions", "write"]
 
@@ -164,6 +164,6 @@ def write(folder: Path) -> None:
 
 
 if __name__ == "__main__":
-    from patgate.resources import specs_dir
+    from patgate.basics.resources import specs_dir
 
     write(Path(sys.argv[1]) if len(sys.argv) > 1 else specs_dir())

@@ -23,7 +23,7 @@ from patgate.commands.session import configure_target, guarded, resolve_config
 from patgate.errors import UsageError
 
 if TYPE_CHECKING:
-    from patgate.runner.target.config import TargetConfig
+    from patgate.runner.connection.config import TargetConfig
 
 __all__ = ["configure", "main"]
 
@@ -92,7 +92,7 @@ def _fuzz(args: argparse.Namespace, config: TargetConfig | None) -> int:
         ledger_path=ledger_path(None, os.environ, live=config is not None),
     )
     report = fuzz_fake(options) if config is None else fuzz_target(config, options)
-    from patgate.untrusted_text import commands_stopped, print_untrusted
+    from patgate.guards.untrusted_text import commands_stopped, print_untrusted
 
     with commands_stopped(sys.stdout):  # the target's answers, on a GitHub runner
         print_untrusted(report.render())

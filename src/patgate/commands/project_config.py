@@ -22,11 +22,11 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from patgate.errors import UsageError
-from patgate.project_file import ProjectConfig, find_project_config, secret_variable
-from patgate.target_contract import TARGET_KEYS
+from patgate.guards.project_file import ProjectConfig, find_project_config, secret_variable
+from patgate.service.target_contract import TARGET_KEYS
 
 if TYPE_CHECKING:
-    from patgate.runner.target.config import TargetConfig
+    from patgate.runner.connection.config import TargetConfig
 
 __all__ = ["apply_project_config", "named_targets"]
 
@@ -125,7 +125,7 @@ def named_targets(
 
 def _target(name: str, table: Mapping[str, Any], environ: Mapping[str, str] | None) -> TargetConfig:
     """One named target: its world file < its own ``PATGATE_<NAME>_*`` variables."""
-    from patgate.runner.target.config import resolve_target_config
+    from patgate.runner.connection.config import resolve_target_config
 
     world = Path(table["world"]) if table.get("world") else None
     prefix = secret_variable("", name)  # PATGATE_STAGING_

@@ -28,7 +28,7 @@ def configure(parser: argparse.ArgumentParser) -> None:
 
 def main(args: argparse.Namespace) -> int:
     """Print the catalogue with its coverage."""
-    from patgate.resources import scenarios_dir
+    from patgate.basics.resources import scenarios_dir
     from patgate.scenario import load_catalogue, load_scenarios
 
     catalogue = load_catalogue()

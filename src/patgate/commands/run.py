@@ -39,15 +39,15 @@ from typing import TYPE_CHECKING
 from patgate.commands.arguments import network_policy, seconds, whole_number
 from patgate.commands.session import configure_network, configure_target, guarded, resolve_config
 from patgate.errors import PatgateError, UsageError
-from patgate.project_file import secret_variable
+from patgate.guards.project_file import secret_variable
+from patgate.guards.untrusted_text import on_github, one_line, print_untrusted
 from patgate.runner.session import DEFAULT_CONCURRENCY, DEFAULT_LEDGER, MAX_CONCURRENCY
-from patgate.untrusted_text import on_github, one_line, print_untrusted
 
 if TYPE_CHECKING:
-    from patgate.redaction import Redactor
+    from patgate.guards.redaction import Redactor
     from patgate.reporting.artifact import TargetRun
+    from patgate.runner.connection.config import TargetConfig
     from patgate.runner.results.events import RunFinished
-    from patgate.runner.target.config import TargetConfig
     from patgate.scenario import Catalogue, Scenario
 
 __all__ = ["configure", "main"]
@@ -226,9 +226,9 @@ def _run(
     redactor: Redactor,
     annotated: list[bool],
 ) -> int:
+    from patgate.basics.resources import scenarios_dir
     from patgate.reporting import make_reporter
     from patgate.reporting.artifact import worst_exit_code
-    from patgate.resources import scenarios_dir
     from patgate.runner import RunOptions
     from patgate.runner.engine import consume, run_session
     from patgate.runner.interruption import SignalGuard, interrupt_exit_code, interrupt_name

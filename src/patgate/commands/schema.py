@@ -39,7 +39,7 @@ def configure(parser: argparse.ArgumentParser) -> None:
 
 def main(args: argparse.Namespace) -> int:
     """Print the schema, or its path."""
-    from patgate.resources import specs_dir
+    from patgate.basics.resources import specs_dir
 
     path = specs_dir() / SCHEMAS[args.name]
     print(path if args.path else path.read_text(encoding="utf-8").rstrip("\n"))

@@ -63,7 +63,7 @@ READY_TIMEOUT = 10.0
 """Seconds the server has to answer its own first request before ``patgate serve`` gives up."""
 MAX_FAULTS_BYTES = 16 * 1024 * 1024
 """A ``--faults`` file above 16 MiB is refused; it is read under the discipline of
-:mod:`patgate.supplied_files` (``/dev/zero`` or a pipe stops at the cap)."""
+:mod:`patgate.guards.supplied_files` (``/dev/zero`` or a pipe stops at the cap)."""
 
 
 def configure(parser: argparse.ArgumentParser) -> None:
@@ -188,7 +188,7 @@ def load_faults(path: Path) -> tuple[list[dict[str, Any]], bool | None]:
     ``{"faults": [...], "rate_limit": ...}`` as ``GET /__patgate/faults`` answers (rule
     ids are ignored). Each rule is checked later, when it is added.
     """
-    from patgate.supplied_files import FileRefused, load_json
+    from patgate.guards.supplied_files import FileRefused, load_json
 
     try:
         data = load_json(path, limit=MAX_FAULTS_BYTES)
@@ -322,7 +322,7 @@ def explaining(handle: WireHandler) -> WireHandler:
     reason) and sending it as :data:`REASON_HEADER`. Opt-in: a parent that captures the
     server's stderr without reading it would otherwise see the server stall once the pipe
     is full."""
-    from patgate.untrusted_text import one_line
+    from patgate.guards.untrusted_text import one_line
 
     def answer(request: WireRequest) -> WireResponse | None:
         response = handle(request)

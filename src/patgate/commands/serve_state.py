@@ -36,7 +36,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from patgate.errors import UsageError
-from patgate.supplied_files import (
+from patgate.guards.supplied_files import (
     FileRefused,
     decode_supplied,
     parse_json,
@@ -68,7 +68,7 @@ FORMAT = "patgate-serve-state"
 MAX_STATE_BYTES = 1024 * 1024 * 1024
 """A snapshot or journal above 1 GiB is refused (100,000 users take about 60 MB; a journal
 is folded into a snapshot at :data:`COMPACT_BYTES` or the snapshot's size). It is read
-under the discipline of :mod:`patgate.supplied_files`; a regular file is refused from its
+under the discipline of :mod:`patgate.guards.supplied_files`; a regular file is refused from its
 size before it is read, and anything but a regular file is refused outright."""
 MAX_DEPTH = 32
 """JSON nested deeper than this (a hub's settings included) is refused."""

@@ -19,11 +19,11 @@ from typing import TYPE_CHECKING, TypeVar
 
 from patgate.commands.arguments import add_network_bounds, add_timeouts, seconds
 from patgate.errors import PatgateError
-from patgate.target_contract import TARGET_KEYS
+from patgate.service.target_contract import TARGET_KEYS
 
 if TYPE_CHECKING:
-    from patgate.redaction import Redactor
-    from patgate.runner.target.config import TargetConfig
+    from patgate.guards.redaction import Redactor
+    from patgate.runner.connection.config import TargetConfig
 
 __all__ = [
     "KEY_HELP",
@@ -120,7 +120,7 @@ def configure_network(group: argparse._ArgumentGroup) -> None:
 def resolve_config(args: argparse.Namespace, world: Path | None = None) -> TargetConfig | None:
     """The live target the flags, ``PATGATE_*`` variables and ``--world`` (or ``world``,
     one of several) describe, or ``None`` (the embedded fake)."""
-    from patgate.runner.target.config import resolve_target_config
+    from patgate.runner.connection.config import resolve_target_config
 
     if world is None:
         world = args.world[0] if isinstance(args.world, list) and args.world else args.world
@@ -136,7 +136,7 @@ def scrub(error: PatgateError, redactor: Redactor) -> PatgateError:
 
 def internal_error(command: str, error: Exception, redactor: Redactor, code: int = 1) -> int:
     """Print a bug's traceback with every secret redacted (it may quote one); ``code``."""
-    from patgate.untrusted_text import print_untrusted
+    from patgate.guards.untrusted_text import print_untrusted
 
     text = "".join(traceback.format_exception(type(error), error, error.__traceback__))
     print_untrusted(f"patgate {command}: internal error\n{redactor.redact(text)}", sys.stderr)

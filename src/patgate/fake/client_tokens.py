@@ -8,10 +8,10 @@ import uuid
 from dataclasses import dataclass
 from typing import Any
 
+from patgate.basics.reasons import Reason
 from patgate.errors import Unauthenticated
 from patgate.fake.clock import Clock
 from patgate.fake.refusal_reasons import expired_client_token
-from patgate.reasons import Reason
 
 __all__ = ["ClientTokenClaims", "ClientTokenIssuer", "IssuedClientToken", "VerifiedClientToken"]
 

@@ -41,7 +41,8 @@ from collections.abc import Callable, Iterable
 from contextvars import ContextVar, Token
 from typing import TYPE_CHECKING, Any, ClassVar
 
-from patgate.behaviours import OBSERVERS, note
+from patgate.basics.behaviours import OBSERVERS, note
+from patgate.basics.reasons import Reason
 from patgate.errors import (
     Forbidden,
     InvalidClient,
@@ -77,7 +78,6 @@ from patgate.fake.refusal_reasons import (
     token_cap,
     user_named,
 )
-from patgate.reasons import Reason
 
 if TYPE_CHECKING:  # a change journal is set up only by ``patgate serve --state``
     from patgate.fake.changes import Changes

@@ -18,12 +18,12 @@ from typing import Any
 
 from graphql import GraphQLObjectType, GraphQLResolveInfo, GraphQLSchema, build_schema
 
+from patgate.basics.resources import specs_dir
 from patgate.errors import InvalidRequest
 from patgate.fake.clock import format_timestamp
 from patgate.fake.deployment import Deployment
 from patgate.fake.model import PatRecord, Principal, User
 from patgate.fake.profile import DeleteResult
-from patgate.resources import specs_dir
 
 __all__ = ["GraphContext", "graph_schema", "schema_key", "token_view"]
 

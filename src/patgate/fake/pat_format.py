@@ -13,7 +13,7 @@ import hmac
 import secrets
 from dataclasses import dataclass
 
-from patgate.token_grammar import DEFAULT_PAT_PREFIX, split_pat, valid_prefix
+from patgate.basics.token_grammar import DEFAULT_PAT_PREFIX, split_pat, valid_prefix
 
 __all__ = ["DEFAULT_PREFIX", "MASK_VISIBLE", "MASK_WIDTH", "MintedPat", "PatFormat", "new_secret"]
 

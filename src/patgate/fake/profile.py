@@ -28,8 +28,8 @@ from pathlib import Path
 from types import MappingProxyType
 from typing import Any
 
+from patgate.basics.resources import specs_dir
 from patgate.errors import UsageError
-from patgate.resources import specs_dir
 
 __all__ = [
     "DEFAULT_PROFILE_PATH",
@@ -58,7 +58,7 @@ REFUSAL_KINDS = (
 
 MAX_PROFILE_BYTES = 1024 * 1024
 """A profile file above 1 MiB is refused (a real one is about 1 KiB); it is read under the
-discipline of :mod:`patgate.supplied_files` (no aliases, no foreign tags, UTF-8 only)."""
+discipline of :mod:`patgate.guards.supplied_files` (no aliases, no foreign tags, UTF-8 only)."""
 MAX_PROFILE_DEPTH = 16
 """A profile nested deeper than this is refused (a real one has 4 levels)."""
 MAX_PROFILE_VALUES = 10_000
@@ -310,7 +310,7 @@ def _remember(key: object, profile: Profile) -> Profile:
 
 
 def _load_file(path: str) -> Profile:
-    from patgate.supplied_files import FileRefused, load_yaml
+    from patgate.guards.supplied_files import FileRefused, load_yaml
 
     try:
         # A stat, not an open, when the file is known: a fake per test costs nothing more.

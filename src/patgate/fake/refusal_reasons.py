@@ -1,4 +1,4 @@
-"""The facts behind the domain's refusals, as :class:`~patgate.reasons.Reason` values.
+"""The facts behind the domain's refusals, as :class:`~patgate.basics.reasons.Reason` values.
 
 Each function names what the deployment looked at (ids, names, dates, counts; never a
 secret) so that a test author sees why a request was refused. :class:`Revocations`
@@ -14,8 +14,8 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import datetime
 
+from patgate.basics.reasons import Reason, clock_time
 from patgate.fake.model import PatRecord, User
-from patgate.reasons import Reason, clock_time
 
 __all__ = [
     "Revocation",

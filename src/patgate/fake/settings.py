@@ -7,8 +7,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from patgate.basics.token_grammar import DEFAULT_PAT_PREFIX, valid_prefix
 from patgate.errors import UsageError
-from patgate.token_grammar import DEFAULT_PAT_PREFIX, valid_prefix
 
 __all__ = ["SETTINGS", "Setting", "deployment_settings", "parse_setting"]
 

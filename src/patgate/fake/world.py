@@ -21,7 +21,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any, NamedTuple
 
-from patgate import behaviours
+from patgate.basics import behaviours
 from patgate.errors import UsageError
 from patgate.fake.deployment import Deployment
 from patgate.fake.model import ApiClient, Hub, Organization, PatRecord, PatStatus, Role, User

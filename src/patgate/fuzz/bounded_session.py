@@ -3,7 +3,7 @@
 urllib3 decodes a whole read through every listed content coding before requests sees it,
 and requests then holds the whole body: a small ``gzip, gzip`` answer would become
 gigabytes. The session's adapter reads the raw bytes instead, through
-:func:`patgate.bounded_body.decoded_within` (one coding at most, the cap counted on the
+:func:`patgate.guards.bounded_body.decoded_within` (one coding at most, the cap counted on the
 decoded bytes as they come); a refused answer is an :class:`AnswerUnread`, which the fuzzer
 records as a failure naming why. Only the codings read here are asked for.
 """
@@ -17,7 +17,8 @@ import requests
 import urllib3
 from requests.adapters import HTTPAdapter
 
-from patgate.bounded_body import (
+from patgate.errors import PatgateError
+from patgate.guards.bounded_body import (
     STEP,
     BodyRefused,
     accepted_codings,
@@ -25,7 +26,6 @@ from patgate.bounded_body import (
     content_codings,
     decoded_within,
 )
-from patgate.errors import PatgateError
 
 __all__ = ["AnswerUnread", "bounded_session"]
 

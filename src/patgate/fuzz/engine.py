@@ -34,19 +34,19 @@ import hypothesis  # type: ignore[import-not-found, unused-ignore]
 import requests
 import schemathesis  # type: ignore[import-not-found, unused-ignore]
 
+from patgate.basics.observed import Observed
+from patgate.basics.resources import specs_dir
 from patgate.errors import TargetUnreachable, UnexpectedAnswer
 from patgate.fuzz.bounded_session import AnswerUnread, bounded_session
 from patgate.fuzz.lifecycle import delete_created, run_lifecycle
 from patgate.fuzz.recorder import Recorder
 from patgate.fuzz.report import FuzzReport
-from patgate.observed import Observed
-from patgate.resources import specs_dir
-from patgate.runner.target.exchange import DEFAULT_MAX_RESPONSE_BYTES, NetworkPolicy
+from patgate.runner.connection.exchange import DEFAULT_MAX_RESPONSE_BYTES, NetworkPolicy
 
 if TYPE_CHECKING:
     from patgate.harness import Fake
+    from patgate.runner.connection.config import Target, TargetConfig
     from patgate.runner.engine import ScenarioRunner
-    from patgate.runner.target.config import Target, TargetConfig
 
 __all__ = ["OPENAPI_CHECKS", "FuzzOptions", "Fuzzer", "fuzz_fake", "fuzz_target"]
 
@@ -417,7 +417,7 @@ def fuzz_target(
     config: TargetConfig, options: FuzzOptions, *, display: str | None = None
 ) -> FuzzReport:
     """Fuzz a live target (read-only unless ``options.allow_writes``)."""
-    from patgate.runner.target.config import LiveTarget
+    from patgate.runner.connection.config import LiveTarget
 
     shown = display or config.text("base_url") or config.text("auth_url") or "live target"
     return _fuzz(LiveTarget(config), options, shown)
@@ -429,7 +429,7 @@ def fuzz_fake(options: FuzzOptions, fake: Fake | None = None) -> FuzzReport:
     ``fake`` defaults to a strict one on :data:`EMBEDDED_ORIGIN`; a given fake is started
     for the run and stopped after it if it was not already active.
     """
-    from patgate.runner.target.fake import FakeTarget
+    from patgate.runner.connection.fake import FakeTarget
 
     if fake is None:
         from patgate.harness import Fake

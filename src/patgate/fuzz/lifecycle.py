@@ -18,12 +18,12 @@ import json
 from collections.abc import Callable, Mapping
 from typing import Any
 
+from patgate.basics.observed import Observed
+from patgate.basics.token_grammar import PatGrammar
 from patgate.errors import PatgateError, UnexpectedAnswer
 from patgate.fuzz.recorder import Answer, Recorder
-from patgate.observed import Observed
+from patgate.runner.connection.documents import Documents, organization_ids
 from patgate.runner.context import RunContext
-from patgate.runner.target.documents import Documents, organization_ids
-from patgate.token_grammar import PatGrammar
 
 __all__ = ["NAME_LIMIT", "SPECIAL_NAMES", "delete_created", "name_strategy", "run_lifecycle"]
 

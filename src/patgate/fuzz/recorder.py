@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any
 from patgate.errors import RequestFailed, TargetUnreachable
 from patgate.fuzz.report import FuzzFailure, FuzzReport, curl_line
 from patgate.fuzz.verdicts import Verdict, answer_verdicts, graphql_verdicts
-from patgate.redaction import Redactor
+from patgate.guards.redaction import Redactor
 
 if TYPE_CHECKING:
     import requests

@@ -1,7 +1,7 @@
 """What a fuzz run found: cases and statuses per operation, and each distinct failure.
 
 Everything here is already redacted when it is built: a failure's reproduction line goes
-through the run's :class:`~patgate.redaction.Redactor` before it is stored, so printing a
+through the run's :class:`~patgate.guards.redaction.Redactor` before it is stored, so printing a
 report, or writing it as JSON, cannot leak a credential.
 """
 
@@ -14,8 +14,8 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from patgate.redaction import REDACTED, Redactor
-from patgate.untrusted_text import one_line, safe_text
+from patgate.guards.redaction import REDACTED, Redactor
+from patgate.guards.untrusted_text import one_line, safe_text
 
 __all__ = ["FuzzFailure", "FuzzReport", "OperationTally", "curl_line"]
 
@@ -154,7 +154,7 @@ class FuzzReport:
                 f"FAIL {one_line(failure.operation)}: {one_line(failure.check)}{status}{times}"
             )
             # Fuzzed input and the target's answers are full of control characters and may
-            # hold workflow commands: escaped, never raw (patgate.untrusted_text).
+            # hold workflow commands: escaped, never raw (patgate.guards.untrusted_text).
             lines += [f"    {line}" for line in safe_text(failure.message).split("\n")[:8]]
             lines.append(f"    reproduce: {one_line(failure.reproduce)}")
         verdict = "passed" if self.ok else f"{len(self.failures)} distinct failure(s)"

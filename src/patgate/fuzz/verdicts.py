@@ -15,7 +15,7 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
-from patgate.redaction import Redactor
+from patgate.guards.redaction import Redactor
 
 __all__ = ["Verdict", "answer_verdicts", "graphql_verdicts"]
 

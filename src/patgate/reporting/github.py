@@ -6,7 +6,7 @@ when the scenario is a file of the user's (a built-in one is named in the title 
 the repository has no such file), then one ``::error`` per target whose exit code is not 0,
 saying why in plain words. With ``GITHUB_STEP_SUMMARY`` naming a file, it appends a
 Markdown table of every rule and its verdict, per target. Every value a scenario file, a
-waivers file or the target supplied is escaped by :mod:`patgate.untrusted_text`; nothing
+waivers file or the target supplied is escaped by :mod:`patgate.guards.untrusted_text`; nothing
 here talks to GitHub.
 """
 
@@ -18,7 +18,15 @@ import sys
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
-from patgate.levels import Level
+from patgate.basics.levels import Level
+from patgate.guards.untrusted_text import (
+    annotation_data,
+    annotation_property,
+    markdown_text,
+    on_github,
+    one_line,
+    print_untrusted,
+)
 from patgate.reporting.artifact import TargetRun
 from patgate.reporting.summary import (
     OUTCOME_ORDER,
@@ -29,14 +37,6 @@ from patgate.reporting.summary import (
     source_location,
 )
 from patgate.runner.results.events import CANNOT_BE_CHECKED, Outcome, RunFinished, ScenarioFinished
-from patgate.untrusted_text import (
-    annotation_data,
-    annotation_property,
-    markdown_text,
-    on_github,
-    one_line,
-    print_untrusted,
-)
 
 __all__ = [
     "exit_annotation",
@@ -80,7 +80,7 @@ def unexplained_exit(code: int) -> str:
 def _repository_place(scenario: ScenarioFinished, cwd: Path | None = None) -> list[str]:
     """``file=`` and ``line=`` of a scenario file inside the working directory (the
     repository's checkout); nothing for a built-in scenario or a file outside it."""
-    from patgate.resources import scenarios_dir
+    from patgate.basics.resources import scenarios_dir
 
     file, line = source_location(scenario.source, cwd=cwd)
     match = _SOURCE.match(scenario.source)

@@ -31,7 +31,7 @@ from pathlib import Path
 from markupsafe import Markup
 
 from patgate._version import __version__
-from patgate.levels import Level
+from patgate.basics.levels import Level
 from patgate.reporting.artifact import ArtifactReporter, TargetRun, worst_exit_code
 from patgate.reporting.scenario_files import scenario_file
 from patgate.reporting.summary import (

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import xml.etree.ElementTree as ET
 
-from patgate.levels import Level
+from patgate.basics.levels import Level
 from patgate.reporting.artifact import ArtifactReporter, TargetRun
 from patgate.reporting.summary import (
     count_outcomes,

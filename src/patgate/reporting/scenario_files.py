@@ -44,7 +44,7 @@ class ScenarioFile:
 
 def scenario_file(source: str) -> ScenarioFile | None:
     """The file of a scenario's ``path:line`` source, or ``None`` when there is none."""
-    from patgate.resources import scenarios_dir
+    from patgate.basics.resources import scenarios_dir
 
     if not source:
         return None

@@ -11,7 +11,7 @@ import re
 from collections.abc import Iterable, Mapping
 from pathlib import Path
 
-from patgate.levels import Level
+from patgate.basics.levels import Level
 from patgate.runner.results.events import (
     CANNOT_BE_CHECKED,
     OUTCOME_WORDS,
@@ -289,7 +289,7 @@ def source_location(source: str, *, cwd: Path | None = None) -> tuple[str, int |
     """A scenario's ``path:line`` as a report shows it: a built-in scenario as
     ``patgate/scenarios/NAME.yaml``, another file relative to the working directory (never
     the machine's absolute path); the line, or ``None``."""
-    from patgate.resources import scenarios_dir
+    from patgate.basics.resources import scenarios_dir
 
     match = _SOURCE.match(source)
     file, line = (match["file"], int(match["line"])) if match else (source, None)

@@ -1,7 +1,7 @@
 """``--report terminal``: progress while the run goes, a rule table and a verdict at the end.
 
 Every value a scenario file, a waivers file or the target supplied is printed through
-:mod:`patgate.untrusted_text`: on one line where the view has one line, else with no line a
+:mod:`patgate.guards.untrusted_text`: on one line where the view has one line, else with no line a
 workflow command; on a GitHub runner each failure's details (the target's answer) are
 printed between ``::stop-commands::`` and its resume token.
 """
@@ -12,6 +12,7 @@ import os
 from collections.abc import Sequence
 from typing import TextIO
 
+from patgate.guards.untrusted_text import commands_stopped, on_github, one_line, safe_text
 from patgate.reporting.summary import (
     count_outcomes,
     custody_line,
@@ -32,7 +33,6 @@ from patgate.runner.results.events import (
     ScenarioFinished,
     Targets,
 )
-from patgate.untrusted_text import commands_stopped, on_github, one_line, safe_text
 
 __all__ = ["MARKS", "TerminalReporter", "wants_color"]
 

@@ -3,13 +3,13 @@
 Event values can hold whatever a deployment answered. A raw escape sequence would restyle
 a terminal, and XML 1.0 forbids most control characters outright, so every reporter that
 writes text for people or for XML passes it through :func:`printable` first; text printed
-where a GitHub runner reads workflow commands goes through :mod:`patgate.untrusted_text`,
+where a GitHub runner reads workflow commands goes through :mod:`patgate.guards.untrusted_text`,
 which owns both.
 """
 
 from __future__ import annotations
 
-from patgate.untrusted_text import printable
+from patgate.guards.untrusted_text import printable
 
 __all__ = ["indent_block", "printable"]
 

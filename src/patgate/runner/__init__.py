@@ -10,10 +10,10 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
+    from patgate.runner.connection.config import LiveTarget, TargetConfig, resolve_target_config
+    from patgate.runner.connection.fake import FakeTarget
     from patgate.runner.context import RunOptions
     from patgate.runner.engine import ScenarioRunner, run
-    from patgate.runner.target.config import LiveTarget, TargetConfig, resolve_target_config
-    from patgate.runner.target.fake import FakeTarget
 
 __all__ = [
     "FakeTarget",
@@ -26,12 +26,12 @@ __all__ = [
 ]
 
 _HOMES = {
-    "FakeTarget": "patgate.runner.target.fake",
-    "LiveTarget": "patgate.runner.target.config",
+    "FakeTarget": "patgate.runner.connection.fake",
+    "LiveTarget": "patgate.runner.connection.config",
     "RunOptions": "patgate.runner.context",
     "ScenarioRunner": "patgate.runner.engine",
-    "TargetConfig": "patgate.runner.target.config",
-    "resolve_target_config": "patgate.runner.target.config",
+    "TargetConfig": "patgate.runner.connection.config",
+    "resolve_target_config": "patgate.runner.connection.config",
     "run": "patgate.runner.engine",
 }
 

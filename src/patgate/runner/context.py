@@ -14,19 +14,19 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from patgate.errors import RequestFailed, UnexpectedAnswer
-from patgate.redaction import LogScrub
+from patgate.guards.redaction import LogScrub
+from patgate.runner.connection.answers import revealed_secrets, token_listing
+from patgate.runner.connection.config import Target
+from patgate.runner.connection.documents import Documents, organization_ids
+from patgate.runner.connection.exchange import Exchange, NetworkPolicy
+from patgate.runner.connection.retries import RetryPolicy
 from patgate.runner.custody.custodian import Custodian
 from patgate.runner.custody.leaks import RevealedTokens
 from patgate.runner.custody.ledger import Ledger, TargetIdentity
 from patgate.runner.model import Observed
-from patgate.runner.target.answers import revealed_secrets, token_listing
-from patgate.runner.target.config import Target
-from patgate.runner.target.documents import Documents, organization_ids
-from patgate.runner.target.exchange import Exchange, NetworkPolicy
-from patgate.runner.target.retries import RetryPolicy
 
 if TYPE_CHECKING:
-    from patgate.redaction import Redactor
+    from patgate.guards.redaction import Redactor
     from patgate.runner.results.waivers import Waiver
 
 __all__ = ["BEARER_KEYS", "RunContext", "RunOptions"]

@@ -19,9 +19,10 @@ import threading
 import time
 from collections.abc import Callable, Generator, Sequence
 
+from patgate.basics.levels import Level
 from patgate.errors import PatgateError, RequestFailed, TargetUnreachable, UnexpectedAnswer
-from patgate.levels import Level
-from patgate.redaction import Redactor
+from patgate.guards.redaction import Redactor
+from patgate.runner.connection.config import Target
 from patgate.runner.context import RunContext, RunOptions
 from patgate.runner.custody.custodian import PAT_CAP
 from patgate.runner.execution.scenario_execution import ScenarioExecution
@@ -40,7 +41,6 @@ from patgate.runner.results.events import (
     WaiverNote,
 )
 from patgate.runner.results.outcomes import rule_results, run_exit_code, scenario_outcome
-from patgate.runner.target.config import Target
 from patgate.scenario.catalogue import Catalogue, load_catalogue
 from patgate.scenario.model import Scenario
 

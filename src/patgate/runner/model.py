@@ -1,4 +1,6 @@
-"""What a step of a run produces, as the runner's modules name it: see :mod:`patgate.observed`.
+"""What a step of a run produces, as the runner's modules name it.
+
+See :mod:`patgate.basics.observed`.
 
 The values live below both the checks and the runner (the checks read an ``Observed`` answer
 and the runner calls the checks), so neither imports the other's layer to share them.
@@ -6,7 +8,7 @@ and the runner calls the checks), so neither imports the other's layer to share 
 
 from __future__ import annotations
 
-from patgate.observed import (
+from patgate.basics.observed import (
     MAX_INT_DIGITS,
     NOT_JSON,
     ControlResult,

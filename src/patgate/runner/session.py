@@ -16,10 +16,10 @@ from patgate.errors import UsageError
 
 if TYPE_CHECKING:
     from patgate.fake.profile import Profile
-    from patgate.redaction import Redactor
+    from patgate.guards.redaction import Redactor
+    from patgate.runner.connection.config import Target, TargetConfig
     from patgate.runner.context import RunOptions
     from patgate.runner.engine import ScenarioRunner
-    from patgate.runner.target.config import Target, TargetConfig
     from patgate.scenario.catalogue import Catalogue
 
 __all__ = [
@@ -67,7 +67,7 @@ def target_for(config: TargetConfig | None, profile: Profile | None = None) -> T
     """The embedded fake (answering by ``profile``, else the default) when ``config`` is
     ``None``, else the live target it describes (a profile then is a usage error)."""
     if config is None:
-        from patgate.runner.target.fake import FakeTarget
+        from patgate.runner.connection.fake import FakeTarget
 
         if profile is None:
             return FakeTarget()
@@ -76,7 +76,7 @@ def target_for(config: TargetConfig | None, profile: Profile | None = None) -> T
         return FakeTarget(Fake(profile=profile))
     if profile is not None:
         raise UsageError("a profile shapes the embedded fake; this target is a live one")
-    from patgate.runner.target.config import LiveTarget
+    from patgate.runner.connection.config import LiveTarget
 
     return LiveTarget(config)
 
@@ -87,7 +87,7 @@ def target_redactor(config: TargetConfig | None) -> Redactor:
     embedded fake."""
     if config is not None:
         return config.redactor()
-    from patgate.redaction import Redactor
+    from patgate.guards.redaction import Redactor
 
     return Redactor()
 
@@ -101,8 +101,8 @@ def open_session(
 ) -> ScenarioRunner:
     """A runner session on ``target`` (a target, the config of a live one, or ``None`` for
     the embedded fake). Use it as a context manager, or call ``close()``."""
+    from patgate.runner.connection.config import TargetConfig
     from patgate.runner.engine import ScenarioRunner
-    from patgate.runner.target.config import TargetConfig
 
     if target is None or isinstance(target, TargetConfig):
         target = target_for(target)

@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from patgate.errors import ScenarioError
+from patgate.guards.supplied_files import FileRefused, load_json
 from patgate.scenario.check_kinds import CHECKS
 from patgate.scenario.expressions import ExpressionError, expression_names, template_names
 from patgate.scenario.model import (
@@ -22,7 +23,6 @@ from patgate.scenario.model import (
 from patgate.scenario.paths import PathError, parse_path
 from patgate.scenario.source import SourceDocument
 from patgate.scenario.step_kinds import STEP_KINDS
-from patgate.supplied_files import FileRefused, load_json
 
 __all__ = ["StepBuilder", "describe_where"]
 

@@ -1,7 +1,7 @@
 """Where a scenario's inline JSON Schema refers outside itself.
 
 The limits on reading a scenario file or a target file (size, nesting, aliases, tags) are
-those of every supplied file: :mod:`patgate.supplied_files`.
+those of every supplied file: :mod:`patgate.guards.supplied_files`.
 """
 
 from __future__ import annotations

@@ -17,9 +17,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from patgate.basics.levels import Level
+from patgate.basics.resources import specs_dir
 from patgate.errors import UsageError
-from patgate.levels import Level
-from patgate.resources import specs_dir
 
 __all__ = ["Catalogue", "Level", "Rule", "Section", "Source", "load_catalogue"]
 

@@ -99,7 +99,7 @@ def render(catalogue: Catalogue, scenarios: Sequence[Scenario]) -> str:
 
 def current() -> str:
     """The page for the shipped catalogue and built-in scenarios."""
-    from patgate.resources import scenarios_dir
+    from patgate.basics.resources import scenarios_dir
     from patgate.scenario.loader import load_scenarios
 
     return render(load_catalogue(), load_scenarios([scenarios_dir()]))

@@ -5,10 +5,10 @@ it and its builder: ``build(builder, argument, where, loop_names)`` checks what 
 cannot and notes what the action needs (``request_token`` creates a token). The runner
 binds the executor (:mod:`patgate.runner.execution.control_performer`), which does the
 run's share (the ledger) and asks the target's
-:class:`~patgate.runner.target.config.Control` to act.
+:class:`~patgate.runner.connection.config.Control` to act.
 
 To add a control action: an entry here; how it is done, once for every ``Control``, in
-``runner/target/control_plane.py`` (a function of the control plane's operations under
+``runner/connection/control_plane.py`` (a function of the control plane's operations under
 ``@_performs("name")``); then regenerate the schema and the README table
 (``python -m patgate.scenario.schema_document``). Only an action with a share in the run
 (a token it creates goes into the ledger) also needs an executor in

@@ -23,8 +23,8 @@ import re
 from collections.abc import Callable, Iterator, Mapping
 from typing import Any
 
+from patgate.basics.token_grammar import is_documented_pat
 from patgate.errors import PatgateError
-from patgate.token_grammar import is_documented_pat
 
 __all__ = [
     "FUNCTIONS",

@@ -17,15 +17,15 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from patgate.basics.resources import specs_dir
+from patgate.basics.token_grammar import ANY_PAT_SCAN, JWT_SCAN
 from patgate.errors import ScenarioError
-from patgate.resources import specs_dir
+from patgate.guards.supplied_files import FileRefused, check_yaml_text, load_json, read_yaml_text
 from patgate.scenario._step_builder import StepBuilder, describe_where
 from patgate.scenario.bounds import foreign_refs
 from patgate.scenario.catalogue import Catalogue, load_catalogue
 from patgate.scenario.model import Scenario
 from patgate.scenario.source import SourceDocument, read_documents
-from patgate.supplied_files import FileRefused, check_yaml_text, load_json, read_yaml_text
-from patgate.token_grammar import ANY_PAT_SCAN, JWT_SCAN
 
 __all__ = ["ScenarioFile", "find_scenario_files", "load_file", "load_scenarios", "load_text"]
 
@@ -60,7 +60,7 @@ def find_scenario_files(directory: Path) -> list[Path]:
 
 
 def load_file(path: Path, *, catalogue: Catalogue | None = None) -> ScenarioFile:
-    """Read and validate one scenario file (read under :mod:`patgate.supplied_files`)."""
+    """Read and validate one scenario file (read under :mod:`patgate.guards.supplied_files`)."""
     try:
         text = read_yaml_text(path)
     except FileRefused as error:

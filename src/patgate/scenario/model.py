@@ -10,7 +10,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from patgate.target_contract import TARGET_KEYS
+from patgate.service.target_contract import TARGET_KEYS
 
 __all__ = [
     "BUILTIN_NAMES",

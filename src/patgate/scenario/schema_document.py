@@ -22,13 +22,13 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from patgate.resources import specs_dir
+from patgate.basics.resources import specs_dir
 from patgate.scenario.check_kinds import CHECKS
 from patgate.scenario.control_actions import CONTROL_ACTIONS
 from patgate.scenario.model import PRINCIPALS
 from patgate.scenario.registry import Registry
 from patgate.scenario.step_kinds import STEP_KINDS
-from patgate.target_contract import TARGET_KEYS
+from patgate.service.target_contract import TARGET_KEYS
 
 __all__ = ["README_TABLES", "render_readme", "scenario_schema", "schema_path", "write"]
 

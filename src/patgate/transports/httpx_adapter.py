@@ -3,7 +3,7 @@
 Interception patches ``httpx.Client._transport_for_url`` (and the async client's): for a URL
 an active fake serves, the client gets that fake's :class:`FakeTransport`; for any other URL
 it gets its usual transport. That hook is private to httpx and no public one serves:
-:mod:`patgate.httpx_private` names it and checks that this httpx has it.
+:mod:`patgate.guards.httpx_private` names it and checks that this httpx has it.
 
 Users' own mocks patch the transports themselves (respx's default mocker patches httpcore's
 connection pool, pytest-httpx ``HTTPTransport``), so they never see the fake's requests and
@@ -20,7 +20,7 @@ from typing import Any
 
 import httpx
 
-from patgate.httpx_private import TRANSPORT_HOOK, hooked_clients
+from patgate.guards.httpx_private import TRANSPORT_HOOK, hooked_clients
 from patgate.transports.routing import Interception, InterceptionCore, answer
 from patgate.wire.messages import WireHandler, WireRequest, WireResponse
 from patgate.wire.urls import FakeUrls

@@ -35,11 +35,11 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING
 from urllib.parse import urlsplit
 
-from patgate.api_paths import CONTENT_PREFIX
+from patgate.basics.reasons import Reason
 from patgate.errors import DomainError, NotFound
 from patgate.fake.deployment import Deployment
 from patgate.fake.model import Principal
-from patgate.reasons import Reason
+from patgate.service.api_paths import CONTENT_PREFIX
 from patgate.wire.content_api import ContentEndpoint, authorize
 from patgate.wire.endpoint import Call, Endpoint
 from patgate.wire.fault_answers import fault_answer, fault_for

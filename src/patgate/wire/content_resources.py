@@ -16,12 +16,12 @@ from dataclasses import dataclass
 from types import MappingProxyType
 from typing import Any
 
-from patgate import api_paths
 from patgate.fake import content
 from patgate.fake.clock import format_timestamp
 from patgate.fake.content import ContentRecord
 from patgate.fake.deployment import Deployment
 from patgate.fake.model import Hub, Principal
+from patgate.service import api_paths
 from patgate.wire.content_api import (
     HAL_TYPE,
     ContentEndpoint,

@@ -25,7 +25,7 @@ from dataclasses import dataclass
 from typing import Any
 from urllib.parse import parse_qsl, urlsplit
 
-from patgate.control_operations import (
+from patgate.control.operations import (
     MAX_CLOCK_MOVE,
     MAX_DESCRIPTION,
     MAX_LOG_PAGE,
@@ -260,7 +260,7 @@ def _route(operation: Operation) -> _Route:
 
 ROUTES: tuple[_Route, ...] = tuple(_route(operation) for operation in OPERATIONS)
 """Every control operation: method, path under the prefix, and the call it makes, made from
-the one declaration of each (:data:`patgate.control_operations.OPERATIONS`)."""
+the one declaration of each (:data:`patgate.control.operations.OPERATIONS`)."""
 
 
 class ControlApi:

@@ -2,9 +2,9 @@
 
 ``ControlService`` is what every control front door calls: ``patgate.Fake``'s methods, the
 HTTP control API (:mod:`patgate.wire.control_api`, under ``/__patgate``) and the management
-page. Each operation is declared once in :mod:`patgate.control_operations` (its parameters,
+page. Each operation is declared once in :mod:`patgate.control.operations` (its parameters,
 result, route and docstring); a method here of the same name implements it, and
-``python -m patgate.control_document`` writes the front doors' methods from the declaration.
+``python -m patgate.control.document`` writes the front doors' methods from the declaration.
 Arguments are plain values; results are domain objects (``User``, ``PatRecord``,
 ``CreatedToken``, ...) or, for :meth:`ControlService.snapshot`, JSON values. Refusals are the
 domain's own errors (:class:`~patgate.errors.DomainError`), which each front door shapes.

@@ -11,10 +11,10 @@ import binascii
 import re
 from collections.abc import Iterable
 
+from patgate.basics.reasons import Reason
 from patgate.errors import InvalidRequest, Unauthenticated
 from patgate.fake.deployment import Deployment
 from patgate.fake.model import Principal
-from patgate.reasons import Reason
 from patgate.wire.forms import decode_component
 from patgate.wire.messages import Headers, WireRequest
 from patgate.wire.statuses import HttpRefusal

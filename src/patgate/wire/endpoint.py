@@ -15,10 +15,10 @@ from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import ClassVar
 
+from patgate.basics.reasons import Reason
 from patgate.errors import DomainError
 from patgate.fake.deployment import Deployment
 from patgate.fake.model import Principal
-from patgate.reasons import Reason
 from patgate.wire.messages import Headers, WireRequest, WireResponse
 from patgate.wire.statuses import HttpRefusal, answer_of
 from patgate.wire.urls import FakeUrls

@@ -15,12 +15,12 @@ import time
 from collections.abc import Callable
 from contextvars import ContextVar
 
-from patgate.behaviours import OBSERVERS, note
+from patgate.basics.behaviours import OBSERVERS, note
+from patgate.basics.reasons import Reason
 from patgate.errors import PatgateError
 from patgate.fake.deployment import Authentications, Deployment
 from patgate.fake.faults import CallSite, FaultAction
 from patgate.fake.model import Principal
-from patgate.reasons import Reason
 from patgate.wire.messages import WireRequest, WireResponse, json_response
 from patgate.wire.statuses import HttpRefusal
 from patgate.wire.urls import FakeUrls

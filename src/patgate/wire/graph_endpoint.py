@@ -14,10 +14,10 @@ from collections.abc import Callable, Mapping
 from types import MappingProxyType
 from typing import Any
 
+from patgate.basics.reasons import Reason
 from patgate.errors import DomainError
 from patgate.fake.graph_outcome import Failure, GraphOutcome
 from patgate.fake.profile import Profile
-from patgate.reasons import Reason
 from patgate.wire.credentials import authenticate_bearer, bearer_challenge
 from patgate.wire.endpoint import Call, Endpoint, Refusal, media_type, reason_of, with_reason
 from patgate.wire.forms import parameter_names

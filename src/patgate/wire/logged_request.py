@@ -1,6 +1,6 @@
 """One entry of the request log: a request as sent (:class:`SentRequest`), and the same
 request as every reader sees it (:class:`LoggedRequest`), every credential redacted by the
-one redaction engine (:class:`patgate.redaction.Redactor`) and every field cut.
+one redaction engine (:class:`patgate.guards.redaction.Redactor`) and every field cut.
 
 What this module adds to the engine is what a request's structure says: a credential's
 header (``Authorization``, ``X-Forwarded-Authorization``, ``Cookie``...) keeps its scheme at
@@ -19,7 +19,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import NamedTuple
 
-from patgate.redaction import REDACTED, Redactor
+from patgate.guards.redaction import REDACTED, Redactor
 from patgate.wire.messages import WireRequest, WireResponse
 
 __all__ = [
@@ -114,7 +114,7 @@ class LoggedRequest:
     fault: str | None = None
     """The id of the fault rule that answered (``"rate-limit"`` for the rate limit)."""
     reason_code: str | None = None
-    """Why the fake refused, as a stable code (:data:`patgate.reasons.REASON_CODES`);
+    """Why the fake refused, as a stable code (:data:`patgate.basics.reasons.REASON_CODES`);
     ``None`` for a request it did not refuse."""
     reason: str | None = None
     """Why the fake refused, in one sentence naming the facts it looked at (ids, names,

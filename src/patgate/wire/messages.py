@@ -13,7 +13,7 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from patgate.reasons import Reason
+from patgate.basics.reasons import Reason
 
 __all__ = ["Headers", "WireHandler", "WireRequest", "WireResponse", "json_response"]
 

@@ -3,7 +3,7 @@ credential.
 
 Every entry is redacted before anyone reads it, so printing the log, an entry, or a failing
 assertion that shows them cannot leak a token or a secret. Redaction goes through the one
-redaction engine, :class:`patgate.redaction.Redactor`, by value and by shape: every
+redaction engine, :class:`patgate.guards.redaction.Redactor`, by value and by shape: every
 credential the fake knows (its API clients' secrets, the world's PATs, the control token:
 :meth:`RequestLog.know`) in every form it may take on the wire (URL-encoded, JSON-escaped,
 base64, inside a ``Basic`` credential), wherever it appears (the URL's path and query, any
@@ -28,8 +28,8 @@ from dataclasses import dataclass
 from typing import overload
 from urllib.parse import urlsplit
 
-from patgate.redaction import REDACTED, Redactor
-from patgate.token_grammar import DEFAULT_PAT_PREFIX
+from patgate.basics.token_grammar import DEFAULT_PAT_PREFIX
+from patgate.guards.redaction import REDACTED, Redactor
 from patgate.wire.logged_request import (
     DROPPED,
     MAX_BODY_BYTES,
@@ -115,7 +115,7 @@ class RequestLog(Sequence[LoggedRequest]):
 
     def know(self, *values: str | None) -> None:
         """Redact each of ``values`` (a credential the fake handed out) wherever it appears,
-        in every form (:func:`patgate.redaction.derived_forms`).
+        in every form (:func:`patgate.guards.redaction.derived_forms`).
 
         Values shorter than 8 characters are ignored: they would hide ordinary text.
         """
@@ -124,7 +124,7 @@ class RequestLog(Sequence[LoggedRequest]):
 
     def know_basic(self, client_id: str, secret: str) -> None:
         """Redact ``secret`` and the HTTP ``Basic`` credential of ``client_id`` with it (what
-        :meth:`patgate.redaction.Redactor.register_basic` registers)."""
+        :meth:`patgate.guards.redaction.Redactor.register_basic` registers)."""
         if secret and len(secret) >= _SHORTEST_KNOWN:
             with self._lock:
                 self._untold.append((client_id, secret))

@@ -3,7 +3,7 @@
 A template is a served URL with ``{name}`` segments, e.g.
 ``https://api.example.com/v2/content/hubs/{hub_id}``; a parameter matches one path segment
 (no ``/``) and is percent-decoded. Templates are read by the one template grammar
-(:func:`patgate.api_paths.template_pieces`): a template it does not understand (``{hubId}``)
+(:func:`patgate.service.api_paths.template_pieces`): a template it does not understand (``{hubId}``)
 is refused when it is added, naming it. Templates without parameters are looked up in a dict, the
 others are tried in the order they were added, so the common paths cost one lookup. A
 template's pattern is compiled when a URL first needs the patterns, so a fake whose test only
@@ -21,7 +21,7 @@ from types import MappingProxyType
 from typing import Generic, TypeVar
 from urllib.parse import unquote
 
-from patgate.api_paths import template_pieces
+from patgate.service.api_paths import template_pieces
 
 __all__ = ["RouteMatch", "Router"]
 
@@ -66,8 +66,8 @@ class Router(Generic[T]):
 
     def add(self, template: str, target: T) -> None:
         """Serve ``template`` with ``target``; a template already served raises ``ValueError``,
-        one the template grammar does not understand :class:`~patgate.api_paths.TemplateError`
-        (a ``ValueError``)."""
+        one the template grammar does not understand
+        :class:`~patgate.service.api_paths.TemplateError` (a ``ValueError``)."""
         has_parameters = len(_pieces(template)) > 1
         with self._lock:
             if template in self._templates:

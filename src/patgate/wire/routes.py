@@ -1,6 +1,6 @@
 """The fake's route table, declared once: every path it serves and the endpoint serving it.
 
-Paths come from :mod:`patgate.api_paths` (the runner reads the same names); this table binds
+Paths come from :mod:`patgate.service.api_paths` (the runner reads the same names); this table binds
 each to an endpoint class. Everything under ``{base_url}/v2/content`` is authorized before
 routing (see :func:`~patgate.wire.content_api.authorize`), so a row needs no flag for that.
 """
@@ -9,8 +9,8 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from patgate import api_paths
 from patgate.fake.deployment import Deployment
+from patgate.service import api_paths
 from patgate.wire.content_resources import content_routes
 from patgate.wire.endpoint import Endpoint
 from patgate.wire.graph_endpoint import GraphEndpoint

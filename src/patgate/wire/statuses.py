@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from types import MappingProxyType
 from typing import Any
 
+from patgate.basics.reasons import Reason
 from patgate.errors import (
     DomainError,
     Forbidden,
@@ -27,7 +28,6 @@ from patgate.errors import (
     UnsupportedGrantType,
 )
 from patgate.fake.profile import Profile, default_profile
-from patgate.reasons import Reason
 from patgate.wire.messages import Headers
 
 # Also ANSWER_BY_ERROR and STATUS_BY_ERROR: the default profile's table, read on first use.

@@ -10,8 +10,8 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
+from patgate.basics.reasons import Reason
 from patgate.errors import DomainError, InvalidRequest
-from patgate.reasons import Reason
 from patgate.wire.credentials import basic_credentials
 from patgate.wire.endpoint import Call, Endpoint, Refusal, media_type
 from patgate.wire.forms import parameter_names, parse_form

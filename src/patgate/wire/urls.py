@@ -11,9 +11,9 @@ from dataclasses import dataclass
 from typing import ClassVar
 from urllib.parse import urlsplit
 
-from patgate import api_paths
 from patgate.errors import UnmatchedRequest, UsageError
 from patgate.fake.bounded_cache import BoundedCache
+from patgate.service import api_paths
 
 __all__ = [
     "DEFAULT_AUTH_URL",

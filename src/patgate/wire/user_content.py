@@ -17,9 +17,9 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any, Protocol
 
-from patgate.api_paths import CONTENT_PREFIX
 from patgate.fake.content import ContentRecord
 from patgate.fake.deployment import Deployment
+from patgate.service.api_paths import CONTENT_PREFIX
 from patgate.wire.content_api import HAL_TYPE, ContentEndpoint
 from patgate.wire.endpoint import Call, Endpoint
 from patgate.wire.messages import WireRequest, WireResponse, json_response

@@ -12,7 +12,7 @@ the ledger does not hold is refused and never sent. At the end, :meth:`Custodian
 deletes whatever is still outstanding, settles what is still unknown, and lists once more to
 check that what the ledger calls deleted is gone.
 
-A listing is read entry by entry (:func:`~patgate.runner.target.answers.token_listing`): an
+A listing is read entry by entry (:func:`~patgate.runner.connection.answers.token_listing`): an
 entry that does not decode fully (an id that is not text, a name that is a list, no object
 at all) is never deleted and never proof that a token is the run's, and it never shows a
 token absent whose id or name it carries; the entries that decode still settle creates and
@@ -41,12 +41,12 @@ from typing import Any
 
 from patgate.checks import delete_succeeded
 from patgate.errors import CreateRefused, RequestFailed, UnexpectedAnswer, WrongIdAnswered
-from patgate.redaction import Secret
+from patgate.guards.redaction import Secret
+from patgate.runner.connection.answers import TokenListing, created_token, token_listing
+from patgate.runner.connection.documents import Documents
+from patgate.runner.connection.retries import RETRY_STATUSES, RetryPolicy
 from patgate.runner.custody.ledger import Ledger, LedgerEntry, LedgerState, TargetIdentity
 from patgate.runner.model import Observed
-from patgate.runner.target.answers import TokenListing, created_token, token_listing
-from patgate.runner.target.documents import Documents
-from patgate.runner.target.retries import RETRY_STATUSES, RetryPolicy
 
 __all__ = [
     "Custodian",

@@ -10,8 +10,8 @@ from __future__ import annotations
 import json
 import threading
 
+from patgate.basics.token_grammar import PatGrammar
 from patgate.runner.model import Observed
-from patgate.token_grammar import PatGrammar
 
 __all__ = ["RevealedTokens"]
 

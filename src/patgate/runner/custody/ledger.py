@@ -31,13 +31,13 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from patgate.errors import CreateRefused, ForeignDeleteRefused, UsageError
-from patgate.runner.target.exchange import origin_of
-from patgate.target_contract import TARGET_KEYS
+from patgate.runner.connection.exchange import origin_of
+from patgate.service.target_contract import TARGET_KEYS
 
 if TYPE_CHECKING:
     from filelock import FileLock
 
-    from patgate.runner.target.config import TargetConfig
+    from patgate.runner.connection.config import TargetConfig
 
 __all__ = ["NAME_PREFIX", "Ledger", "LedgerEntry", "LedgerState", "TargetIdentity"]
 

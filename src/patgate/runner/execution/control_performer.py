@@ -4,13 +4,13 @@ Each is bound to its entry of :data:`~patgate.scenario.control_actions.CONTROL_A
 ``@CONTROL_ACTIONS.executes`` and called as ``executor(execution, control, argument,
 lookup)``. The executor resolves the argument, does what the run must around the action
 (a token made through the management UI goes into the ledger; a rejected one is gone) and
-asks the target's :class:`~patgate.runner.target.config.Control` to act. An action with no
+asks the target's :class:`~patgate.runner.connection.config.Control` to act. An action with no
 run share needs no executor here: every action left unbound gets the plain one (substitute
 the argument, then ``control.perform``). A target offers control by returning a ``Control``
 from its ``control`` attribute: the embedded fake's is
-:class:`~patgate.runner.target.fake.FakeControl`, a served fake's
-:class:`~patgate.runner.target.served_fake_control.HttpControl`; both do each action as
-:mod:`patgate.runner.target.control_plane` says.
+:class:`~patgate.runner.connection.fake.FakeControl`, a served fake's
+:class:`~patgate.runner.connection.served_fake_control.HttpControl`; both do each action as
+:mod:`patgate.runner.connection.control_plane` says.
 """
 
 from __future__ import annotations
@@ -23,8 +23,8 @@ from patgate.scenario.control_actions import CONTROL_ACTIONS
 from patgate.scenario.expressions import evaluate, substitute
 
 if TYPE_CHECKING:
+    from patgate.runner.connection.config import Control
     from patgate.runner.execution.executing import Executing
-    from patgate.runner.target.config import Control
 
 __all__ = ["ControlExecutor", "perform_control"]
 

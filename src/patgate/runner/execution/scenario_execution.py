@@ -14,6 +14,7 @@ import time
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from typing import Any
 
+from patgate.basics.levels import Level
 from patgate.checks import CheckCall, run_check
 from patgate.errors import (
     CheckFailure,
@@ -22,14 +23,13 @@ from patgate.errors import (
     RequestFailed,
     UnexpectedAnswer,
 )
-from patgate.levels import Level
-from patgate.redaction import REDACTED
+from patgate.guards.redaction import REDACTED
+from patgate.runner.connection.answers import describe
 from patgate.runner.context import RunContext
 from patgate.runner.custody.custodian import PAT_CAP, refused_create
 from patgate.runner.execution.step_senders import Sending, WaitTooLong, send_step
 from patgate.runner.model import ControlResult, Observed, StepResult, WaitResult
 from patgate.runner.results.events import Exchange, Failure, StepTime
-from patgate.runner.target.answers import describe
 from patgate.scenario.catalogue import Catalogue
 from patgate.scenario.expressions import ExpressionError, evaluate, substitute
 from patgate.scenario.model import GraphqlCall, Scenario, Step

@@ -15,9 +15,9 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from patgate.errors import PatgateError, WriteRefused
+from patgate.runner.connection.answers import describe
 from patgate.runner.execution.control_performer import perform_control
 from patgate.runner.model import Observed, StepResult, WaitResult
-from patgate.runner.target.answers import describe
 from patgate.scenario.expressions import ExpressionError, evaluate, substitute
 from patgate.scenario.model import GraphqlCall, HttpCall, HubsCall, TokenCall, WaitCall
 from patgate.scenario.step_kinds import STEP_KINDS

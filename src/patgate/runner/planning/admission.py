@@ -5,12 +5,12 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from patgate.runner.connection.config import Target
 from patgate.runner.context import RunContext
 from patgate.runner.results.events import CANNOT_BE_CHECKED
-from patgate.runner.target.config import Target
 from patgate.scenario.catalogue import Catalogue
 from patgate.scenario.model import Scenario
-from patgate.target_contract import TARGET_KEYS
+from patgate.service.target_contract import TARGET_KEYS
 
 __all__ = ["INHERENT_SKIPS", "is_inherent", "key_costs", "skip_reason"]
 

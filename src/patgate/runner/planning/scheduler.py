@@ -41,7 +41,7 @@ from patgate.scenario.expressions import template_names
 from patgate.scenario.model import ControlCall, GraphqlCall, HttpCall, Scenario, Step, WaitCall
 from patgate.scenario.step_kinds import TOKEN_ENDPOINT
 from patgate.scenario.writes import graphql_writes, method_writes
-from patgate.target_contract import TARGET_KEYS
+from patgate.service.target_contract import TARGET_KEYS
 
 __all__ = [
     "CLOCK",

@@ -9,7 +9,7 @@ import enum
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
-from patgate.levels import Level
+from patgate.basics.levels import Level
 
 __all__ = [
     "CANNOT_BE_CHECKED",

@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Collection, Sequence
 from dataclasses import dataclass
 
-from patgate.levels import Level
+from patgate.basics.levels import Level
 from patgate.runner.results.events import (
     CANNOT_BE_CHECKED,
     Failure,

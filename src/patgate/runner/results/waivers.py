@@ -5,7 +5,7 @@ The file is YAML with a top-level ``waivers:`` list; each entry names a gate ``r
 optionally one ``target``. It is checked against ``specs/waivers.schema.json``, then for
 what a schema cannot say (the rule exists and is a gate rule, the date is a real date); a
 mistake is a usage error naming the file and line. Any pull request can edit the file, so
-it is read under the discipline of :mod:`patgate.supplied_files` (a size cap, no YAML
+it is read under the discipline of :mod:`patgate.guards.supplied_files` (a size cap, no YAML
 aliases or foreign tags, UTF-8 only).
 
 :func:`apply_waivers` turns each failing gate rule a waiver covers into ``waived``; a waiver
@@ -24,9 +24,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from patgate.basics.levels import Level
+from patgate.basics.resources import specs_dir
 from patgate.errors import UsageError
-from patgate.levels import Level
-from patgate.resources import specs_dir
 from patgate.runner.results.events import Outcome, RuleResult, ScenarioFinished, WaiverNote
 from patgate.runner.results.outcomes import scenario_outcome
 from patgate.scenario.catalogue import Catalogue
@@ -77,8 +77,8 @@ def _validator() -> Any:
 def load_waivers(path: Path, catalogue: Catalogue) -> tuple[Waiver, ...]:
     """The waivers of the file at ``path``; a :class:`UsageError` naming file and line for
     anything wrong (not YAML, a missing reason or expiry, an unknown or advisory rule)."""
+    from patgate.guards.supplied_files import FileRefused, read_yaml_text
     from patgate.scenario.source import read_documents
-    from patgate.supplied_files import FileRefused, read_yaml_text
 
     try:
         text = read_yaml_text(path)

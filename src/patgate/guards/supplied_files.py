@@ -16,7 +16,7 @@ same guards before anything is built from it:
 
 Every refusal is a :class:`FileRefused` (a usage error: exit code 2) whose one-line message
 starts with ``path:line:``. A foundation module: it imports only :mod:`patgate.errors`,
-:mod:`patgate.yaml_source` and PyYAML.
+:mod:`patgate.guards.yaml_source` and PyYAML.
 """
 
 from __future__ import annotations
@@ -29,7 +29,7 @@ from pathlib import Path
 from typing import Any
 
 from patgate.errors import ScenarioError, UsageError
-from patgate.yaml_source import SourceDocument, read_documents
+from patgate.guards.yaml_source import SourceDocument, read_documents
 
 __all__ = [
     "MAX_DEPTH",

@@ -61,7 +61,7 @@ def deadline_transport(deadlines: Deadlines, *, connections: int = 1) -> httpx.H
     import httpcore
     import httpx
 
-    from patgate.httpx_private import use_pool
+    from patgate.guards.httpx_private import use_pool
 
     class _Stream(httpcore.NetworkStream):
         def __init__(self, inner: httpcore.NetworkStream) -> None:

@@ -1,11 +1,11 @@
 """Sending the run's requests: one httpx client, explicit connect and read timeouts, TLS
 verification on, no redirect followed (a secret never travels to another host), and 429 /
-503 answers resent within the run's :class:`~patgate.runner.target.retries.RetryPolicy` when the
+503 answers resent within the run's :class:`~patgate.runner.connection.retries.RetryPolicy` when the
 request may be repeated.
 
 No answer can crash or hold the run: each request has a total deadline (the connect and
 read timeouts added up, from the first byte sent to the last byte read), each answer a size
-cap counted on the decoded bytes as they come (:mod:`patgate.bounded_body`: one content
+cap counted on the decoded bytes as they come (:mod:`patgate.guards.bounded_body`: one content
 coding at most, decoded a bounded step at a time), and whatever the bytes, headers, charset
 or encoding, the result is an :class:`~patgate.checks.Observed` or a :class:`RequestFailed`
 naming the problem.
@@ -26,16 +26,16 @@ from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
 
 from patgate._version import __version__
-from patgate.bounded_body import BodyRefused, accepted_codings, read_answer
 from patgate.errors import RequestFailed, TargetUnreachable
+from patgate.guards.bounded_body import BodyRefused, accepted_codings, read_answer
+from patgate.runner.connection.config import is_loopback_host
+from patgate.runner.connection.deadline import DEADLINE_MESSAGE, Deadlines, deadline_transport
+from patgate.runner.connection.retries import RetryPolicy
 from patgate.runner.model import Observed, Sent
-from patgate.runner.target.config import is_loopback_host
-from patgate.runner.target.deadline import DEADLINE_MESSAGE, Deadlines, deadline_transport
-from patgate.runner.target.retries import RetryPolicy
-from patgate.target_contract import TARGET_KEYS
+from patgate.service.target_contract import TARGET_KEYS
 
 if TYPE_CHECKING:
-    from patgate.runner.target.config import Target
+    from patgate.runner.connection.config import Target
 
 __all__ = [
     "DEFAULT_MAX_RESPONSE_BYTES",

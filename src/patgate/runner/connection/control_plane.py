@@ -3,9 +3,9 @@
 An action is a function of a :class:`ControlPlane` (what a control holds: the principals'
 user ids and the roles they had when the run began; and the control-plane operations of the
 deployment) and of its resolved argument, answering the values a scenario reads. The
-embedded fake's :class:`~patgate.runner.target.fake.FakeControl` acts through a
+embedded fake's :class:`~patgate.runner.connection.fake.FakeControl` acts through a
 :class:`FakePlane` (the fake, in process); a served fake's
-:class:`~patgate.runner.target.served_fake_control.HttpControl` through a :class:`ClientPlane`
+:class:`~patgate.runner.connection.served_fake_control.HttpControl` through a :class:`ClientPlane`
 (the control API's client), so an action behaves the same on both.
 
 To add an action made of the operations below: a function here under ``@_performs("name")``.
@@ -71,7 +71,7 @@ class ControlPlane(Protocol):
 class OperationsPlane:
     """The control plane over the control operations, wherever they run: a ``Fake`` in this
     process or a served fake's ``ControlClient`` (the operations have the same names and
-    arguments on both, :mod:`patgate.control_operations`). ``shown`` turns what they answer
+    arguments on both, :mod:`patgate.control.operations`). ``shown`` turns what they answer
     into the control API's JSON view, so an action reads one shape on both."""
 
     def __init__(

@@ -16,15 +16,15 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 from urllib.parse import urlsplit
 
+from patgate.basics.token_grammar import DEFAULT_PAT_PREFIX, PatGrammar, valid_prefix
 from patgate.errors import UsageError
-from patgate.redaction import Secret
-from patgate.target_contract import SECRET_KEYS, TARGET_KEYS
-from patgate.token_grammar import DEFAULT_PAT_PREFIX, PatGrammar, valid_prefix
+from patgate.guards.redaction import Secret
+from patgate.service.target_contract import SECRET_KEYS, TARGET_KEYS
 
 if TYPE_CHECKING:
     import httpx
 
-    from patgate.redaction import Redactor
+    from patgate.guards.redaction import Redactor
     from patgate.runner.model import ControlResult
 
 __all__ = [
@@ -53,7 +53,7 @@ class TargetConfig:
     once. What the run derives from it is derived here, once: the PAT grammar of its prefix
     (:attr:`pat`) and the run's redactor (:meth:`redactor`), handed down from the session.
 
-    Secret keys (:data:`SECRET_KEYS`) are held as :class:`~patgate.redaction.Secret`, so no
+    Secret keys (:data:`SECRET_KEYS`) are held as :class:`~patgate.guards.redaction.Secret`, so no
     repr, traceback or assertion message shows them; :meth:`text` reveals one where a request
     is built. ``production`` marks a deployment where bulk-writing scenarios are refused
     unless named explicitly.
@@ -108,7 +108,7 @@ class TargetConfig:
     def redactor(self) -> Redactor:
         """A fresh redactor for one run on this target: its PAT grammar, its secrets and its
         client's ``Basic`` credentials registered (the run adds what it reads)."""
-        from patgate.redaction import Redactor
+        from patgate.guards.redaction import Redactor
 
         redactor = Redactor(self.pat.prefix)  # the same compiled scan: cached per prefix
         self.register_secrets(redactor)
@@ -199,7 +199,7 @@ class LiveTarget:
     def __init__(
         self, config: TargetConfig, *, transport: httpx.BaseTransport | None = None
     ) -> None:
-        from patgate.runner.target.served_fake_control import http_control_for
+        from patgate.runner.connection.served_fake_control import http_control_for
 
         self.config = config
         self._transport = transport
@@ -214,9 +214,9 @@ class LiveTarget:
 
 def read_world_file(path: Path) -> dict[str, Any]:
     """The mapping in a world file (JSON, or YAML); :class:`UsageError` names what is wrong,
-    with the line. The file is read under the discipline of :mod:`patgate.supplied_files`
+    with the line. The file is read under the discipline of :mod:`patgate.guards.supplied_files`
     (size cap, nesting bound, no YAML aliases or foreign tags, UTF-8 only)."""
-    from patgate.supplied_files import FileRefused, load_json, load_yaml
+    from patgate.guards.supplied_files import FileRefused, load_json, load_yaml
 
     data: Any
     try:

@@ -6,9 +6,9 @@ httpx offers no public hook for either of these:
   clients it does not make (``mounts=`` and ``transport=`` belong to whoever makes the
   client), so the fake wraps the method each client asks for a URL's transport,
   ``Client._transport_for_url`` and ``AsyncClient._transport_for_url``.
-- The runner's per-request deadline (``runner/target/deadline.py``): ``HTTPTransport`` builds its
-  httpcore pool without a way to pass a network backend, so the runner gives the transport
-  a pool built with one (``HTTPTransport._pool``).
+- The runner's per-request deadline (``runner/connection/deadline.py``): ``HTTPTransport``
+  builds its httpcore pool without a way to pass a network backend, so the runner gives the
+  transport a pool built with one (``HTTPTransport._pool``).
 
 ``pyproject.toml`` caps httpx below 1.0; CI runs the tests of both uses at the lowest httpx it
 admits and at the newest. An httpx without either part gets a :class:`UsageError` naming it

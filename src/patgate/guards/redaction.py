@@ -36,7 +36,14 @@ from collections.abc import Callable, Iterable
 from typing import Any
 from urllib.parse import quote_plus, unquote_plus, urlsplit, urlunsplit
 
-from patgate.redaction_forms import (
+from patgate.basics.token_grammar import (
+    ANY_PAT_SCAN,
+    DEFAULT_PAT_PREFIX,
+    JWT_SCAN,
+    pat_piece_scan,
+    pat_scan,
+)
+from patgate.guards.redaction_forms import (
     DECODING_ERRORS,
     ENCODING_ERRORS,
     ESCAPE_HINTS,
@@ -44,13 +51,6 @@ from patgate.redaction_forms import (
     escaped_pattern,
     unescaped_forms,
     utf8,
-)
-from patgate.token_grammar import (
-    ANY_PAT_SCAN,
-    DEFAULT_PAT_PREFIX,
-    JWT_SCAN,
-    pat_piece_scan,
-    pat_scan,
 )
 
 __all__ = [

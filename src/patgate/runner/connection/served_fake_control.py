@@ -17,11 +17,11 @@ from urllib.parse import urlsplit
 
 from patgate.control_client import ControlClient, ControlError
 from patgate.errors import RequestFailed
+from patgate.runner.connection.control_plane import ClientPlane, perform_on
 from patgate.runner.model import ControlResult
-from patgate.runner.target.control_plane import ClientPlane, perform_on
 
 if TYPE_CHECKING:
-    from patgate.redaction import Secret
+    from patgate.guards.redaction import Secret
 
 __all__ = ["HttpControl", "http_control_for", "is_loopback_url"]
 
@@ -32,7 +32,7 @@ _UNEXPECTED = (KeyError, IndexError, TypeError, AttributeError, ValueError)
 
 class TargetKeys(Protocol):
     """The target file's keys, as control needs them (a
-    :class:`~patgate.runner.target.config.TargetConfig` is one)."""
+    :class:`~patgate.runner.connection.config.TargetConfig` is one)."""
 
     def get(self, key: str) -> str | Secret | None: ...
 
@@ -60,9 +60,9 @@ def http_control_for(config: TargetKeys) -> HttpControl | None:
 
 
 class HttpControl:
-    """The runner's :class:`~patgate.runner.target.config.Control`, done by the control API.
+    """The runner's :class:`~patgate.runner.connection.config.Control`, done by the control API.
 
-    Each action is done as :mod:`patgate.runner.target.control_plane` does it, through a
+    Each action is done as :mod:`patgate.runner.connection.control_plane` does it, through a
     ``ClientPlane``: answers are shaped as the embedded fake's control answers are, so a
     scenario reads them the same way on both targets.
     """

@@ -27,9 +27,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from patgate.basics.resources import specs_dir
 from patgate.errors import UsageError
-from patgate.resources import specs_dir
-from patgate.target_contract import SECRET_KEYS
+from patgate.service.target_contract import SECRET_KEYS
 
 __all__ = [
     "COMMAND_TABLES",

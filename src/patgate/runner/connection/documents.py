@@ -17,9 +17,9 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 from patgate.errors import UnexpectedAnswer
+from patgate.runner.connection import answers
+from patgate.runner.connection.answers import TypeRef
 from patgate.runner.model import Observed
-from patgate.runner.target import answers
-from patgate.runner.target.answers import TypeRef
 
 __all__ = ["Documents", "organization_ids"]
 

@@ -5,9 +5,9 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from patgate.errors import DomainError
+from patgate.runner.connection.config import TargetConfig
+from patgate.runner.connection.control_plane import FakePlane, perform_on
 from patgate.runner.model import ControlResult
-from patgate.runner.target.config import TargetConfig
-from patgate.runner.target.control_plane import FakePlane, perform_on
 
 if TYPE_CHECKING:
     import httpx
@@ -57,7 +57,7 @@ def _load_whole_fake() -> None:
 
 class FakeControl:
     """The control steps of the scenario format, done on the fake's deployment (each
-    action as :mod:`patgate.runner.target.control_plane` does it, through a ``FakePlane``).
+    action as :mod:`patgate.runner.connection.control_plane` does it, through a ``FakePlane``).
 
     A principal (``admin``, ``member``, ``removed``, ``unpermitted``) is the default world's
     user of that name; ``restore_user`` gives them back the role they had when the run began.

@@ -1,5 +1,5 @@
 r"""The forms a secret value takes on the wire and in JSON, and the forms a text reads as
-once decoded: what :class:`patgate.redaction.Redactor` looks for besides the value itself.
+once decoded: what :class:`patgate.guards.redaction.Redactor` looks for besides the value itself.
 
 Every function here is linear in its input (a pattern built for values is compiled once per
 set of values by the redactor).

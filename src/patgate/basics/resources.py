@@ -7,7 +7,8 @@ from pathlib import Path
 
 __all__ = ["scenarios_dir", "specs_dir"]
 
-_PACKAGE = Path(__file__).resolve().parent
+# The package root (this module sits one folder below it).
+_PACKAGE = Path(__file__).resolve().parent.parent
 
 
 @functools.cache

@@ -17,7 +17,7 @@ from typing import Any
 
 import pytest
 
-from patgate import behaviours
+from patgate.basics import behaviours
 
 __all__ = ["BehaviourCoverage", "add_options", "configure"]
 

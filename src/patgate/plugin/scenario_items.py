@@ -28,10 +28,10 @@ import pytest
 
 if TYPE_CHECKING:
     from patgate.fake.profile import Profile
+    from patgate.plugin.scenario_workers import ClaimLocks
     from patgate.runner.engine import ScenarioRunner
     from patgate.runner.results.events import Failure, Tallies
     from patgate.scenario.model import Scenario
-    from patgate.scenario_workers import ClaimLocks
 
 __all__ = ["ScenarioFile", "ScenarioItem", "add_options", "collect_file"]
 
@@ -135,8 +135,8 @@ class ScenarioItem(pytest.Item):
 
     def runtest(self) -> None:
         """Run the scenario; gate failures (all failures when strict) fail the item."""
+        from patgate.basics.levels import Level
         from patgate.errors import CheckFailure
-        from patgate.levels import Level
         from patgate.runner.results.events import Outcome
 
         runner = _runner(self.config)
@@ -228,7 +228,7 @@ class _SessionCustody:
 
     @pytest.hookimpl(tryfirst=True)
     def pytest_sessionfinish(self, session: pytest.Session) -> None:
-        from patgate.scenario_workers import report
+        from patgate.plugin.scenario_workers import report
 
         self.tallies = self.runner.finish()
         # On a pytest-xdist worker the controller merges the tallies and prints them.
@@ -258,7 +258,7 @@ def _profile(config: pytest.Config) -> Profile | None:
         return None
     if configured:
         return load_profile(config.rootpath / configured)
-    from patgate.project_file import configured as project_setting
+    from patgate.guards.project_file import configured as project_setting
 
     found = project_setting(config.rootpath, "run", "profile")  # [tool.patgate]
     return load_profile(Path(found)) if found else None
@@ -271,11 +271,11 @@ def _runner(config: pytest.Config) -> ScenarioRunner:
         return existing
     import signal
 
+    from patgate.plugin.scenario_workers import worker_locks, worker_run_id
     from patgate.runner import RunOptions
+    from patgate.runner.connection.config import resolve_target_config
     from patgate.runner.interruption import SignalGuard
     from patgate.runner.session import ledger_path, open_session, target_for
-    from patgate.runner.target.config import resolve_target_config
-    from patgate.scenario_workers import worker_locks, worker_run_id
 
     world = config.getoption("patgate_world", default=None)
     here = config.invocation_params.dir

@@ -306,8 +306,8 @@ class WorkerController:
         """The ledger the workers used, worked out as they do (for workers that crashed
         before reporting); ``None`` when the session has no live target."""
         from patgate.errors import PatgateError
+        from patgate.runner.connection.config import resolve_target_config
         from patgate.runner.session import ledger_path
-        from patgate.runner.target.config import resolve_target_config
 
         world = self.config.getoption("patgate_world", default=None)
         here = self.config.invocation_params.dir
@@ -349,8 +349,8 @@ class WorkerController:
         """Delete what the workers left open, through one session of the controller's own."""
         from patgate.errors import PatgateError
         from patgate.runner import RunOptions
+        from patgate.runner.connection.config import resolve_target_config
         from patgate.runner.session import open_session, target_for
-        from patgate.runner.target.config import resolve_target_config
 
         world = self.config.getoption("patgate_world", default=None)
         here = self.config.invocation_params.dir

@@ -7,7 +7,7 @@ offers it. From :data:`OPERATIONS`:
 
 - the HTTP control API's routes (``patgate.wire.control_api.ROUTES``) check the body and the
   query against the parameters and call the ``ControlService`` method of the same name;
-- ``python -m patgate.control_document`` writes the ``paths`` of
+- ``python -m patgate.control.document`` writes the ``paths`` of
   ``specs/control-openapi.yaml``, the control methods of ``patgate.Fake`` and
   ``patgate.ControlClient`` and the page's plain control actions (``ui/operations.py``),
   each between ``generated`` markers; a test regenerates them and fails on any difference.

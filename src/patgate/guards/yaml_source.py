@@ -45,7 +45,7 @@ class SourceDocument:
 def read_documents(text: str, path: str) -> list[SourceDocument]:
     """Every document of a YAML stream, with lines. Only plain YAML is accepted (safe loader),
     and no alias of a mapping or a list (a file a user supplies is first checked by
-    :func:`patgate.supplied_files.check_yaml_text`, which refuses every alias and anchor).
+    :func:`patgate.guards.supplied_files.check_yaml_text`, which refuses every alias and anchor).
 
     Raises :class:`ScenarioError` naming the line of a syntax error or a duplicated key.
     """

@@ -1,0 +1,1 @@
+"""The vendor service's addresses: its paths and the keys that describe a deployment."""
