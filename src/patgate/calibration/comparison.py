@@ -4,9 +4,13 @@
 and cleanup are those of ``patgate run``), then on an embedded fake of the given profile
 that holds only the keys the target has (a probe the target cannot run is not run on the
 fake either). :func:`compare_results` lists each field the two answered differently
-(:class:`Drift`), each field they answered alike, and each field neither showed. What the
-target did against a documented rule is a :class:`~patgate.calibration.probes.RuleBreak`: a
-gate failure for ``patgate run``, never drift.
+(:class:`Drift`), each field they answered alike, and each field neither showed. A shape is
+compared node by node (``shapes.hub.body.keys.plan``). A difference in a value that changes
+on every call (a shape's sample, ``expires_in`` within a few seconds) is noise, listed apart
+and never drift; one the profile's ``accepted`` entries name is accepted until the entry
+expires (:mod:`patgate.calibration.drift_rules`). What the target did against a documented
+rule is a :class:`~patgate.calibration.probes.RuleBreak`: a gate failure for
+``patgate run``, never drift.
 """
 
 from __future__ import annotations
@@ -16,6 +20,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from patgate.calibration.drift_rules import Acceptance, differences
 from patgate.calibration.probes import (
     FIELDS,
     PROBE_CONNECTIONS,
@@ -101,12 +106,39 @@ class Same:
         return entry
 
 
+@dataclass(frozen=True)
+class Noise:
+    """A difference in a value that changes on every call: never drift."""
+
+    field: str
+    fake: Any
+    target: Any
+    why: str
+
+    def as_json(self) -> dict[str, Any]:
+        return {"field": self.field, "fake": self.fake, "target": self.target, "why": self.why}
+
+
+@dataclass(frozen=True)
+class Accepted:
+    """A difference the profile accepts (its ``accepted`` entry, not yet expired)."""
+
+    drift: Drift
+    reason: str
+    expires: str
+
+    def as_json(self) -> dict[str, Any]:
+        return {**self.drift.as_json(), "reason": self.reason, "expires": self.expires}
+
+
 @dataclass
 class Comparison:
     """Where a target and the fake differ, and what was checked."""
 
     drift: list[Drift] = field(default_factory=list)
     checked: list[Same] = field(default_factory=list)
+    noise: list[Noise] = field(default_factory=list)
+    accepted: list[Accepted] = field(default_factory=list)
     gate_failures: list[RuleBreak] = field(default_factory=list)
     unreachable: str = ""
     counts: Mapping[str, int] = field(default_factory=dict)
@@ -133,6 +165,8 @@ class Comparison:
             "unreachable": self.unreachable or None,
             "counts": dict(self.counts),
             "drift": [d.as_json() for d in self.drift],
+            "accepted": [a.as_json() for a in self.accepted],
+            "noise": [n.as_json() for n in self.noise],
             "checked": [c.as_json() for c in self.checked],
             "gate_failures": [
                 {"rule": b.rule, "what": b.what, "request": b.request, "hint": RUN_HINT}
@@ -147,9 +181,12 @@ def _answer(finding: Finding | None) -> Any:
     return finding.value if finding.observed else f"not observed: {finding.reason}"
 
 
-def compare_results(target: ProbeResult, fake: ProbeResult) -> Comparison:
+def compare_results(
+    target: ProbeResult, fake: ProbeResult, acceptance: Acceptance | None = None
+) -> Comparison:
     """Field by field: a drift where the answers differ (one side observing and the other
-    not is a difference too), a check where they agree."""
+    not is a difference too), a check where they agree; noise and accepted differences
+    apart (``acceptance``: the profile's ``accepted`` entries)."""
     comparison = Comparison(gate_failures=list(target.breaks))
     for name in FIELDS:
         mine, theirs = fake.findings.get(name), target.findings.get(name)
@@ -161,11 +198,42 @@ def compare_results(target: ProbeResult, fake: ProbeResult) -> Comparison:
         if not seen_mine and not seen_theirs:
             reason = (theirs.reason if theirs else "") or "not probed"
             comparison.checked.append(Same(name, None, request, reason))
-        elif seen_mine and seen_theirs and mine.value == theirs.value:  # type: ignore[union-attr]
-            comparison.checked.append(Same(name, theirs.value, request))  # type: ignore[union-attr]
+        elif mine is not None and theirs is not None and seen_mine and seen_theirs:
+            _compare_values(comparison, name, mine.value, theirs.value, request)
         else:
             comparison.drift.append(Drift(name, _answer(mine), _answer(theirs), request))
+    if acceptance is not None:
+        _accept(comparison, acceptance)
     return comparison
+
+
+def _compare_values(
+    comparison: Comparison, name: str, mine: Any, theirs: Any, request: str
+) -> None:
+    """Both sides observed ``name``: alike, or each difference as drift or noise."""
+    found = differences(name, mine, theirs)
+    if not found:
+        comparison.checked.append(Same(name, theirs, request))
+        return
+    for where, fake_value, target_value, noise in found:
+        if noise:
+            comparison.noise.append(Noise(where, fake_value, target_value, noise))
+        else:
+            comparison.drift.append(Drift(where, fake_value, target_value, request))
+    if all(noise for *_, noise in found):
+        comparison.checked.append(Same(name, theirs, request))
+
+
+def _accept(comparison: Comparison, acceptance: Acceptance) -> None:
+    """Move each drift an unexpired ``accepted`` entry names into ``accepted``."""
+    kept: list[Drift] = []
+    for drift in comparison.drift:
+        entry = acceptance.covering(drift.field)
+        if entry is None:
+            kept.append(drift)
+        else:
+            comparison.accepted.append(Accepted(drift, entry.reason, entry.expires))
+    comparison.drift = kept
 
 
 def probe_live(

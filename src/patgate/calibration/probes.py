@@ -18,7 +18,7 @@ before it exists and the session's close deletes whatever a probe left.
 
 from __future__ import annotations
 
-import re
+import dataclasses
 import threading
 import time
 from collections.abc import Callable, Iterable, Mapping, Sequence
@@ -26,6 +26,25 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from patgate.calibration.answer_reading import CREATE as _CREATE
+from patgate.calibration.answer_reading import DELETE as _DELETE
+from patgate.calibration.answer_reading import VIEWER as _VIEWER
+from patgate.calibration.answer_reading import at as _at
+from patgate.calibration.answer_reading import bounded_search as _bounded_search
+from patgate.calibration.answer_reading import describe_order as _describe_order
+from patgate.calibration.answer_reading import first_error as _first_error
+from patgate.calibration.answer_reading import mask as _mask
+from patgate.calibration.answer_reading import offset as _offset
+from patgate.calibration.answer_reading import precision as _precision
+from patgate.calibration.answer_reading import record_refusal
+from patgate.calibration.content_probes import probe_client_token, probe_hubs, read_rate_limit
+from patgate.calibration.fields import (
+    FIELDS,
+    FIELDS_OF,
+    NOT_PROFILE_FIELDS,
+    WRITE_FIELDS,
+    WRITE_PROBES,
+)
 from patgate.errors import RequestFailed, UnexpectedAnswer
 from patgate.runner.connection.answers import TokenListing, created_token, token_listing
 from patgate.runner.custody.custodian import MalformedListing
@@ -36,6 +55,7 @@ if TYPE_CHECKING:
 
 __all__ = [
     "FIELDS",
+    "NOT_PROFILE_FIELDS",
     "PROBE_CONNECTIONS",
     "Finding",
     "Probe",
@@ -45,69 +65,8 @@ __all__ = [
     "probe_target",
 ]
 
-_REFUSAL_KEYS = ("status", "code", "message")
-
-
-def _refusal_fields(kind: str, keys: Sequence[str] = _REFUSAL_KEYS) -> tuple[str, ...]:
-    return tuple(f"refusals.{kind}.{key}" for key in keys)
-
-
-_READ_FIELDS = {
-    "client token": ("client_token.expires_in", "client_token.token_type"),
-    "hubs listing": (
-        "hubs.fields",
-        "hubs.links",
-        "hubs.date_precision",
-        "pages.default_size",
-        "pages.maximum_size",
-        "pages.over_maximum",
-        "rate_limit.requests_per_minute",
-        "refusals.not_found.status",
-        "refusals.forbidden.status",
-        "refusals.invalid_input.status",
-    ),
-    "unauthenticated refusal": _refusal_fields("unauthenticated"),
-    "token listing": (
-        "masked_token.visible_characters",
-        "masked_token.mask_character",
-        "masked_token.mask_width",
-        "date_precision.lastUsedDate",
-    ),
-    "delete result shape": ("delete_result.shape", "delete_result.object_type"),
-}
-_WRITE_FIELDS_BY_PROBE = {
-    "token lifecycle": (
-        "delete_result.fields",
-        "listing_order",
-        "last_used_date.update_interval_seconds",
-        *_refusal_fields("token_limit", ("code", "message")),
-        "graphql_refusal_status.token_limit",
-    ),
-    "name length": (
-        "pat_name.max_length",
-        *_refusal_fields("invalid_input", ("code", "message")),
-        "graphql_refusal_status.invalid_input",
-    ),
-    "unknown id": (
-        *_refusal_fields("not_found", ("code", "message")),
-        "graphql_refusal_status.not_found",
-    ),
-    "non-admin create": (
-        *_refusal_fields("forbidden", ("code", "message")),
-        "graphql_refusal_status.forbidden",
-    ),
-}
-FIELDS: tuple[str, ...] = tuple(
-    name for fields in (*_READ_FIELDS.values(), *_WRITE_FIELDS_BY_PROBE.values()) for name in fields
-)
-"""Every field a probe may observe, in the order the probes look at them: profile fields,
-and two answers compared but never a profile value: ``graphql_refusal_status.<kind>``, the
-HTTP status of a refusal inside an executed GraphQL request (the fake answers those 200), and
-``pages.over_maximum``, what a page size over the maximum gets (the fake refuses it)."""
-NOT_PROFILE_FIELDS = frozenset(
-    (*(name for name in FIELDS if name.startswith("graphql_")), "pages.over_maximum")
-)
-"""Fields compare looks at that no profile field holds."""
+_READ_FIELDS = {name: f for name, f in FIELDS_OF.items() if name not in WRITE_PROBES}
+_WRITE_FIELDS_BY_PROBE = WRITE_PROBES
 
 PROBE_CONNECTIONS = 5
 """Connections a probing session pools: the probes run in three groups side by side, and
@@ -119,23 +78,14 @@ _CAP = 5
 """The documented number of tokens a user may hold."""
 _LISTING_RULE = "PAT-LIST-MASKED"
 """The rule whose clause says what a listing returns for each token (id, name, ...)."""
-_PAGE_CEILING = 10_000
-"""The largest page size the page probe asks for."""
-_USUAL_PAGE_MAXIMUM = 100
-"""The page size the page probe tries first as the maximum (the fake's default)."""
 _NAME_CEILING = 4096
 """The longest name the name probe tries."""
-_SEARCH_STEPS = 12
-"""Requests (or creates) a bounded search may spend."""
 _USE_GAP = 1.1
 """Seconds between the two uses that show whether ``lastUsedDate`` moves on every use, for a
 date in whole seconds (one with fractions shows a move after :data:`_FINE_GAP`)."""
 _FINE_GAP = 0.05
 _INTERVALS = (5, 10, 15, 30, 60, 120, 300, 600, 900, 1800, 3600)
 """The update intervals tried (seconds since the first use), within ``max_wait``."""
-_TIMESTAMP = re.compile(r"^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(?:\.(\d+))?(?:Z|[+-]00:?00)$")
-_PRECISION = {0: "seconds", 3: "milliseconds", 6: "microseconds"}
-_TOKEN_CHARS = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_-.")
 
 
 @dataclass(frozen=True)
@@ -149,6 +99,9 @@ class Finding:
     request: str = ""
     observed: bool = True
     reason: str = ""
+    sampled: Any = dataclasses.field(default=None, compare=False, repr=False)
+    """For a shape: the answer's body, redacted, where calibrate takes the sample of a key
+    the fake does not serve (never compared, never written whole)."""
 
 
 @dataclass(frozen=True)
@@ -230,6 +183,10 @@ class Probing:
         """Set once introspection told the delete result's shape."""
         self.listed = threading.Event()
         """Set once the admin's listing was read and judged: the cap may be filled."""
+        self.tokened = threading.Event()
+        """Set once the client token probe is done: :attr:`client_token` is known."""
+        self.client_token: str | None = None
+        """A client-credential token the token endpoint answered (kept in memory only)."""
 
     def release(self, probes: Sequence[str]) -> None:
         """Set what other probes wait for from ``probes`` (a group that ended, whichever
@@ -239,6 +196,7 @@ class Probing:
             "name length": (self.named,),
             "delete result shape": (self.shaped,),
             "token listing": (self.listed,),
+            "client token": (self.tokened,),
         }
         for name in probes:
             for event in events.get(name, ()):
@@ -249,6 +207,15 @@ class Probing:
     def found(self, name: str, value: Any, request: str) -> None:
         """``name`` was seen as ``value`` (redacted: a value never carries a credential)."""
         finding = Finding(name, self.context.redactor.redact_data(value), request)
+        with self._lock:
+            self.result.findings[name] = finding
+
+    def found_shape(self, name: str, shape: Any, body: Any, request: str) -> None:
+        """The shape ``name`` was seen as ``shape`` in an answer whose body was ``body``."""
+        redactor = self.context.redactor
+        finding = Finding(
+            name, redactor.redact_data(shape), request, sampled=redactor.redact_data(body)
+        )
         with self._lock:
             self.result.findings[name] = finding
 
@@ -319,15 +286,19 @@ class Probing:
                 _LISTING_RULE, f"a listed entry is not a token (left out): {problem}", _VIEWER
             )
 
-    def create(self, name: str, bearer_key: str = "admin_token") -> Observed:
-        """Create a token named ``name`` as ``bearer_key``, through the ledger."""
+    def create(
+        self, name: str, bearer_key: str | None = "admin_token", bearer: str | None = None
+    ) -> Observed:
+        """Create a token named ``name`` as ``bearer_key`` (or with ``bearer``, a token a
+        probe holds: the ledger then names no key for it), through the ledger."""
         context = self.context
         organization, why = context.organization_id()
         if organization is None:
             raise UnexpectedAnswer(why)
         query, variables = context.documents.create_token(name, organization)
         url = self.key("graphql_url") or ""
-        bearer = self.key(bearer_key)
+        if bearer is None and bearer_key is not None:
+            bearer = self.key(bearer_key)
 
         def send() -> Observed:
             headers = {"Authorization": f"Bearer {bearer}"} if bearer else {}
@@ -371,270 +342,12 @@ class Probing:
             self._sleep(seconds - elapsed)
 
 
-# -- helpers ------------------------------------------------------------------------------------
-
-
-def _at(body: Any, *path: str) -> Any:
-    for step in path:
-        if not isinstance(body, dict):
-            return None
-        body = body.get(step)
-    return body
-
-
-def _first_error(observed: Observed) -> dict[str, Any] | None:
-    errors = _at(observed.body, "errors")
-    if isinstance(errors, list) and errors and isinstance(errors[0], dict):
-        return errors[0]
-    return None
-
-
-def _refusal(probing: Probing, kind: str, observed: Observed, request: str) -> None:
-    """Record ``refusals.<kind>``'s code and text from a GraphQL refusal (its first error).
-    Its HTTP status too when it is not 200: a refusal inside an executed GraphQL request
-    answers 200 whatever the profile says, so a 200 shows nothing of the status."""
-    prefix = f"refusals.{kind}"
-    if kind != "unauthenticated":
-        probing.found(f"graphql_refusal_status.{kind}", observed.status, request)
-    else:
-        probing.found(f"{prefix}.status", observed.status, request)
-    error = _first_error(observed)
-    if error is None:
-        probing.missed((f"{prefix}.code", f"{prefix}.message"), "the answer held no error")
-        return
-    code = _at(error, "extensions", "code")
-    probing.found(f"{prefix}.code", code if isinstance(code, str) else None, request)
-    message = error.get("message")
-    if isinstance(message, str):
-        probing.found(f"{prefix}.message", message, request)
-
-
-def _rest_status(probing: Probing, kind: str, observed: Observed, request: str) -> None:
-    """Record ``refusals.<kind>.status`` from a content API refusal (a 4xx)."""
-    if 400 <= observed.status < 500:
-        probing.found(f"refusals.{kind}.status", observed.status, request)
-    else:
-        probing.missed(
-            (f"refusals.{kind}.status",), f"{request} was answered HTTP {observed.status}"
-        )
-
-
-def _precision(value: Any) -> str | None:
-    """``milliseconds``/``seconds``/... of an ISO 8601 UTC timestamp, ``None`` if not one."""
-    if not isinstance(value, str):
-        return None
-    match = _TIMESTAMP.match(value)
-    if match is None:
-        return None
-    digits = len(match.group(1) or "")
-    return _PRECISION.get(digits, f"{digits} fractional digits")
-
-
-def _mask(token: str, prefix: str) -> tuple[int, str, int] | None:
-    """``(visible characters, mask character, mask width)`` of a masked token, or ``None``
-    when ``token`` ends in no run of a character tokens never hold (it is not masked)."""
-    if not token.startswith(prefix):
-        return None
-    rest = token[len(prefix) :]
-    end = len(rest)
-    if not end or rest[-1] in _TOKEN_CHARS:
-        return None
-    char = rest[-1]
-    start = end
-    while start and rest[start - 1] == char:
-        start -= 1
-    return start, char, end - start
-
-
-def _describe_order(tokens: Sequence[Mapping[str, Any]], made: Sequence[str]) -> str | None:
-    """The listing order ``tokens`` show for the ids ``made`` (in creation order)."""
-    positions = {t.get("id"): i for i, t in enumerate(tokens)}
-    if any(i not in positions for i in made):
-        return None
-    shown = sorted(made, key=lambda i: positions[i])
-    names = {t.get("id"): str(t.get("name")) for t in tokens}
-    if shown == list(made):
-        return "created_ascending"
-    if shown == list(reversed(made)):
-        return "created_descending"
-    if shown == sorted(made, key=lambda i: names[i]):
-        return "name_ascending"
-    return "other"
-
-
-def _bounded_search(
-    accepts: Callable[[int], bool | None], good: int, bad: int, steps: int = _SEARCH_STEPS
-) -> int | None:
-    """The largest value ``accepts`` takes, between ``good`` (taken) and ``bad`` (refused),
-    in at most ``steps`` calls; ``None`` when an answer said neither."""
-    for _ in range(steps):
-        if bad - good <= 1:
-            return good
-        middle = (good + bad) // 2
-        verdict = accepts(middle)
-        if verdict is None:
-            return None
-        if verdict:
-            good = middle
-        else:
-            bad = middle
-    return good if bad - good <= 1 else None
-
-
 # -- read-only probes ---------------------------------------------------------------------------
-
-_TOKEN_REQUEST = "POST {auth_url}/oauth/token (client_credentials)"
-_HUBS = "GET {base_url}/v2/content/hubs"
-_VIEWER = "POST {graphql_url}: query viewer { personalAccessTokens }"
-_CREATE = "POST {graphql_url}: mutation createPersonalAccessToken"
-_DELETE = "POST {graphql_url}: mutation deletePersonalAccessToken"
-
-
-def probe_client_token(probing: Probing) -> None:
-    """``client_token``: what the token endpoint answers valid client credentials."""
-    fields = ("client_token.expires_in", "client_token.token_type")
-    client_id, secret, auth_url = (
-        probing.key(k) for k in ("client_id", "client_secret", "auth_url")
-    )
-    if not (client_id and secret and auth_url):
-        probing.missed(fields, "needs client_id, client_secret and auth_url")
-        return
-    observed = probing.context.exchange.send(
-        "POST",
-        f"{auth_url}/oauth/token",
-        kind="http",
-        form={"grant_type": "client_credentials", "client_id": client_id, "client_secret": secret},
-    )
-    body = observed.body
-    if observed.status != 200 or not isinstance(body, dict):
-        probing.missed(fields, f"the token endpoint answered HTTP {observed.status}")
-        return
-    for name, key in zip(fields, ("expires_in", "token_type"), strict=True):
-        if key in body:
-            probing.found(name, body[key], _TOKEN_REQUEST)
-        else:
-            probing.missed((name,), f"the token answer has no {key}")
-
-
-def probe_hubs(probing: Probing) -> None:
-    """``hubs``, ``pages.default_size`` and (from its headers) ``rate_limit``; the
-    unauthenticated listing must be refused (AUTH-REQUIRED)."""
-    fields = ("hubs.fields", "hubs.links", "pages.default_size", "pages.maximum_size")
-    if not (probing.key("base_url") and probing.key("admin_token")):
-        probing.missed(fields, "needs base_url and admin_token")
-        return
-    observed = probing.get("/v2/content/hubs")
-    body = observed.body
-    if observed.status != 200 or not isinstance(body, dict):
-        probing.missed(fields, f"the hubs listing answered HTTP {observed.status}")
-        return
-    _rate_limit(probing, observed)
-    hubs = _at(body, "_embedded", "hubs")
-    if isinstance(hubs, list) and hubs and all(isinstance(h, dict) for h in hubs):
-        first = hubs[0]
-        probing.found("hubs.fields", [key for key in first if key != "_links"], _HUBS)
-        links = first.get("_links")
-        probing.found("hubs.links", list(links) if isinstance(links, dict) else [], _HUBS)
-        dated = [_precision(first.get(key)) for key in ("createdDate", "lastModifiedDate")]
-        precision = next((d for d in dated if d is not None), None)
-        if precision is None:
-            probing.missed(("hubs.date_precision",), "a hub shows no ISO 8601 UTC date")
-        else:
-            probing.found("hubs.date_precision", precision, _HUBS)
-    else:
-        probing.missed(
-            ("hubs.fields", "hubs.links", "hubs.date_precision"), "the organization lists no hub"
-        )
-    size = _at(body, "page", "size")
-    if isinstance(size, int) and not isinstance(size, bool) and size > 0:
-        probing.found("pages.default_size", size, _HUBS)
-        _page_maximum(probing, size)
-    else:
-        probing.missed(fields[2:], "the hubs listing carries no page.size")
-    zero = probing.get("/v2/content/hubs", size=0)
-    _rest_status(probing, "invalid_input", zero, f"{_HUBS}?size=0")
-    missing = f"/v2/content/hubs/{probing.context.missing_id()}"
-    _rest_status(probing, "not_found", probing.get(missing), f"{_HUBS}/<an id no hub has>")
-    if probing.key("unpermitted_token"):
-        observed = probing.get("/v2/content/hubs", bearer_key="unpermitted_token")
-        _rest_status(probing, "forbidden", observed, f"{_HUBS} as a member without permission")
-    else:
-        probing.missed(("refusals.forbidden.status",), "needs unpermitted_token")
-    unauthenticated = probing.get("/v2/content/hubs", bearer_key=None)
-    if unauthenticated.status == 200:
-        probing.broke(
-            "AUTH-REQUIRED", "the hubs listing answered 200 without a token", f"{_HUBS} (no token)"
-        )
-
-
-def _rate_limit(probing: Probing, observed: Observed) -> None:
-    name = "rate_limit.requests_per_minute"
-    policy = observed.headers.get("ratelimit-policy", "")
-    match = re.match(r"^\s*(\d+)\s*;\s*w=(\d+)", policy)
-    if match and int(match.group(2)) > 0:
-        per_minute = round(int(match.group(1)) * 60 / int(match.group(2)))
-        probing.found(name, per_minute, f"{_HUBS} (RateLimit-Policy header)")
-        return
-    probing.missed(
-        (name,),
-        "no RateLimit-Policy header; finding the limit takes a burst of requests the "
-        "deployment counts against the organization, which a probe does not send",
-    )
-
-
-def _page_maximum(probing: Probing, default: int) -> None:
-    """``pages.maximum_size``: a page size the listing refuses (4xx) or cuts down (a smaller
-    ``page.size``) bounds it; searched in at most a dozen requests."""
-    request = f"{_HUBS}?size=N"
-    clamped: list[int] = []
-
-    def accepts(size: int) -> bool | None:
-        observed = probing.get("/v2/content/hubs", size=size, page=0)
-        if 400 <= observed.status < 500:
-            if "pages.over_maximum" not in probing.result.findings:
-                probing.found("pages.over_maximum", "refused", request)
-            return False
-        answered = _at(observed.body, "page", "size")
-        if observed.status != 200 or not isinstance(answered, int):
-            return None
-        if answered < size:
-            clamped.append(answered)
-            probing.found("pages.over_maximum", "cut to the maximum", request)
-            return False
-        return True
-
-    top = accepts(_PAGE_CEILING)
-    if clamped:
-        probing.found("pages.maximum_size", clamped[0], request)
-        return
-    if top is None:
-        probing.missed(("pages.maximum_size",), f"size={_PAGE_CEILING} got no page answer")
-        return
-    if top:
-        probing.missed(
-            ("pages.maximum_size",), f"the listing takes size={_PAGE_CEILING}; no maximum seen"
-        )
-        return
-    # The usual maximum first (two requests settle it), then a bisection.
-    usual = accepts(_USUAL_PAGE_MAXIMUM) if default < _USUAL_PAGE_MAXIMUM else None
-    if usual:
-        good, bad = _USUAL_PAGE_MAXIMUM, _PAGE_CEILING
-        found = good if accepts(good + 1) is False else _bounded_search(accepts, good, bad, 16)
-    else:
-        found = _bounded_search(
-            accepts, default, _USUAL_PAGE_MAXIMUM if usual is False else _PAGE_CEILING, 16
-        )
-    if clamped:
-        found = clamped[0]
-    if found is None:
-        probing.missed(("pages.maximum_size",), "the page answers did not settle a maximum")
-    else:
-        probing.found("pages.maximum_size", found, request)
 
 
 def probe_unauthenticated(probing: Probing) -> None:
     """``refusals.unauthenticated``: a GraphQL query without a token."""
-    fields = _refusal_fields("unauthenticated")
+    fields = FIELDS_OF["unauthenticated refusal"]
     if not probing.key("graphql_url"):
         probing.missed(fields, "needs graphql_url")
         return
@@ -644,7 +357,7 @@ def probe_unauthenticated(probing: Probing) -> None:
         probing.broke("AUTH-REQUIRED", "the viewer query answered data without a token", request)
         probing.missed(fields, "the target answered without a token (a gate failure)")
         return
-    _refusal(probing, "unauthenticated", observed, request)
+    record_refusal(probing, "unauthenticated", observed, request, "list_tokens")
 
 
 def probe_listing(probing: Probing) -> None:
@@ -716,6 +429,7 @@ def judge_listing(probing: Probing, listed: TokenListing, *, counts: bool = True
         used = _precision(token.get("lastUsedDate"))
         if used is not None and not probing.seen("date_precision.lastUsedDate"):
             probing.found("date_precision.lastUsedDate", used, _VIEWER)
+            probing.found("date_offset.lastUsedDate", _offset(token.get("lastUsedDate")), _VIEWER)
 
 
 _DELETE_TYPE = (
@@ -739,6 +453,7 @@ def _delete_shape(probing: Probing) -> None:
         return
     request = "POST {graphql_url}: introspection of deletePersonalAccessToken"
     observed = probing.graphql(_DELETE_TYPE)
+    read_rate_limit(probing, observed, request)
     mutations = _at(observed.body, "data", "__schema", "mutationType", "fields")
     if observed.status != 200 or not isinstance(mutations, list):
         probing.missed(fields, f"introspection is not answered (HTTP {observed.status})")
@@ -777,9 +492,10 @@ def _delete_shape(probing: Probing) -> None:
 
 # -- write probes -------------------------------------------------------------------------------
 
-_WRITE_FIELDS = tuple(n for f in _WRITE_FIELDS_BY_PROBE.values() for n in f)
+_WRITE_FIELDS = WRITE_FIELDS
 _CAP_FIELDS = (
-    *_refusal_fields("token_limit", ("code", "message")),
+    "refusals.token_limit.code",
+    "refusal_messages.create_token.token_limit",
     "graphql_refusal_status.token_limit",
 )
 
@@ -810,8 +526,7 @@ def probe_lifecycle(probing: Probing) -> None:
                 f"the admin holds {held} tokens; the probe needs room for 3",
             )
             return
-        for suffix in ("-c", "-a", "-b"):
-            name = probing.name(suffix)
+        for name in _out_of_order_names(probing):
             observed = probing.create(name)
             token = created_token(observed) if isinstance(observed.body, dict) else None
             if token is None or not token.token:
@@ -825,6 +540,14 @@ def probe_lifecycle(probing: Probing) -> None:
         probing.counted.set()
         probing.made.set()
     _use_and_fill(probing, admin, made, held)
+
+
+def _out_of_order_names(probing: Probing) -> list[str]:
+    """Three fresh names, in the order they are created: the second, the third, the first
+    by name. Creation order, its reverse, name order and reverse name order then differ, so
+    the listing shows which one the target keeps."""
+    names = sorted(probing.name() for _ in range(3))
+    return [names[1], names[2], names[0]]
 
 
 def _use_and_fill(
@@ -894,6 +617,7 @@ def _first_use(probing: Probing, admin: str, token: tuple[str, str, str]) -> tup
     precision = _precision(first)
     if precision is not None:
         probing.found("date_precision.lastUsedDate", precision, _USE_REQUEST)
+        probing.found("date_offset.lastUsedDate", _offset(first), _USE_REQUEST)
     if first is None:
         probing.missed((_LAST_USED,), "lastUsedDate stayed null after a use")
     return first, used_at
@@ -952,7 +676,7 @@ def _token_limit(probing: Probing, admin: str, held: int) -> None:
             extra.append((token.id, token.token or admin))
             probing.broke("PAT-CAP", "a sixth token was created", request)
             return
-        _refusal(probing, "token_limit", observed, request)
+        record_refusal(probing, "token_limit", observed, request, "create_token")
     finally:
         for token_id, _bearer in extra:
             probing.delete(token_id, admin)
@@ -993,7 +717,7 @@ def probe_name_length(probing: Probing) -> None:
 
 
 def _name_length(probing: Probing) -> None:
-    fields = ("pat_name.max_length", *_refusal_fields("invalid_input"))
+    fields = FIELDS_OF["name length"]
     admin = probing.key("admin_token")
     if not (admin and probing.key("graphql_url")):
         probing.missed(fields, "needs graphql_url and admin_token")
@@ -1047,7 +771,8 @@ def _name_length(probing: Probing) -> None:
     else:
         probing.found("pat_name.max_length", found, request)
     if refusals:
-        _refusal(probing, "invalid_input", refusals[-1], f"{_CREATE} with a name too long")
+        too_long = f"{_CREATE} with a name too long"
+        record_refusal(probing, "invalid_input", refusals[-1], too_long, "create_token")
 
 
 _COMMON_NAME_LIMITS = (255, 100, 256, 128, 64, 50, 200, 500, 1000, 1024, 2048)
@@ -1093,13 +818,38 @@ def probe_not_found(probing: Probing) -> None:
     if context.documents.learn_delete_from(observed, missing, query):
         query, variables = context.documents.delete_token(missing)
         observed = context.graphql(query, variables, admin)
-    _refusal(probing, "not_found", observed, f"{_DELETE} of an id no token has")
+    unknown = f"{_DELETE} of an id no token has"
+    record_refusal(probing, "not_found", observed, unknown, "delete_token")
+
+
+def probe_client_credentials(probing: Probing) -> None:
+    """``pat_creation.client_credentials``: a create with the client-credential token the
+    client token probe got (its client may act as an admin): ``refused``, or ``allowed``
+    and the token deleted at once."""
+    name = "pat_creation.client_credentials"
+    probing.tokened.wait()
+    bearer = probing.client_token
+    if not (bearer and probing.key("graphql_url")):
+        probing.missed((name,), "needs a client-credential token and graphql_url")
+        return
+    request = f"{_CREATE} with a client-credential token"
+    observed = probing.create(probing.name("-client"), bearer_key=None, bearer=bearer)
+    token = created_token(observed) if isinstance(observed.body, dict) else None
+    if token is not None:
+        probing.found(name, "allowed", request)
+        probing.delete(token.id, bearer)
+        return
+    error = _first_error(observed)
+    if error is None and observed.status < 400:
+        probing.missed((name,), f"the create answered HTTP {observed.status}, neither way")
+        return
+    probing.found(name, "refused", request)
 
 
 def probe_forbidden(probing: Probing) -> None:
     """``refusals.forbidden``: a member who is not an admin asks for a token (PAT-ADMIN-ONLY
     if it is made; the ledger then deletes it)."""
-    fields = _refusal_fields("forbidden")
+    fields = FIELDS_OF["non-admin create"]
     if not (probing.key("member_token") and probing.key("graphql_url")):
         probing.missed(fields, "needs member_token")
         return
@@ -1110,22 +860,30 @@ def probe_forbidden(probing: Probing) -> None:
         probing.broke("PAT-ADMIN-ONLY", "a member who is not an admin created a token", request)
         probing.delete(token.id, probing.key("member_token"))
         return
-    _refusal(probing, "forbidden", observed, request)
+    record_refusal(probing, "forbidden", observed, request, "create_token")
+
+
+def _client_token(probing: Probing) -> None:
+    try:
+        probe_client_token(probing)
+    finally:
+        probing.tokened.set()
 
 
 _RUNS: dict[str, Callable[[Probing], None]] = {
-    "client token": probe_client_token,
+    "client token": _client_token,
     "hubs listing": probe_hubs,
     "unauthenticated refusal": probe_unauthenticated,
     "token listing": probe_listing,
     "delete result shape": probe_delete_shape,
     "token lifecycle": probe_lifecycle,
+    "client-credential create": probe_client_credentials,
     "name length": probe_name_length,
     "unknown id": probe_not_found,
     "non-admin create": probe_forbidden,
 }
 _GROUPS = (
-    ("token lifecycle",),
+    ("token lifecycle", "client-credential create"),
     (
         "client token",
         "unauthenticated refusal",
@@ -1138,10 +896,12 @@ _GROUPS = (
 """The probes in groups that run side by side (each group in order). The lifecycle fills the
 admin's tokens to the cap only once the name probe and the token listing, beside it, are
 done; the name probe starts once the lifecycle knows how many tokens the admin holds; the
-unknown-id delete is sent once the shape probe told the delete result's shape. The groups
+unknown-id delete is sent once the shape probe told the delete result's shape; the
+client-credential create, once the lifecycle's tokens are gone (it needs one free place) and
+the client token probe got a token. The groups
 are balanced so that none outlasts the lifecycle (each request is a round trip to a distant
 target)."""
-_FIELDS_OF = {**_READ_FIELDS, **_WRITE_FIELDS_BY_PROBE}
+_FIELDS_OF = FIELDS_OF
 PROBES: tuple[Probe, ...] = tuple(
     Probe(
         name,
@@ -1192,5 +952,41 @@ def probe_target(
                 future.result()
     if not allow_writes:
         probing.missed(_WRITE_FIELDS, NEEDS_WRITES)
+    else:
+        _derive_refusal_status(probing)
     probing.missed(FIELDS, "not probed")
     return probing.result
+
+
+_GRAPHQL_KINDS = ("token_limit", "invalid_input", "not_found", "forbidden")
+
+
+def _derive_refusal_status(probing: Probing) -> None:
+    """``graphql.refusal_status`` from the statuses of the refusals inside executed GraphQL
+    requests: ``ok`` when each was 200, ``refusal`` when none was (then the token limit's
+    status, seen nowhere else, is ``refusals.token_limit.status``)."""
+    findings = probing.result.findings
+    seen = {
+        kind: findings[f"graphql_refusal_status.{kind}"]
+        for kind in _GRAPHQL_KINDS
+        if f"graphql_refusal_status.{kind}" in findings
+        and findings[f"graphql_refusal_status.{kind}"].observed
+    }
+    name = "graphql.refusal_status"
+    if not seen:
+        probing.missed((name, "refusals.token_limit.status"), "no GraphQL refusal was seen")
+        return
+    request = "; ".join(sorted({f.request for f in seen.values()}))
+    statuses = {kind: f.value for kind, f in seen.items()}
+    if all(status == 200 for status in statuses.values()):
+        probing.found(name, "ok", request)
+        probing.missed(
+            ("refusals.token_limit.status",),
+            "the cap's refusal is answered inside an HTTP 200 (graphql.refusal_status: ok)",
+        )
+    elif all(status != 200 for status in statuses.values()):
+        probing.found(name, "refusal", request)
+        if "token_limit" in seen:
+            probing.found("refusals.token_limit.status", statuses["token_limit"], request)
+    else:
+        probing.found(name, f"mixed: {statuses}", request)

@@ -14,24 +14,39 @@ import copy
 from collections.abc import Mapping
 from typing import Any
 
-from patgate.calibration.probes import FIELDS, NOT_PROFILE_FIELDS, ProbeResult
+from patgate.calibration.fields import SHAPE_PREFIX
+from patgate.calibration.probes import FIELDS, NOT_PROFILE_FIELDS, Finding, ProbeResult
 
 __all__ = ["NEVER_PROBED", "Calibration", "calibrated_document", "render_profile"]
 
 NEVER_PROBED: Mapping[str, str] = {
-    "refusals.token_limit.status": "only a create over the cap meets this refusal, inside an "
-    "executed GraphQL request (its status is compared as graphql_refusal_status.token_limit)",
+    **{
+        f"refusals.{kind}.message": "a refusal's wording is recorded per operation "
+        "(refusal_messages.<operation>.<kind>), never per kind: one operation's wording must not "
+        "stand for another's"
+        for kind in ("unauthenticated", "forbidden", "not_found", "token_limit", "invalid_input")
+    },
     "refusals.rate_limited.status": "a probe never goes over the rate limit",
     "refusals.rate_limited.code": "a probe never goes over the rate limit",
     "refusals.rate_limited.message": "a probe never goes over the rate limit",
 }
 """Profile fields no probe looks at, and why."""
 
+_PRECISIONS = ("milliseconds", "seconds", "microseconds")
+_OFFSETS = ("Z", "+00:00")
 _ALLOWED: Mapping[str, tuple[Any, ...]] = {
     "delete_result.shape": ("boolean", "object"),
     "listing_order": ("created_ascending", "created_descending", "name_ascending"),
-    "date_precision.lastUsedDate": ("milliseconds", "seconds"),
-    "hubs.date_precision": ("milliseconds", "seconds"),
+    "date_precision.lastUsedDate": _PRECISIONS,
+    "hubs.date_precision": _PRECISIONS,
+    "date_offset.lastUsedDate": _OFFSETS,
+    "date_offset.hubs": _OFFSETS,
+    "hubs.order": ("created_ascending", "created_descending", "name_ascending", "name_descending"),
+    "pages.over_maximum": ("refused", "cut"),
+    "rate_limit.announce": ("none", "ratelimit_headers"),
+    "pat_creation.client_credentials": ("allowed", "refused"),
+    "graphql.refusal_status": ("ok", "refusal"),
+    "content_errors.format": ("json", "problem+json"),
 }
 _CARRIES = ("token_id", "true", "name")
 
@@ -60,6 +75,9 @@ def _unfit(name: str, value: Any) -> str:
 
 
 def _set(document: dict[str, Any], dotted: str, value: Any) -> None:
+    if dotted.startswith(SHAPE_PREFIX):  # an answer's name may hold dots of its own
+        document.setdefault("shapes", {})[dotted[len(SHAPE_PREFIX) :]] = value
+        return
     *parents, last = dotted.split(".")
     node = document
     for part in parents:
@@ -97,7 +115,10 @@ def calibrated_document(
         if why:
             not_observed[name] = why
             continue
-        kept, problem = _loadable(document, name, finding.value)
+        value = finding.value
+        if name.startswith(SHAPE_PREFIX):
+            value = with_samples(value, mine.value if mine and mine.observed else None, finding)
+        kept, problem = _loadable(document, name, value)
         if problem:
             not_observed[name] = problem
         if kept is not None:
@@ -105,6 +126,35 @@ def calibrated_document(
             calibration.adopted[name] = kept
     not_observed.update(NEVER_PROBED)
     return calibration
+
+
+def with_samples(shape: Any, served: Any, finding: Finding) -> Any:
+    """``shape`` (the target's) with a ``sample`` on each key the fake's shape (``served``)
+    lacks: the target's value there, redacted when it was recorded, so that the fake can
+    serve a key it does not know."""
+    shape = copy.deepcopy(shape)
+    if isinstance(shape, dict) and isinstance(shape.get("body"), dict):
+        mine = served.get("body") if isinstance(served, dict) else None
+        _sample_keys(shape["body"], mine, finding.sampled)
+    return shape
+
+
+def _sample_keys(node: dict[str, Any], served: Any, value: Any) -> None:
+    """Walk an object node beside the fake's node and the target's value."""
+    keys = node.get("keys")
+    if isinstance(keys, dict) and isinstance(value, dict):
+        known = served.get("keys") if isinstance(served, dict) else None
+        for key, child in keys.items():
+            if not isinstance(child, dict) or key not in value:
+                continue
+            if not isinstance(known, dict) or key not in known:
+                child["sample"] = value[key]
+            else:
+                _sample_keys(child, known[key], value[key])
+    items = node.get("items")
+    if isinstance(items, dict) and isinstance(value, list) and value:
+        mine = served.get("items") if isinstance(served, dict) else None
+        _sample_keys(items, mine, value[0])
 
 
 def _loads(document: Mapping[str, Any]) -> str:

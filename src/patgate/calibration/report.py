@@ -1,8 +1,10 @@
 """``patgate compare``'s reports: JSON, JUnit XML and HTML, from one :class:`Comparison`.
 
 The JSON document has a top-level ``drift`` list (field, the fake's answer, the target's
-answer, the request that showed it), a ``checked`` list and the gate failures. JUnit holds
-one test case per field (a failure per drift) and one per gate failure; HTML one table of
+answer, the request that showed it), an ``accepted`` list (a drift the profile accepts, with
+its reason and expiry), a ``noise`` list (differences in values that change on every call), a
+``checked`` list and the gate failures. JUnit holds one test case per field (a failure per
+drift, a passed case per accepted difference) and one per gate failure; HTML one table of
 each. Every value was redacted when it was recorded; text is made printable and escaped.
 """
 
@@ -65,6 +67,7 @@ def json_report(comparison: Comparison) -> str:
 def junit_report(comparison: Comparison) -> str:
     """The JUnit XML report's text: a test case per field and per gate failure."""
     cases = len(comparison.checked) + len(comparison.drift) + len(comparison.gate_failures)
+    cases += len(comparison.accepted)
     failures = len(comparison.drift) + len(comparison.gate_failures)
     suite = ET.Element(
         "testsuite",
@@ -88,6 +91,11 @@ def junit_report(comparison: Comparison) -> str:
             message=f"fake: {_shown(drift.fake)}; target: {_shown(drift.target)}",
         )
         failure.text = printable(drift.request)
+    for accepted in comparison.accepted:
+        name = accepted.drift.field
+        case = ET.SubElement(suite, "testcase", classname="compare.accepted", name=name)
+        out = ET.SubElement(case, "system-out")
+        out.text = printable(f"accepted until {accepted.expires}: {accepted.reason}")
     for rule in comparison.gate_failures:
         case = ET.SubElement(suite, "testcase", classname="compare.gate", name=rule.rule)
         failure = ET.SubElement(case, "failure", message=printable(f"{rule.what} ({RUN_HINT})"))
@@ -123,6 +131,13 @@ def html_report(comparison: Comparison) -> str:
         f"<tr><td>{_e(b.rule)}<td>{_e(b.what)} ({_e(RUN_HINT)})<td>{_e(b.request)}</tr>"
         for b in comparison.gate_failures
     ]
+    parts.append("</table><h2>Accepted</h2><table><tr><th>field<th>reason<th>expires</tr>")
+    parts += [
+        f"<tr><td>{_e(a.drift.field)}<td>{_e(a.reason)}<td>{_e(a.expires)}</tr>"
+        for a in comparison.accepted
+    ]
+    parts.append("</table><h2>Noise</h2><table><tr><th>field<th>why</tr>")
+    parts += [f"<tr><td>{_e(n.field)}<td>{_e(n.why)}</tr>" for n in comparison.noise]
     parts.append("</table><h2>Checked</h2><table><tr><th>field<th>answer<th>request</tr>")
     parts += [
         f"<tr><td>{_e(c.field)}<td>{_e(c.value if not c.reason else 'not observed: ' + c.reason)}"

@@ -130,6 +130,7 @@ def main(args: argparse.Namespace) -> int:
 
 def _compare(args: argparse.Namespace, config: TargetConfig, redactor: Redactor) -> int:
     from patgate.calibration.comparison import Comparison, compare_results, probe_both
+    from patgate.calibration.drift_rules import Acceptance
     from patgate.calibration.report import parse_reports, write_reports
     from patgate.fake.profile import load_profile
 
@@ -142,7 +143,8 @@ def _compare(args: argparse.Namespace, config: TargetConfig, redactor: Redactor)
     except TargetUnreachable as error:
         comparison = Comparison(unreachable=redactor.redact(str(error)))
     else:
-        comparison = compare_results(target, fake)
+        acceptance = Acceptance.of_document(profile.as_document())
+        comparison = compare_results(target, fake, acceptance)
         comparison.counts = dict(tallies.as_counts())
     comparison.target = label
     comparison.profile = str(args.profile) if args.profile else "default"
@@ -169,6 +171,8 @@ def print_comparison(comparison: Comparison, redactor: Redactor) -> None:
             say(f"  fake:    {drift.fake!r}")
             say(f"  target:  {drift.target!r}")
             say(f"  request: {drift.request}")
+        for accepted in comparison.accepted:
+            say(f"accepted {accepted.drift.field}: {accepted.reason} (until {accepted.expires})")
         for rule in comparison.gate_failures:
             say(f"gate failure {rule.rule}: {rule.what} ({rule.request}); {RUN_HINT}")
     leaked = comparison.counts.get("tokens_leaked", 0)
@@ -177,7 +181,8 @@ def print_comparison(comparison: Comparison, redactor: Redactor) -> None:
     same = sum(1 for c in comparison.checked if not c.reason)
     unseen = len(comparison.checked) - same
     say(
-        f"patgate compare: {len(comparison.drift)} drift, {same} alike, {unseen} not observed "
+        f"patgate compare: {len(comparison.drift)} drift, {len(comparison.accepted)} accepted, "
+        f"{len(comparison.noise)} noise, {same} alike, {unseen} not observed "
         f"on either side, {len(comparison.gate_failures)} gate failure(s) "
         f"(profile {comparison.profile})"
     )

@@ -1,5 +1,7 @@
 """``docs/clauses.md``: each clause of the specification, the rules that enforce it and the
-scenarios that check them, generated from ``specs/rules.yaml`` and the built-in scenarios.
+scenarios that check them, generated from ``specs/rules.yaml`` and the built-in scenarios;
+then each clause the specification leaves open with what calibration records for it (the
+profile field and its probe, or why no probe can see it), from ``specs/open_clauses.yaml``.
 
 A test requires the page to equal :func:`render`. After changing a rule's source, a rule's
 level or a scenario's rules, regenerate it::
@@ -10,13 +12,17 @@ level or a scenario's rules, regenerate it::
 from __future__ import annotations
 
 import sys
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
+from typing import Any
 
 from patgate.scenario.catalogue import Catalogue, Rule, Section, clause_quoted, load_catalogue
 from patgate.scenario.model import Scenario
 
-__all__ = ["current", "render", "write"]
+__all__ = ["OPEN_CLAUSES", "current", "load_open_clauses", "render", "write"]
+
+OPEN_CLAUSES = "open_clauses.yaml"
+"""The file in ``specs/`` that maps each open clause to what calibration records."""
 
 _HEAD = """\
 # Clauses, rules and scenarios
@@ -97,12 +103,50 @@ def render(catalogue: Catalogue, scenarios: Sequence[Scenario]) -> str:
     return "\n".join(lines) + "\n"
 
 
+def load_open_clauses() -> list[dict[str, Any]]:
+    """The entries of ``specs/open_clauses.yaml`` (clause, records, not_observable)."""
+    import yaml
+
+    from patgate.basics.resources import specs_dir
+
+    text = (specs_dir() / OPEN_CLAUSES).read_text(encoding="utf-8")
+    entries: list[dict[str, Any]] = yaml.safe_load(text)
+    return entries
+
+
+def render_open_clauses(entries: Sequence[Mapping[str, Any]]) -> str:
+    """The section naming, for each open clause, the profile fields calibration records and
+    their probes, or why no probe can see it."""
+    lines = [
+        "## What the specification leaves open, and what calibration records",
+        "",
+        "Each clause above that the specification leaves open (`none: the specification is "
+        "silent`), with",
+        "the profile field `patgate calibrate` records for it and the probe that sees it, or "
+        "why none can",
+        "(from `specs/open_clauses.yaml`; docs/profile.md describes each field).",
+        "",
+        "| open clause | profile field | probe |",
+        "|---|---|---|",
+    ]
+    for entry in entries:
+        # Named without its "not shown": the rows above say that, this table what is seen.
+        clause = _escape(str(entry["clause"]).removesuffix(": not shown."))
+        for record in entry.get("records") or ():
+            lines.append(f"| {clause} | `{record['field']}` | {record['probe']} |")
+        if entry.get("not_observable"):
+            why = _escape(" ".join(str(entry["not_observable"]).split()))
+            lines.append(f"| {clause} | not observable: {why} | - |")
+    return "\n".join(lines) + "\n"
+
+
 def current() -> str:
     """The page for the shipped catalogue and built-in scenarios."""
     from patgate.basics.resources import scenarios_dir
     from patgate.scenario.loader import load_scenarios
 
-    return render(load_catalogue(), load_scenarios([scenarios_dir()]))
+    page = render(load_catalogue(), load_scenarios([scenarios_dir()]))
+    return page + "\n" + render_open_clauses(load_open_clauses())
 
 
 def write(path: Path) -> None:
