@@ -30,10 +30,17 @@ from patgate.runner.session import target_redactor
 
 from ..independent.deployment import IndependentDeployment, running_independent_deployment
 
-PROFILE_FIELDS = [name for name in FIELDS if name not in NOT_PROFILE_FIELDS]
+PROFILE_FIELDS = [
+    name for name in FIELDS if name not in NOT_PROFILE_FIELDS and not name.startswith("shapes.")
+]
+"""The knobs (a shape is checked by compare: the deployment's choices name no shape)."""
 
 
 def _get(document: dict[str, Any], dotted: str) -> Any:
+    if dotted.startswith("refusal_messages."):
+        _, operation, kind = dotted.split(".")
+        own = document["refusal_messages"].get(operation, {}).get(kind)
+        return own if own is not None else document["refusals"][kind]["message"]
     for part in dotted.split("."):
         document = document[part]
     return document

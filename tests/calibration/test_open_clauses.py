@@ -82,6 +82,5 @@ def test_a_field_or_probe_that_does_not_exist_is_caught() -> None:
         "'Rate limits: not shown.': the 'delete result shape' probe does not record "
         "'rate_limit.burst'",
         "'Rate limits: not shown.': there is no probe 'rate probe'",
-        "'Rate limits: not shown.': the 'hubs listing' probe does not record "
-        "'rate_limit.announce'",
+        "'Rate limits: not shown.': the 'hubs listing' probe does not record 'rate_limit.announce'",
     ]

@@ -53,6 +53,18 @@ def _get(document: dict[str, Any], dotted: str) -> Any:
     return document
 
 
+def _expected(chosen: dict[str, Any], name: str) -> Any:
+    """What a fake of the profile ``chosen`` answers on ``name`` (``None``: its own words,
+    or a shape, which the profile leaves as today's answers)."""
+    if name.startswith("shapes."):
+        return None
+    if name.startswith("refusal_messages."):
+        _, operation, kind = name.split(".")
+        own = chosen["refusal_messages"].get(operation, {}).get(kind)
+        return own if own is not None else chosen["refusals"][kind]["message"]
+    return _get(chosen, name)
+
+
 def _probe(fake: patgate.Fake, *, writes: bool = True) -> tuple[ProbeResult, Any]:
     with open_session(FakeTarget(fake), RunOptions(allow_writes=True)) as session:
         result = probe_target(session, allow_writes=writes)
@@ -72,10 +84,17 @@ def other_fake() -> Iterator[patgate.Fake]:
 def test_the_probes_read_back_every_choice_the_fake_was_given(other_fake: patgate.Fake) -> None:
     result, _ = _probe(other_fake)
     chosen = other_fake.deployment.profile.as_document()
-    observed = {n: f.value for n, f in result.observed().items() if n not in NOT_PROFILE_FIELDS}
-    mismatched = {n: (v, _get(chosen, n)) for n, v in observed.items() if v != _get(chosen, n)}
+    observed = {
+        n: f.value
+        for n, f in result.observed().items()
+        if n not in NOT_PROFILE_FIELDS and _expected(chosen, n) is not None
+    }
+    mismatched = {
+        n: (v, _expected(chosen, n)) for n, v in observed.items() if v != _expected(chosen, n)
+    }
     assert mismatched == {}
-    differing = [n for n in observed if _get(chosen, n) != _get(default_profile().as_document(), n)]
+    default = default_profile().as_document()
+    differing = [n for n in observed if _expected(chosen, n) != _expected(default, n)]
     assert len(differing) >= 20, differing
 
 
@@ -185,7 +204,7 @@ def test_a_secret_in_an_answer_never_reaches_the_profile() -> None:
         held["admin"] = admin = fake.world["admin_token"]
         target, _ = _probe(fake)
         world = frozenset(fake.world)
-    messages = [f.value for n, f in target.observed().items() if n.endswith(".message")]
+    messages = [f.value for n, f in target.observed().items() if n.startswith("refusal_mess")]
     assert messages
     assert all("refused; your admin token is" in m for m in messages)
     assert not any(admin in m for m in messages)
@@ -200,10 +219,17 @@ def test_a_secret_in_an_answer_never_reaches_the_profile() -> None:
     assert admin not in text
 
 
+FREE_FORM = ("shapes.", "refusal_messages.")
+"""Sections whose keys the profile names itself (answers, operations): empty by default."""
+
+
 def test_every_probed_field_is_a_profile_field_or_named_as_not_one() -> None:
     document = default_profile().as_document()
     for name in FIELDS:
         if name in NOT_PROFILE_FIELDS:
+            continue
+        if name.startswith(FREE_FORM):
+            assert document[name.split(".")[0]] == {}
             continue
         _get(document, name)  # raises KeyError for a field the profile does not have
 
@@ -218,7 +244,11 @@ def test_every_profile_field_is_probed_or_named_as_never_probed() -> None:
 
     document = default_profile().as_document()
     left = [p for p in paths(document) if p not in FIELDS and p not in NEVER_PROBED]
-    assert left == ["profile_version"]
+    # The free-form sections are probed by key (shapes.token, refusal_messages.hub....);
+    # accepted is the user's own list of differences, never a deployment's answer.
+    covered = [p for p in left if any(f.startswith(p + ".") for f in FIELDS)]
+    assert [p for p in left if p not in covered] == ["profile_version", "accepted"]
+    assert set(covered) == {"shapes", "refusal_messages"}
 
 
 def _at_the_cap_once(app: Any) -> Any:

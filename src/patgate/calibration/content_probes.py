@@ -25,21 +25,18 @@ from patgate.calibration.answer_reading import (
     precision,
     record_content_refusal,
 )
-from patgate.runner.model import Observed
+from patgate.runner.model import NOT_JSON, Observed
 
 if TYPE_CHECKING:
     from patgate.calibration.probes import Probing
 
 __all__ = [
-    "MEANINGFUL_HEADERS",
     "answer_shape",
     "probe_client_token",
     "probe_hubs",
     "read_rate_limit",
 ]
 
-MEANINGFUL_HEADERS = ("RateLimit-Policy", "RateLimit", "Retry-After", "WWW-Authenticate", "Link")
-"""The headers a shape names when present (the contract's ``headers``)."""
 PAGE_RELATIONS = ("self", "first", "prev", "next", "last")
 """A page's relations in the contract's order (others follow, in the order seen)."""
 _PAGE_CEILING = 10_000
@@ -54,18 +51,13 @@ _TOKEN_REFUSALS = (
 
 
 def answer_shape(observed: Observed) -> dict[str, Any]:
-    """The shape of an answer: status, media type, meaningful header names, body structure."""
-    from patgate.calibration._shapes_shim import shape_of
+    """The shape of an answer: status, media type, meaningful header names, body structure
+    (no ``body`` for an answer that is not JSON)."""
+    from patgate.fake.answer_shapes import answer_shape_of
 
-    media = observed.headers.get("content-type", "").split(";")[0].strip().lower()
-    present = {name.lower() for name in observed.headers}
-    body = observed.body
-    return {
-        "status": observed.status,
-        "content_type": media or None,
-        "headers": [name for name in MEANINGFUL_HEADERS if name.lower() in present],
-        "body": shape_of(body if isinstance(body, (dict, list)) else observed.text),
-    }
+    body = None if observed.body is NOT_JSON else observed.body
+    content_type = observed.headers.get("content-type")
+    return answer_shape_of(observed.status, content_type, list(observed.headers), body)
 
 
 def _record_shape(probing: Probing, answer: str, observed: Observed, request: str) -> None:
@@ -174,9 +166,9 @@ def _hubs_of_page(probing: Probing, hubs: Any) -> None:
 
 def hub_order(hubs: Sequence[Mapping[str, Any]]) -> tuple[str | None, str]:
     """``(order, why not)`` of a page of hubs: ``name_ascending``/``name_descending`` when
-    the names are so sorted, ``created_ascending`` when they are not and the creation dates
-    do not fall; ``None`` and the reason when the page cannot tell (fewer than 2 hubs, names
-    in creation order, or none of the three)."""
+    the names are so sorted, else ``created_ascending``/``created_descending`` when the
+    creation dates rise/fall; ``None`` and the reason when the page cannot tell (fewer than
+    2 hubs, names in creation order, or none of these)."""
     if len(hubs) < 2:
         return None, f"the organization lists {len(hubs)} hub(s); an order needs 2"
     names = [str(h.get("name")) for h in hubs]
@@ -195,6 +187,8 @@ def hub_order(hubs: Sequence[Mapping[str, Any]]) -> tuple[str | None, str]:
         return "name_descending", ""
     if rising:
         return "created_ascending", ""
+    if dated and all(a >= b for a, b in itertools.pairwise(created)):
+        return "created_descending", ""
     return None, "the hubs are listed in none of creation, name or reverse name order"
 
 

@@ -1,12 +1,14 @@
 """What counts as drift: node-by-node shape differences, noise, and accepted differences.
 
-A shape (``shapes.<answer>``) is compared node by node: each difference is named by its
-dotted path (``shapes.hub.body.keys.plan``). A difference only in a value that changes on
-every call is noise: a shape's ``sample`` (an id, a ``jti``, a timestamp the target served
-once), or ``client_token.expires_in`` a few seconds below the fake's (a deployment may count
-down the lifetime of a token it hands out again). A profile's ``accepted`` entries (field,
-reason, expires) turn the drift they name (that field or any below it) into an accepted
-difference until the day they expire; an expired entry accepts nothing.
+A shape (``shapes.<answer>``) is compared node by node by the fake's differ
+(:func:`patgate.fake.answer_shapes.shape_differences`): each difference is named by its
+dotted path (``shapes.hub.body.keys.plan``); values are never compared, only structure, so
+ids, ``jti``, ``iat`` and timestamps never differ. A difference only in a value that changes
+on every call is noise: a shape's ``sample``, or ``client_token.expires_in`` a few seconds
+below the fake's (a deployment may count down the lifetime of a token it hands out again).
+A profile's ``accepted`` entries (field, reason, expires) turn the drift they name (that
+field or any below it) into an accepted difference until the day they expire; an expired
+entry accepts nothing.
 """
 
 from __future__ import annotations
@@ -18,24 +20,11 @@ from typing import Any
 
 from patgate.calibration.fields import SHAPE_PREFIX
 
-__all__ = ["EXPIRES_IN_SLACK", "Acceptance", "AcceptedEntry", "differences", "shape_differences"]
+__all__ = ["EXPIRES_IN_SLACK", "Acceptance", "AcceptedEntry", "differences"]
 
 EXPIRES_IN_SLACK = 5
 """Seconds ``expires_in`` may fall short of the fake's and still be the same lifetime."""
 _SAMPLE = "a sample value: it changes from call to call"
-
-
-def shape_differences(path: str, mine: Any, theirs: Any) -> list[tuple[str, Any, Any]]:
-    """``(dotted path, the fake's node, the target's node)`` for each place two shapes (or
-    parts of them) differ; a key one side lacks is ``None`` on that side."""
-    if isinstance(mine, Mapping) and isinstance(theirs, Mapping):
-        found: list[tuple[str, Any, Any]] = []
-        for key in [*mine, *(k for k in theirs if k not in mine)]:
-            found += shape_differences(f"{path}.{key}", mine.get(key), theirs.get(key))
-        return found
-    if mine == theirs:
-        return []
-    return [(path, mine, theirs)]
 
 
 def _noise(name: str, fake_value: Any, target_value: Any) -> str:
@@ -51,11 +40,42 @@ def _noise(name: str, fake_value: Any, target_value: Any) -> str:
     return ""
 
 
+def _sample_differences(path: str, mine: Any, theirs: Any) -> list[tuple[str, Any, Any]]:
+    """Where both shapes carry a ``sample`` and the two differ (the differ compares no
+    value; these are listed as noise)."""
+    if not (isinstance(mine, Mapping) and isinstance(theirs, Mapping)):
+        return []
+    found: list[tuple[str, Any, Any]] = []
+    if "sample" in mine and "sample" in theirs and mine["sample"] != theirs["sample"]:
+        found.append((f"{path}.sample", mine["sample"], theirs["sample"]))
+    for key in ("body", "items", "keys"):
+        if key in mine and key in theirs:
+            found += _sample_differences(f"{path}.{key}", mine[key], theirs[key])
+    if path.endswith(".keys"):
+        for name in mine:
+            if name in theirs:
+                found += _sample_differences(f"{path}.{name}", mine[name], theirs[name])
+    return found
+
+
+def _sides(where: str, detail: str) -> tuple[str, Any, Any]:
+    """A shape difference as ``(where, the fake's side, the target's side)``."""
+    if detail == "absent":
+        return where, "present", "absent"
+    if detail.startswith("extra"):
+        return where, "absent", detail
+    fake, _, target = detail.partition(" -> ")
+    return where, fake, target
+
+
 def differences(name: str, mine: Any, theirs: Any) -> list[tuple[str, Any, Any, str]]:
     """Each difference of field ``name`` between the fake's answer (``mine``) and the
     target's: ``(where, fake, target, why it is noise or "")``; empty when alike."""
-    if name.startswith(SHAPE_PREFIX):
-        found = shape_differences(name, mine, theirs)
+    if name.startswith(SHAPE_PREFIX) and isinstance(mine, Mapping) and isinstance(theirs, Mapping):
+        from patgate.fake.answer_shapes import shape_differences
+
+        found = [_sides(f"{name}.{d.path}", d.detail) for d in shape_differences(mine, theirs)]
+        found += _sample_differences(name, mine, theirs)
     else:
         found = [] if mine == theirs else [(name, mine, theirs)]
     return [(where, a, b, _noise(where, a, b)) for where, a, b in found]
