@@ -9,6 +9,7 @@ never echoes what was sent, so an unknown id and a wrong secret answer byte for 
 from __future__ import annotations
 
 from collections.abc import Mapping
+from typing import Any
 
 from patgate.basics.reasons import Reason
 from patgate.errors import DomainError, InvalidRequest
@@ -86,12 +87,12 @@ class TokenEndpoint(Endpoint):
             if refused.reason is not None and refused.reason.code == "grant-type-missing":
                 refused.reason = _grant_type_missing(form, basic is not None)
             raise
-        body = {
-            "access_token": issued.access_token,
-            "token_type": self.deployment.profile.token_type,
-            "expires_in": issued.expires_in,
-            "session_expires_in": issued.session_expires_in,
-        }
+        profile = self.deployment.profile
+        body: dict[str, Any] = {"access_token": issued.access_token}
+        if profile.token_type is not None:  # null: the deployment sends no token_type
+            body["token_type"] = profile.token_type
+        body["expires_in"] = issued.expires_in
+        body["session_expires_in"] = issued.session_expires_in
         return json_response(200, body, NO_STORE)
 
     def render(
