@@ -35,7 +35,10 @@ def _with_plan(sample: object = None) -> dict[str, object]:
 
 def test_a_shape_differs_node_by_node() -> None:
     found = differences("shapes.hub", HUB, _with_plan())
-    assert found == [("shapes.hub.body.keys.plan", None, {"type": "string", "form": "text"}, "")]
+    assert found == [("shapes.hub.body.keys.plan", "absent", "extra (string)", "")]
+    assert differences("shapes.hub", _with_plan(), HUB) == [
+        ("shapes.hub.body.keys.plan", "present", "absent", "")
+    ]
 
 
 def test_a_sample_that_differs_is_noise_not_drift() -> None:

@@ -48,6 +48,8 @@ OTHER_CHOICES: dict[str, Any] = {
 
 
 def _get(document: dict[str, Any], dotted: str) -> Any:
+    if dotted.startswith("shapes."):
+        return document["shapes"][dotted.removeprefix("shapes.")]
     for part in dotted.split("."):
         document = document[part]
     return document

@@ -12,10 +12,11 @@ import re
 from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
+from patgate.calibration.fields import CREATE, DELETE, HUBS, TOKEN_REQUEST, VIEWER
 from patgate.runner.model import Observed
 
 if TYPE_CHECKING:
-    from patgate.calibration.probes import Probing
+    from patgate.calibration.probing import Probing
 
 __all__ = [
     "CREATE",
@@ -35,11 +36,6 @@ __all__ = [
     "record_refusal",
 ]
 
-TOKEN_REQUEST = "POST {auth_url}/oauth/token (client_credentials)"
-HUBS = "GET {base_url}/v2/content/hubs"
-VIEWER = "POST {graphql_url}: query viewer { personalAccessTokens }"
-CREATE = "POST {graphql_url}: mutation createPersonalAccessToken"
-DELETE = "POST {graphql_url}: mutation deletePersonalAccessToken"
 
 SEARCH_STEPS = 12
 """Requests (or creates) a bounded search may spend."""

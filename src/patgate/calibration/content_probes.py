@@ -28,7 +28,7 @@ from patgate.calibration.answer_reading import (
 from patgate.runner.model import NOT_JSON, Observed
 
 if TYPE_CHECKING:
-    from patgate.calibration.probes import Probing
+    from patgate.calibration.probing import Probing
 
 __all__ = [
     "answer_shape",

@@ -11,15 +11,27 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 __all__ = [
+    "CREATE",
+    "DELETE",
     "DERIVED_FIELDS",
     "FIELDS",
     "FIELDS_OF",
+    "HUBS",
     "NOT_PROFILE_FIELDS",
     "SHAPE_PREFIX",
+    "TOKEN_REQUEST",
+    "VIEWER",
     "WRITE_FIELDS",
     "WRITE_PROBES",
     "refusal_fields",
 ]
+
+TOKEN_REQUEST = "POST {auth_url}/oauth/token (client_credentials)"
+HUBS = "GET {base_url}/v2/content/hubs"
+VIEWER = "POST {graphql_url}: query viewer { personalAccessTokens }"
+CREATE = "POST {graphql_url}: mutation createPersonalAccessToken"
+DELETE = "POST {graphql_url}: mutation deletePersonalAccessToken"
+"""The requests a finding names, with the target's keys in braces (never a credential)."""
 
 SHAPE_PREFIX = "shapes."
 """Fields that hold an answer's shape start so; the rest of the name is the answer."""
@@ -82,14 +94,13 @@ _READ = {
     ),
 }
 WRITE_PROBES = {
-    "token lifecycle": (
-        "delete_result.fields",
-        "listing_order",
-        "last_used_date.update_interval_seconds",
+    "token lifecycle": ("listing_order", "last_used_date.update_interval_seconds"),
+    "token limit": (
         "refusals.token_limit.code",
         "refusal_messages.create_token.token_limit",
         "graphql_refusal_status.token_limit",
     ),
+    "lifecycle deletes": ("delete_result.fields",),
     "client-credential create": ("pat_creation.client_credentials",),
     "name length": (
         "pat_name.max_length",
