@@ -4,9 +4,14 @@
 from __future__ import annotations
 
 import re
+from pathlib import Path
 from typing import Any
 
+import httpx
+import pytest
+
 import patgate
+from tests.control.served import served
 from tests.fake.test_profile_answers import LIST, Client
 
 DELETE = "mutation($i: ID!) { deletePersonalAccessToken(input: {id: $i}) }"
@@ -187,3 +192,46 @@ def test_a_token_endpoint_message_comes_from_its_operation() -> None:
     )
     assert answer.status_code == 400  # documented
     assert answer.json() == {"error": "invalid_client", "error_description": "bad client"}
+
+
+SERVED_PROFILE = """\
+profile_version: 1
+client_token: {token_type: null}
+rate_limit: {requests_per_minute: 7, announce: ratelimit_headers}
+content_errors: {format: problem+json}
+refusal_messages:
+  hub: {not_found: Hub not found}
+shapes:
+  hub:
+    body:
+      type: object
+      keys:
+        id: {type: string}
+        region: {type: string, sample: eu-west-1}
+"""
+
+
+@pytest.mark.slow
+def test_serve_with_a_profile_serves_its_knobs_and_shapes(tmp_path: Path) -> None:
+    profile = tmp_path / "profile.yaml"
+    profile.write_text(SERVED_PROFILE, encoding="utf-8")
+    with served(tmp_path / "w.json", "--profile", str(profile)) as world:
+        token = httpx.post(
+            f"{world['auth_url']}/oauth/token",
+            data={
+                "client_id": world["client_id"],
+                "client_secret": world["client_secret"],
+                "grant_type": "client_credentials",
+            },
+        ).json()
+        assert "token_type" not in token
+        headers = {"Authorization": f"Bearer {world['admin_token']}"}
+        listed = httpx.post(world["graphql_url"], json={"query": LIST}, headers=headers)
+        assert listed.headers["RateLimit-Policy"] == "7;w=60"
+        hubs = httpx.get(f"{world['base_url']}/v2/content/hubs", headers=headers).json()
+        first = hubs["_embedded"]["hubs"][0]
+        hub = httpx.get(first["_links"]["self"]["href"], headers=headers).json()
+        assert hub == {"id": first["id"], "region": "eu-west-1"}
+        missing = httpx.get(f"{world['base_url']}/v2/content/hubs/nope", headers=headers)
+        assert missing.headers["content-type"] == "application/problem+json"
+        assert missing.json()["detail"] == "Hub not found"
