@@ -19,8 +19,9 @@ Standard library only: the fake's wire layer renders through it on every shaped 
 
 from __future__ import annotations
 
+import functools
 import re
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from datetime import datetime, timezone
 from typing import Any
@@ -35,6 +36,7 @@ __all__ = [
     "form_of",
     "format_date",
     "render",
+    "renderer",
     "shape_differences",
     "shape_of",
 ]
@@ -248,25 +250,86 @@ def render(value: Any, node: Mapping[str, Any]) -> Any:
     items go through ``items``; a date-time string takes the NODE's form. A NODE without
     ``keys`` or ``items`` leaves that part as it is; a value of another type than the
     NODE's is served as it is (the fake does not invent values)."""
-    if isinstance(value, dict):
-        keys = node.get("keys")
-        if keys is None or node.get("type") != "object":
-            return value
-        shown = {name: render(item, keys[name]) for name, item in value.items() if name in keys}
-        for name, child in keys.items():
-            if name not in value and "sample" in child:
-                shown[name] = child["sample"]
-        return shown
-    if isinstance(value, list):
-        items = node.get("items")
-        if items is None or node.get("type") != "array":
-            return value
-        return [render(item, items) for item in value]
-    if isinstance(value, str):
-        form = node.get("form", "")
-        if form.startswith("date-time/") and node.get("type") == "string":
-            _, precision, offset = form.split("/", 2)
-            moment = _parsed_date(value)
-            if moment is not None:
-                return format_date(moment, precision, offset)
+    return renderer(node)(value)
+
+
+Render = Callable[[Any], Any]
+
+_MAX_RENDERERS = 256
+_renderers: dict[int, tuple[Mapping[str, Any], Render]] = {}
+"""NODE (by identity, kept alive beside its renderer) -> its compiled renderer: a profile's
+shapes are compiled once, so an answer costs one call per key it has to change."""
+
+
+def _same(value: Any) -> Any:
     return value
+
+
+def renderer(node: Mapping[str, Any]) -> Render:
+    """The compiled :func:`render` of ``node`` (kept while ``node`` is)."""
+    kept = _renderers.get(id(node))
+    if kept is not None and kept[0] is node:
+        return kept[1]
+    compiled = _compile(node)
+    if len(_renderers) >= _MAX_RENDERERS:
+        _renderers.clear()
+    _renderers[id(node)] = (node, compiled)
+    return compiled
+
+
+def _compile(node: Mapping[str, Any]) -> Render:
+    kind = node.get("type")
+    if kind == "object" and node.get("keys") is not None:
+        return _object_renderer(node["keys"])
+    if kind == "array" and node.get("items") is not None:
+        each = _compile(node["items"])
+        if each is _same:
+            return _same
+        return lambda value: [each(item) for item in value] if isinstance(value, list) else value
+    form = node.get("form", "")
+    if kind == "string" and form.startswith("date-time/"):
+        _, precision, offset = form.split("/", 2)
+
+        def date(value: Any) -> Any:
+            return _rewritten(value, precision, offset) if isinstance(value, str) else value
+
+        return date
+    return _same
+
+
+def _object_renderer(keys: Mapping[str, Any]) -> Render:
+    children = {name: _compile(child) for name, child in keys.items()}
+    changed = {name: child for name, child in children.items() if child is not _same}
+    samples = tuple((name, child["sample"]) for name, child in keys.items() if "sample" in child)
+    names = frozenset(keys)
+    if not changed and not samples:
+
+        def kept(value: Any) -> Any:
+            # Nothing below to rewrite or add: only keys to leave out, if any.
+            if type(value) is not dict or value.keys() <= names:
+                return value
+            return {name: item for name, item in value.items() if name in names}
+
+        return kept
+
+    def shown(value: Any) -> Any:
+        if type(value) is not dict:
+            return value
+        out = {}
+        for name, item in value.items():
+            if name in names:
+                child = changed.get(name)
+                out[name] = item if child is None else child(item)
+        for name, sample in samples:
+            if name not in value:
+                out[name] = sample
+        return out
+
+    return shown
+
+
+@functools.lru_cache(maxsize=4096)
+def _rewritten(text: str, precision: str, offset: str) -> str:
+    """A date-time string in another form (a string that is no date-time: as it is)."""
+    moment = _parsed_date(text)
+    return text if moment is None else format_date(moment, precision, offset)

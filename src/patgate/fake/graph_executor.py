@@ -16,6 +16,7 @@ from typing import Any
 
 from graphql import (
     ExecutionResult,
+    FieldNode,
     GraphQLError,
     GraphQLResolveInfo,
     default_field_resolver,
@@ -101,7 +102,9 @@ def _scan_depth(text: str) -> int:
 def _problem(error: GraphQLError, cause: DomainError | Failure | None) -> GraphProblem:
     formatted = dict(error.formatted)
     formatted.pop("extensions", None)
-    return GraphProblem(formatted, cause)
+    node = error.nodes[0] if error.nodes else None
+    field = node.name.value if isinstance(node, FieldNode) else None
+    return GraphProblem(formatted, cause, field)
 
 
 def _never_awaitable(value: object) -> bool:

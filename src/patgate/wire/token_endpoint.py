@@ -13,6 +13,7 @@ from typing import Any
 
 from patgate.basics.reasons import Reason
 from patgate.errors import DomainError, InvalidRequest
+from patgate.fake.answer_shapes import render
 from patgate.wire.credentials import basic_credentials
 from patgate.wire.endpoint import Call, Endpoint, Refusal, media_type
 from patgate.wire.forms import parameter_names, parse_form
@@ -47,6 +48,7 @@ class TokenEndpoint(Endpoint):
 
     methods = ("POST",)
     profiled = False
+    operation = "token"
 
     def respond(self, request: WireRequest, call: Call) -> WireResponse:
         """A token for valid client credentials, sent as a form or HTTP Basic."""
@@ -93,7 +95,12 @@ class TokenEndpoint(Endpoint):
             body["token_type"] = profile.token_type
         body["expires_in"] = issued.expires_in
         body["session_expires_in"] = issued.session_expires_in
-        return json_response(200, body, NO_STORE)
+        shape = profile.shapes.get("token")
+        if shape is None:
+            return json_response(200, body, NO_STORE)
+        if "body" in shape:
+            body = render(body, shape["body"])
+        return json_response(200, body, NO_STORE, shape.get("content_type", "application/json"))
 
     def render(
         self, status: int, code: str, message: str, headers: Headers, error: Refusal
