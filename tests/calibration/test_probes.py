@@ -63,7 +63,9 @@ def _expected(chosen: dict[str, Any], name: str) -> Any:
     if name.startswith("refusal_messages."):
         _, operation, kind = name.split(".")
         own = chosen["refusal_messages"].get(operation, {}).get(kind)
-        return own if own is not None else chosen["refusals"][kind]["message"]
+        if own is not None or operation == "token":  # OAuth's error_description: its own
+            return own
+        return chosen["refusals"][kind]["message"]
     return _get(chosen, name)
 
 
@@ -109,9 +111,13 @@ def test_calibrating_a_fake_gives_its_profile_and_compare_then_finds_no_drift(
     assert before.exit_code == 1
     calibration = calibrated_document(target, fake, default_profile().as_document())
     chosen = other_fake.deployment.profile.as_document()
-    for name in calibration.adopted:
-        assert _get(calibration.document, name) == _get(chosen, name)
-    assert {d.field for d in before.drift} == set(calibration.adopted)
+    knobs = [n for n in calibration.adopted if not n.startswith("shapes.")]
+    for name in knobs:
+        assert _get(calibration.document, name) == _expected(chosen, name), name
+    drifted = {next(f for f in FIELDS if d.field.startswith(f)) for d in before.drift}
+    # A kind's wording shared by every operation is its own too: never a drift of its own.
+    shared = {n for n in knobs if n.startswith("refusals.") and n.endswith(".message")}
+    assert drifted == set(calibration.adopted) - shared
     after = compare_results(
         target, probe_fake(calibration.document, frozenset(other_fake.world), allow_writes=True)
     )
@@ -206,7 +212,11 @@ def test_a_secret_in_an_answer_never_reaches_the_profile() -> None:
         held["admin"] = admin = fake.world["admin_token"]
         target, _ = _probe(fake)
         world = frozenset(fake.world)
-    messages = [f.value for n, f in target.observed().items() if n.startswith("refusal_mess")]
+    messages = [
+        f.value
+        for n, f in target.observed().items()
+        if n.startswith("refusal_messages.") and not n.startswith("refusal_messages.token.")
+    ]
     assert messages
     assert all("refused; your admin token is" in m for m in messages)
     assert not any(admin in m for m in messages)
@@ -297,3 +307,26 @@ def test_a_long_name_refused_while_the_admin_is_at_the_cap_is_no_name_limit() ->
     finding = result.findings["pat_name.max_length"]
     assert not finding.observed
     assert "refused while the admin held 5 tokens (the refusal may be the cap's)" in finding.reason
+
+
+def test_compare_right_after_calibrating_the_default_fake_is_quiet() -> None:
+    with patgate.Fake() as fake:
+        target, _ = _probe(fake)
+        world = frozenset(fake.world)
+    default = probe_fake(None, world, allow_writes=True)
+    calibration = calibrated_document(target, default, default_profile().as_document())
+    assert calibration.adopted == {}
+    again = probe_fake(calibration.document, world, allow_writes=True)
+    comparison = compare_results(target, again)
+    assert (comparison.drift, comparison.exit_code) == ([], 0)
+
+
+def test_a_fake_refusing_client_credential_creates_drifts_on_that_field_alone() -> None:
+    refusing = {"profile_version": 1, "pat_creation": {"client_credentials": "refused"}}
+    with patgate.Fake(profile=refusing) as fake:
+        target, _ = _probe(fake)
+        world = frozenset(fake.world)
+    comparison = compare_results(target, probe_fake(None, world, allow_writes=True))
+    assert [(d.field, d.fake, d.target) for d in comparison.drift] == [
+        ("pat_creation.client_credentials", "allowed", "refused")
+    ]

@@ -30,13 +30,18 @@ from patgate.runner.session import target_redactor
 
 from ..independent.deployment import SECOND_CHOICES, running_independent_deployment
 from ..independent.open_choices import merged_over
+from .gaps import NOT_IN_THE_CONTRACT, UNSERVED, accepting
 
 EVERY_USE = {"last_used_date": {"update_interval_seconds": 0}}
 """lastUsedDate moving on every use: no probe waits a minute to see it."""
 
+CREATED_ORDER = {"hubs": {"order": "created_ascending"}}
+"""The hubs' order of the twins' baseline: one the profile holds."""
+
 
 def _probe(choices: Mapping[str, Any], ledger: Any) -> tuple[ProbeResult, frozenset[str]]:
-    with running_independent_deployment(choices=merged_over(EVERY_USE, choices)) as deployment:
+    chosen = merged_over(EVERY_USE, choices)
+    with running_independent_deployment(choices=chosen) as deployment:
         config = TargetConfig(deployment.world)
         options = RunOptions(allow_writes=True, ledger_path=ledger)
         result, tallies = probe_live(config, options, target_redactor(config))
@@ -59,21 +64,65 @@ def _drift(comparison: Comparison) -> dict[str, Any]:
 
 @pytest.fixture(scope="module")
 def first(tmp_path_factory: pytest.TempPathFactory) -> tuple[ProbeResult, ProbeResult]:
-    """The first independent deployment (INDEPENDENT_CHOICES) and its calibrated fake."""
-    return _calibrated({}, tmp_path_factory.mktemp("first") / "ledger.jsonl")
+    """The first independent deployment (hubs in a profile's order) and its calibrated
+    fake: the twins' baseline."""
+    return _calibrated(CREATED_ORDER, tmp_path_factory.mktemp("first") / "ledger.jsonl")
 
 
-@pytest.mark.parametrize("choices", [{}, SECOND_CHOICES], ids=["independent", "second"])
+QUIET = [
+    pytest.param({}, {**UNSERVED, **NOT_IN_THE_CONTRACT}, id="independent"),
+    pytest.param(SECOND_CHOICES, UNSERVED, id="second"),
+]
+
+
+@pytest.mark.parametrize(("choices", "gaps"), QUIET)
 def test_compare_right_after_calibrate_is_quiet(
-    choices: Mapping[str, Any], tmp_path_factory: pytest.TempPathFactory
+    choices: Mapping[str, Any], gaps: Mapping[str, str], tmp_path_factory: pytest.TempPathFactory
 ) -> None:
     target, fake = _calibrated(choices, tmp_path_factory.mktemp("quiet") / "ledger.jsonl")
-    comparison = compare_results(target, fake)
+    comparison = compare_results(target, fake, accepting(gaps))
     assert _drift(comparison) == {}
     assert comparison.exit_code == 0
+    # What is accepted is only what the fake cannot serve (each named above, with why).
+    assert {a.drift.field for a in comparison.accepted} <= {
+        d.field for d in compare_results(target, fake).drift
+    }
+
+
+@pytest.mark.xfail(strict=True, reason="the fake does not serve every shape yet (UNSERVED)")
+@pytest.mark.parametrize("choices", [CREATED_ORDER, SECOND_CHOICES], ids=["independent", "second"])
+def test_compare_right_after_calibrate_is_quiet_with_nothing_accepted(
+    choices: Mapping[str, Any], tmp_path_factory: pytest.TempPathFactory
+) -> None:
+    target, fake = _calibrated(choices, tmp_path_factory.mktemp("bare") / "ledger.jsonl")
+    assert _drift(compare_results(target, fake)) == {}
 
 
 _CONTENT_SHAPES = r"shapes\.refusal\.content\..*"
+_TEXT = {"type": "string", "form": "text"}
+_DATE = {"type": "string", "form": "date-time/milliseconds/Z"}
+HUB_WITH_PLAN: dict[str, Any] = {
+    "status": 200,
+    "content_type": "application/hal+json",
+    "headers": [],
+    "body": {
+        "type": "object",
+        "keys": {
+            **dict.fromkeys(("id", "name", "label", "status", "createdBy"), _TEXT),
+            "createdDate": _DATE,
+            "lastModifiedBy": _TEXT,
+            "lastModifiedDate": _DATE,
+            "plan": {"type": "string", "form": "text", "sample": "enterprise"},
+            "_links": {
+                "type": "object",
+                "keys": {
+                    "self": {"type": "object", "keys": {"href": {"type": "string", "form": "uri"}}}
+                },
+            },
+        },
+    },
+}
+"""The first deployment's hub record with a ``plan`` the fake does not know."""
 TWINS: dict[str, tuple[dict[str, Any], str]] = {
     "token_type absent": (
         {"client_token": {"token_type": None}},
@@ -132,6 +181,19 @@ TWINS: dict[str, tuple[dict[str, Any], str]] = {
         {"rate_limit": {"requests_per_minute": 1200, "announce": "ratelimit_headers"}},
         r"rate_limit\.(announce|requests_per_minute)",
     ),
+    "hub extra field": (
+        {"shapes": {"hub": HUB_WITH_PLAN}},
+        r"shapes\.hub\.body\.keys\.plan|shapes\.hubs_page\..*\.keys\.plan|hubs\.fields",
+    ),
+    "masked form": ({"masked_token": {"visible_characters": 6}}, r"masked_token\..*"),
+    "name limit": ({"pat_name": {"max_length": 80}}, r"pat_name\.max_length"),
+    "token listing order": ({"listing_order": "name_ascending"}, r"listing_order"),
+    "delete result": ({"delete_result": {"shape": "boolean"}}, r"delete_result\..*"),
+    "refusal code": (
+        {"refusals": {"forbidden": {"code": "NOT_YOURS"}}},
+        r"refusals\.forbidden\.code",
+    ),
+    "token lifetime": ({"client_token": {"expires_in": 600}}, r"client_token\.expires_in"),
     "a refusal's wording in one operation": (
         {"refusal_messages": {"create_token": {"forbidden": "Only admins make tokens."}}},
         r"refusal_messages\.create_token\.forbidden",
@@ -151,7 +213,20 @@ def test_a_deployment_differing_on_one_field_drifts_on_that_field_alone(
 ) -> None:
     changed, allowed = TWINS[twin]
     _, fake = first
-    target, _ = _probe(changed, tmp_path_factory.mktemp("twin") / "ledger.jsonl")
-    drift = _drift(compare_results(target, fake))
-    assert drift, f"{twin}: no drift"
+    twin_choices = merged_over(CREATED_ORDER, changed)
+    target, _ = _probe(twin_choices, tmp_path_factory.mktemp("twin") / "ledger.jsonl")
+    drift = _drift(compare_results(target, fake, accepting(UNSERVED)))
+    # The field the twin changes drifts (a shape: somewhere in it) ...
+    assert [f for f in _leaves(changed) if not any(d.startswith(f) for d in drift)] == [], drift
+    # ... and nothing else does, but the shape nodes that choice shows in.
     assert [f for f in drift if not re.fullmatch(allowed, f)] == [], drift
+
+
+def _leaves(choices: Mapping[str, Any], at: str = "") -> list[str]:
+    """The dotted fields ``choices`` sets (a shape counts as one: ``shapes.hub``)."""
+    found: list[str] = []
+    for key, value in choices.items():
+        path = f"{at}.{key}" if at else key
+        shape = path.startswith("shapes.")
+        found += _leaves(value, path) if isinstance(value, Mapping) and not shape else [path]
+    return found

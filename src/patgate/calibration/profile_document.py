@@ -118,6 +118,8 @@ def calibrated_document(
         value = finding.value
         if name.startswith(SHAPE_PREFIX):
             value = with_samples(value, mine.value if mine and mine.observed else None, finding)
+        if name == "shapes.hubs_page":
+            value = _every_page_link(value, target.findings.get("pages.links"))
         kept, problem = _loadable(document, name, value)
         if problem:
             not_observed[name] = problem
@@ -125,7 +127,51 @@ def calibrated_document(
             _set(document, name, kept)
             calibration.adopted[name] = kept
     not_observed.update(NEVER_PROBED)
+    _shared_wording(calibration, target)
     return calibration
+
+
+def _shared_wording(calibration: Calibration, target: ProbeResult) -> None:
+    """A kind's wording that every operation seen refusing it shares, and that calibrate
+    adopted, is also the kind's own (``refusals.<kind>.message``): it then reaches what
+    no operation names (a refusal before the operation is known, such as a missing token).
+    A kind worded differently by two operations keeps only the per-operation wording. The
+    token endpoint's OAuth ``error_description`` is its own: a kind's wording never
+    reaches it, so it is left out."""
+
+    def counted(name: str) -> bool:
+        return name.startswith("refusal_messages.") and not name.startswith(_TOKEN_WORDING)
+
+    words: dict[str, set[str]] = {}
+    for name, finding in target.findings.items():
+        if counted(name) and finding.observed:
+            words.setdefault(name.rsplit(".", 1)[1], set()).add(str(finding.value))
+    for kind, seen in words.items():
+        adopted = {
+            str(v) for n, v in calibration.adopted.items() if counted(n) and n.endswith(kind)
+        }
+        field = f"refusals.{kind}.message"
+        if len(seen) == 1 and seen == adopted and field in calibration.not_observed:
+            wording = next(iter(seen))
+            _set(calibration.document, field, wording)
+            calibration.adopted[field] = wording
+            del calibration.not_observed[field]
+
+
+_TOKEN_WORDING = "refusal_messages.token."
+
+
+def _every_page_link(shape: Any, links: Finding | None) -> Any:
+    """A hubs page's shape with every relation ``pages.links`` saw (the shape was taken from
+    the first page, where ``prev`` and ``next`` may not apply): a relation the shape lacks
+    would be left out of every page the fake serves."""
+    keys = shape.get("body", {}).get("keys", {}).get("_links", {}).get("keys")
+    if not (links is not None and links.observed and isinstance(keys, dict) and keys):
+        return shape
+    like = next(iter(keys.values()))
+    for relation in links.value:
+        keys.setdefault(relation, copy.deepcopy(like))
+    return shape
 
 
 def with_samples(shape: Any, served: Any, finding: Finding) -> Any:

@@ -30,7 +30,7 @@ from typing import TYPE_CHECKING
 
 from patgate.calibration.content_probes import probe_client_token, probe_hubs
 from patgate.calibration.fields import FIELDS, FIELDS_OF, WRITE_FIELDS, WRITE_PROBES
-from patgate.calibration.probing import NEEDS_WRITES, ProbeResult, Probing
+from patgate.calibration.probing import NEEDS_WRITES, PROBE_CONNECTIONS, ProbeResult, Probing
 from patgate.calibration.read_probes import (
     probe_delete_shape,
     probe_listing,
@@ -159,7 +159,9 @@ def run_schedule(
             # Whichever way it ended, nobody waits on it any longer.
             milestones.reach(probe.name, *probe.points)
 
-    pool = ThreadPoolExecutor(max(len(run), 1), thread_name_prefix="patgate-probe")
+    # As many at once as the session pools connections (a probe waiting on another
+    # holds its thread: the lifecycle, which every such wait is on, is started first).
+    pool = ThreadPoolExecutor(PROBE_CONNECTIONS, thread_name_prefix="patgate-probe")
     with pool, milestones.condition:
         while pending:
             started = False
