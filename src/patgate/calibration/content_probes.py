@@ -92,6 +92,10 @@ def probe_client_token(probing: Probing) -> None:
         else:
             probing.missed(fields[:1], "the token answer has no expires_in")
         probing.found(fields[1], body.get("token_type"), TOKEN_REQUEST)
+    if probing.allow_writes and probing.client_token and probing.key("graphql_url"):
+        # What the token's principal holds, listed now, off the longest chain: the
+        # client-credential create, at its end, stands on it instead of a listing of its own.
+        probing.listing(probing.client_token)
     for kind, what, changed in _TOKEN_REFUSALS:
         request = f"POST {{auth_url}}/oauth/token with {what}"
         refused = _token_form(probing, changed)

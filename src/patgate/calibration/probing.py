@@ -37,7 +37,7 @@ __all__ = [
     "RuleBreak",
 ]
 
-PROBE_CONNECTIONS = 5
+PROBE_CONNECTIONS = 8
 """Connections a probing session pools: the probes that may run at once."""
 NEEDS_WRITES = "needs --allow-writes (it creates and deletes tokens of its own)"
 """The reason of a field only a write probe shows, on a read-only run."""

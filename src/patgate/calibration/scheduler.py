@@ -16,8 +16,9 @@ The order, and why:
 - the lifecycle's deletes come once its uses and the token limit are done (the tokens count
   toward the cap) and the shape probe told the delete result's shape;
 - the unknown-id delete, once the shape probe told the shape;
-- the client-credential create, once the client token probe got a token and the lifecycle's
-  tokens are gone (it needs a free place).
+- the client-credential create, once the client token probe got a token and the token
+  limit's fillers are gone (it needs a free place: if the lifecycle's tokens leave none, it
+  waits, inside, for their deletes).
 """
 
 from __future__ import annotations
@@ -81,27 +82,28 @@ class Probe:
 
 PROBES: tuple[Probe, ...] = (
     Probe("token lifecycle", probe_lifecycle, points=(COUNTED, MADE)),
-    Probe("client token", probe_client_token),
-    Probe("delete result shape", probe_delete_shape),
-    Probe("token listing", probe_listing),
-    Probe("unauthenticated refusal", probe_unauthenticated),
-    Probe("hubs listing", probe_hubs),
-    Probe("non-admin create", probe_forbidden),
     Probe("name length", probe_name_length, after=(COUNTED,), excludes=("token limit",)),
-    Probe("unknown id", probe_not_found, after=("delete result shape",)),
+    Probe("token listing", probe_listing),
     Probe("token limit", probe_token_limit, after=(MADE, "name length", "token listing")),
+    Probe("delete result shape", probe_delete_shape),
     Probe(
         "lifecycle deletes",
         probe_lifecycle_deletes,
         after=("token lifecycle", "token limit", "delete result shape"),
     ),
+    Probe("client token", probe_client_token),
     Probe(
         "client-credential create",
         probe_client_credentials,
-        after=("client token", "lifecycle deletes"),
+        after=("client token", "token limit"),
     ),
+    Probe("hubs listing", probe_hubs),
+    Probe("unknown id", probe_not_found, after=("delete result shape",)),
+    Probe("non-admin create", probe_forbidden),
+    Probe("unauthenticated refusal", probe_unauthenticated),
 )
-"""Every probe, the ones others wait for first (a pool thread each, whatever the order)."""
+"""Every probe, in the order they are started when several may start and a connection is
+free: the lifecycle's chain first (it is the longest), then what it waits for."""
 
 
 class ScheduleError(ValueError):
@@ -130,7 +132,11 @@ def check_schedule(probes: Sequence[Probe]) -> None:
 
 
 def run_schedule(
-    probing: Probing, probes: Sequence[Probe], *, chosen: Collection[str] | None = None
+    probing: Probing,
+    probes: Sequence[Probe],
+    *,
+    chosen: Collection[str] | None = None,
+    workers: int = PROBE_CONNECTIONS,
 ) -> None:
     """Run the ``chosen`` of ``probes`` (default: all), each as soon as what it is
     ``after`` is reached and nothing it must not overlap with runs. A probe stopped by a
@@ -159,15 +165,18 @@ def run_schedule(
             # Whichever way it ended, nobody waits on it any longer.
             milestones.reach(probe.name, *probe.points)
 
-    # As many at once as the session pools connections (a probe waiting on another
-    # holds its thread: the lifecycle, which every such wait is on, is started first).
-    pool = ThreadPoolExecutor(PROBE_CONNECTIONS, thread_name_prefix="patgate-probe")
+    # As many at once as the session pools connections, started in the schedule's order
+    # (a probe waiting inside on another holds its thread: the lifecycle, which the name
+    # probe waits on, is started first, and the lifecycle's deletes, which the
+    # client-credential create may wait on, need one thread of the others).
+    pool = ThreadPoolExecutor(workers, thread_name_prefix="patgate-probe")
     with pool, milestones.condition:
         while pending:
             started = False
             for probe in list(pending):
                 needs = all(milestones.reached(name) for name in probe.after)
-                if needs and not running & apart[probe.name]:
+                free = len(running) < workers
+                if free and needs and not running & apart[probe.name]:
                     pending.remove(probe)
                     running.add(probe.name)
                     futures.append(pool.submit(one, probe))

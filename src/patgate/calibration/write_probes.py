@@ -36,6 +36,7 @@ from patgate.runner.model import Observed
 
 __all__ = [
     "COUNTED",
+    "LIFECYCLE_DELETES",
     "MADE",
     "probe_client_credentials",
     "probe_forbidden",
@@ -50,6 +51,8 @@ COUNTED = "token lifecycle:counted"
 """Reached once the lifecycle listed the admin's tokens (:attr:`Probing.held` is known)."""
 MADE = "token lifecycle:made"
 """Reached once the lifecycle made its tokens or gave up (:attr:`Probing.room` is known)."""
+LIFECYCLE_DELETES = "lifecycle deletes"
+"""The probe that deletes the lifecycle's tokens (reached once it ended)."""
 _NAME_CEILING = 4096
 """The longest name the name probe tries."""
 _USE_GAP = 1.1
@@ -382,9 +385,11 @@ def probe_not_found(probing: Probing) -> None:
 def probe_client_credentials(probing: Probing) -> None:
     """``pat_creation.client_credentials``: a create with the client-credential token the
     client token probe got (its client may act as an admin): ``refused``, or ``allowed``
-    and the token deleted at once. It runs once the lifecycle's tokens are gone (it needs
-    a free place)."""
+    and the token deleted at once. It needs a free place of the admin's: once the token
+    limit's fillers are gone, and the lifecycle's tokens too if they leave none."""
     name = "pat_creation.client_credentials"
+    if probing.room is not None and probing.room < 1:
+        probing.milestones.wait_for(LIFECYCLE_DELETES)
     bearer = probing.client_token
     if not (bearer and probing.key("graphql_url")):
         probing.missed((name,), "needs a client-credential token and graphql_url")
