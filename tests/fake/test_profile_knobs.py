@@ -184,6 +184,12 @@ def test_a_message_for_one_operation_does_not_bleed_into_another() -> None:
     assert hub == {"errors": [{"message": "Not found"}]}
 
 
+def test_an_operations_message_follows_its_field_under_an_alias() -> None:
+    client = _with(refusal_messages={"delete_token": {"not_found": "No such token"}})
+    aliased = 'mutation { gone: deletePersonalAccessToken(input: {id: "x"}) }'
+    assert client.graph(aliased).json()["errors"][0]["message"] == "No such token"
+
+
 def test_a_token_endpoint_message_comes_from_its_operation() -> None:
     client = _with(refusal_messages={"token": {"unauthenticated": "bad client"}})
     answer = client.http.post(

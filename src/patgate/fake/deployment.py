@@ -247,8 +247,18 @@ class Deployment:
         # Hub id -> the organization it was filed under and the hub: reading one hub costs
         # the same with three hubs as with a hundred thousand in the organization.
         self._hubs_by_id: dict[str, tuple[str, Hub]] = {}
+        self.faults = self._new_faults(seed)
+        """Fault rules on the wire and the rate-limit switch (see :mod:`patgate.fake.faults`)."""
+        self.credential_observers: list[Callable[[str], None]] = []
+        """Told of each client secret :meth:`add_client` issues (the request log redacts them)."""
+        self.changes: Changes | None = None
+        """Told of every change when set (``patgate serve --state``'s journal); see
+        :mod:`patgate.fake.changes`."""
+
+    def _new_faults(self, seed: int) -> Faults:
+        """An empty fault book whose rate limit is the profile's."""
         limited = self.profile.refusals["rate_limited"]
-        self.faults = Faults(
+        return Faults(
             self.clock,
             seed,
             requests_per_minute=self.profile.requests_per_minute,
@@ -256,12 +266,6 @@ class Deployment:
             rate_limit_code=limited.code,
             rate_limit_message=limited.message,
         )
-        """Fault rules on the wire and the rate-limit switch (see :mod:`patgate.fake.faults`)."""
-        self.credential_observers: list[Callable[[str], None]] = []
-        """Told of each client secret :meth:`add_client` issues (the request log redacts them)."""
-        self.changes: Changes | None = None
-        """Told of every change when set (``patgate serve --state``'s journal); see
-        :mod:`patgate.fake.changes`."""
 
     def exclusive(self) -> contextlib.AbstractContextManager[Any]:
         """The deployment's lock (:attr:`lock_factory`): while held, no operation changes the state

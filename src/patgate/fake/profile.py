@@ -10,9 +10,13 @@ an unknown field with the nearest known name, a wrong type, or a value that cont
 documented rule (the cap of 5, masked listings, admin-only creation, ``createdDate`` in
 milliseconds), quoting the clause.
 
-The domain reads the parts it needs (mask, name limit, listing order, dates, the delete
-result's shape); the wire layer reads the refusals, the client token's ``token_type``, the
-hub fields and links and the page sizes.
+The domain reads the parts it needs (mask, name limit, listing and hub order, dates, the
+delete result's shape, who may create); the wire layer reads the refusals and their
+per-operation messages, the client token's ``token_type``, the hub fields and links, the
+page sizes and links, the rate limit's announcement, the GraphQL refusal status, the content
+errors' format and the answers' ``shapes`` (:mod:`patgate.fake.answer_shapes`). ``accepted``
+is for ``patgate compare`` alone. The documented rules a profile cannot change live in
+:mod:`patgate.fake.profile_rules`.
 """
 
 from __future__ import annotations
