@@ -45,6 +45,7 @@ class SecondClient:
         self.http = http
 
     def token_answer(self) -> dict[str, Any]:
+        """The client-credential token answer (raises on a refusal)."""
         answer = self.http.post(
             self.world["auth_url"] + "/oauth/token",
             data={
@@ -58,16 +59,19 @@ class SecondClient:
         return body
 
     def hubs(self, bearer: str | None, **params: int) -> httpx.Response:
+        """A page of hubs (``page``, ``size``), with ``bearer`` or no token."""
         headers = {"Authorization": f"Bearer {bearer}"} if bearer else {}
         return self.http.get(
             self.world["base_url"] + "/v2/content/hubs", params=params, headers=headers
         )
 
     def graphql(self, query: str, bearer: str) -> httpx.Response:
+        """One GraphQL document."""
         headers = {"Authorization": f"Bearer {bearer}"}
         return self.http.post(self.world["graphql_url"], json={"query": query}, headers=headers)
 
     def create(self, name: str, bearer: str) -> httpx.Response:
+        """Create a PAT named ``name`` in the target's organization."""
         organization = json.dumps(self.world["organization_id"])
         return self.graphql(
             f"mutation {{ createPersonalAccessToken(input: {{name: {json.dumps(name)}, "
@@ -76,6 +80,7 @@ class SecondClient:
         )
 
     def delete(self, token_id: str, bearer: str) -> None:
+        """Delete a PAT by id, whatever the delete's result type."""
         # The delete's result shape is the deployment's own: select nothing, read errors.
         answer = self.graphql(
             f"mutation {{ deletePersonalAccessToken(input: {{id: {json.dumps(token_id)}}}) "
@@ -89,6 +94,7 @@ class SecondClient:
             )
 
     def tokens(self, bearer: str) -> list[dict[str, Any]]:
+        """The bearer's PATs (id, lastUsedDate)."""
         answer = self.graphql("{ viewer { personalAccessTokens { id lastUsedDate } } }", bearer)
         listed: list[dict[str, Any]] = answer.json()["data"]["viewer"]["personalAccessTokens"]
         return listed
@@ -96,6 +102,7 @@ class SecondClient:
 
 @contextmanager
 def session(world: Mapping[str, str]) -> Iterator[SecondClient]:
+    """A client on its own httpx connection pool, closed at the end."""
     with httpx.Client(timeout=10) as http:
         yield SecondClient(world, http)
 
