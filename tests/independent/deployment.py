@@ -18,8 +18,10 @@ With ``control=True`` it also serves the control API patgate's runner uses to se
 stage on a deployment it may control (users, roles, the UI's token requests, the clock).
 
 Where the documentation is silent it chooses otherwise than patgate's fake, on every field of
-the profile contract; :data:`INDEPENDENT_CHOICES` writes those choices down in that shape,
-and ``choices=`` changes any of them for one deployment. ``break_rule`` breaks one
+the profile contract; :data:`INDEPENDENT_CHOICES` writes those choices down in that shape
+(the newer fields' in :data:`~.open_choices.FURTHER_CHOICES`), and ``choices=`` changes any
+of them for one deployment: :data:`SECOND_CHOICES` is a second deployment, choosing otherwise
+again on eleven open points (:mod:`.open_choices`). ``break_rule`` breaks one
 documented rule on purpose (:data:`BROKEN_RULES`), for the proofs that the gate fails it.
 """
 
@@ -58,9 +60,26 @@ from graphql import (
     validate,
 )
 
+from .open_choices import (
+    FREE_FORM_SECTIONS,
+    SECOND_CHOICE_PARTS,
+    SECOND_CHOICES,
+    check_further,
+    ordered_hubs,
+    page_links,
+    problem_body,
+    rate_limit_headers,
+    refusal_message,
+    shaped,
+    timestamp_text,
+    with_further,
+)
+
 __all__ = [
     "BROKEN_RULES",
     "INDEPENDENT_CHOICES",
+    "SECOND_CHOICES",
+    "SECOND_CHOICE_PARTS",
     "IndependentDeployment",
     "State",
     "running_independent_deployment",
@@ -215,11 +234,6 @@ def _created_text(moment: float) -> str:
     return stamp.strftime("%Y-%m-%dT%H:%M:%S.") + f"{stamp.microsecond // 1000:03d}Z"
 
 
-def _last_used_text(moment: float) -> str:
-    """Documented: "ISO 8601 UTC timestamp"; this deployment writes whole seconds."""
-    return datetime.fromtimestamp(moment, timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
-
-
 def _digest(value: str) -> bytes:
     return hashlib.sha256(value.encode("utf-8")).digest()
 
@@ -256,6 +270,8 @@ class Hub:
     name: str
     label: str
     created: float
+    region: str = "eu-west-1"
+    plan: str = "standard"
 
 
 @dataclass(frozen=True)
@@ -301,15 +317,31 @@ class State:
         detail: dict[str, Any] = self.choices["refusals"][refusal.kind]
         return detail
 
-    def graphql_error(self, refusal: Refusal) -> GraphQLError:
-        detail = self.refusal(refusal)
-        code = detail.get("code")
+    def graphql_error(self, refusal: Refusal, operation: str | None = None) -> GraphQLError:
+        """The GraphQL error of a refusal in ``operation`` (its message may be its own)."""
+        code = self.refusal(refusal).get("code")
         extensions = {"code": code} if code is not None else None
-        return GraphQLError(detail["message"], extensions=extensions)
+        message = refusal_message(self.choices, refusal.kind, operation)
+        return GraphQLError(message, extensions=extensions)
 
-    def content_body(self, refusal: Refusal) -> dict[str, Any]:
+    def content_answer(self, refusal: Refusal, operation: str) -> tuple[int, Any, str]:
+        """Status, body and content type of a content API refusal in ``operation``: JSON
+        ``errors``, or RFC 9457 problem details, as the choices say."""
         detail = self.refusal(refusal)
-        return {"errors": [{"code": detail.get("code"), "message": detail["message"]}]}
+        status, code = detail["status"], detail.get("code")
+        message = refusal_message(self.choices, refusal.kind, operation)
+        if self.choices["content_errors"]["format"] == "problem+json":
+            problem = problem_body(refusal.kind, status, code, message)
+            return status, problem, "application/problem+json"
+        return status, {"errors": [{"code": code, "message": message}]}, "application/json"
+
+    def announcement(self, window: tuple[int, int] | None) -> dict[str, str]:
+        """The rate limit's headers for what is left of a caller's minute (``window``:
+        requests, seconds), when the choices announce it."""
+        rate_limit = self.choices["rate_limit"] or {}
+        if window is None or rate_limit.get("announce", "none") == "none":
+            return {}
+        return rate_limit_headers(rate_limit["requests_per_minute"], *window)
 
     # -- tokens --------------------------------------------------------------------------
 
@@ -402,9 +434,10 @@ class State:
 
     def _last_used_text(self, token: Token) -> str:
         assert token.last_used is not None
-        if self.choices["date_precision"]["lastUsedDate"] == "milliseconds":
-            return _created_text(token.last_used)
-        return _last_used_text(token.last_used)
+        precision = self.choices["date_precision"]["lastUsedDate"]
+        return timestamp_text(
+            token.last_used, precision, self.choices["date_offset"]["lastUsedDate"]
+        )
 
     # -- authentication --------------------------------------------------------------------
 
@@ -422,13 +455,16 @@ class State:
             "exp": now + lifetime,
             "jti": secrets.token_hex(8),
         }
-        return {
+        answer = {
             "access_token": jwt.encode(claims, self.signing_key, algorithm="HS256"),
             "token_type": self.choices["client_token"]["token_type"],
             "expires_in": lifetime,
             "session_expires_in": SESSION_EXPIRES_IN,
             "scope": CLIENT_SCOPE,
         }
+        if answer["token_type"] is None:
+            del answer["token_type"]
+        return shaped(answer, self.choices["shapes"].get("token"))
 
     def authenticate(self, authorization: str | None) -> Caller:
         """The caller behind an Authorization header, or a refusal (validated on each use)."""
@@ -493,21 +529,27 @@ class State:
         if token.last_used is None or now - token.last_used >= interval:
             token.last_used = now
 
-    def admit(self, authorization: str | None) -> None:
-        """The GraphQL rate limit: so many requests a minute per credential."""
+    def admit(self, authorization: str | None) -> tuple[int, int] | None:
+        """The GraphQL rate limit: so many requests a minute per credential. Returns what is
+        left of the caller's minute (requests, seconds until it resets; a request with no
+        credential counts against nobody), ``None`` with no limit."""
         rate_limit = self.choices["rate_limit"]
-        limit = rate_limit["requests_per_minute"] if rate_limit else None
-        if not authorization or limit is None:
-            return
+        limit = rate_limit.get("requests_per_minute") if rate_limit else None
+        if limit is None:
+            return None
+        if not authorization:
+            return limit, 60
         key = _digest(authorization)
         now = self.now()
         with self.lock:
             recent = [t for t in self._requests.get(key, []) if now - t < 60]
+            reset = max(1, math.ceil(recent[0] + 60 - now)) if recent else 60
             if len(recent) >= limit:
                 self._requests[key] = recent
-                raise Refusal("rate_limited", max(1, math.ceil(recent[0] + 60 - now)))
+                raise Refusal("rate_limited", reset)
             recent.append(now)
             self._requests[key] = recent
+            return limit - len(recent), reset
 
 
 # -- GraphQL --------------------------------------------------------------------------------
@@ -523,6 +565,13 @@ def _schema_text(delete_result: dict[str, Any]) -> str:
     return SCHEMA_SDL.format(delete_type=name, delete_definition=f"type {name} {{\n{fields}}}\n")
 
 
+def _refused(info: Any, refusal: Refusal, operation: str) -> GraphQLError:
+    """The error of a refusal inside an executed document, its kind kept for the status."""
+    info.context["refused"].append(refusal.kind)
+    state: State = info.context["state"]
+    return state.graphql_error(refusal, operation)
+
+
 def _build_schema(choices: dict[str, Any]) -> GraphQLSchema:
     schema = build_schema(_schema_text(choices["delete_result"]))
 
@@ -533,7 +582,7 @@ def _build_schema(choices: dict[str, Any]) -> GraphQLSchema:
             caller.user is not None and caller.organization_id not in caller.user.organizations
         )
         if removed and state.break_rule != "removal_ignored":
-            raise state.graphql_error(Refusal("forbidden"))
+            raise _refused(info, Refusal("forbidden"), "list_tokens")
         return caller
 
     def viewer_field(name: str) -> Callable[..., Any]:
@@ -567,7 +616,7 @@ def _build_schema(choices: dict[str, Any]) -> GraphQLSchema:
                 info.context["caller"], input["name"], input["organizationId"]
             )
         except Refusal as refusal:
-            raise state.graphql_error(refusal) from None
+            raise _refused(info, refusal, "create_token") from None
         if state.break_rule == "unmasked_listing":
             info.context["values"][token.id] = value
         return state.token_view(token, value)
@@ -577,7 +626,7 @@ def _build_schema(choices: dict[str, Any]) -> GraphQLSchema:
         try:
             token = state.delete(info.context["caller"], input["id"])
         except Refusal as refusal:
-            raise state.graphql_error(refusal) from None
+            raise _refused(info, refusal, "delete_token") from None
         if state.choices["delete_result"]["shape"] == "boolean":
             return True
         carried = {"token_id": token.id, "true": True, "name": token.name}
@@ -633,14 +682,21 @@ class _Handler(BaseHTTPRequestHandler):
         if self.command != "HEAD":
             self.wfile.write(data)
 
-    def _refuse_content(self, refusal: Refusal) -> None:
+    def _refuse_content(self, refusal: Refusal, operation: str) -> None:
         headers = {}
         if refusal.kind == "unauthenticated":
             headers["WWW-Authenticate"] = 'Bearer realm="content"'
         if refusal.kind == "rate_limited":
             headers["Retry-After"] = str(refusal.retry_after)
-        state = self.server.state
-        self._answer(state.refusal(refusal)["status"], state.content_body(refusal), headers)
+        status, body, content_type = self.server.state.content_answer(refusal, operation)
+        self._answer(status, body, headers, content_type)
+
+    def _no_content_route(self) -> None:
+        if self.server.state.choices["content_errors"]["format"] == "problem+json":
+            problem = problem_body("no_route", 404, "NO_ROUTE", "No such path.")
+            self._answer(404, problem, content_type="application/problem+json")
+        else:
+            self._answer(404, _NO_ROUTE)
 
     def _body(self) -> bytes:
         length = int(self.headers.get("Content-Length") or 0)
@@ -717,42 +773,47 @@ class _Handler(BaseHTTPRequestHandler):
     def _graphql(self, body: bytes) -> None:
         state = self.server.state
         authorization = self.headers.get("Authorization")
+        announced: dict[str, str] = {}
         try:
-            state.admit(authorization)
+            announced = state.announcement(state.admit(authorization))
             caller = state.authenticate(authorization)
         except Refusal as refusal:
-            headers = {}
+            headers = dict(announced)
             if refusal.kind == "rate_limited":
                 headers["Retry-After"] = str(refusal.retry_after)
+                headers.update(state.announcement((0, refusal.retry_after)))
             error = state.graphql_error(refusal).formatted
             self._answer(state.refusal(refusal)["status"], {"errors": [error]}, headers)
             return
+        status, answer = self._execute(body, caller)
+        self._answer(status, answer, announced)
+
+    def _execute(self, body: bytes, caller: Caller) -> tuple[int, dict[str, Any]]:
+        """The status and answer of a GraphQL request from an admitted ``caller``."""
+        state = self.server.state
         try:
             request = json.loads(body or b"null")
         except ValueError:
             request = None
         if not isinstance(request, dict) or not isinstance(request.get("query"), str):
-            self._answer(400, {"errors": [{"message": "Send a JSON object with a query."}]})
-            return
+            return 400, {"errors": [{"message": "Send a JSON object with a query."}]}
         variables = request.get("variables")
         try:
             document = parse(request["query"], max_tokens=5000)
         except GraphQLError as error:
-            self._answer(400, {"errors": [error.formatted]})
-            return
+            return 400, {"errors": [error.formatted]}
         except RecursionError:
-            self._answer(400, {"errors": [{"message": "The document is nested too deeply."}]})
-            return
+            return 400, {"errors": [{"message": "The document is nested too deeply."}]}
         rules = None if state.introspection else [*specified_rules, NoSchemaIntrospectionCustomRule]
         problems = validate(self.server.schema, document, rules)
         if problems:
-            self._answer(400, {"errors": [p.formatted for p in problems]})
-            return
+            return 400, {"errors": [p.formatted for p in problems]}
+        refused: list[str] = []
         context = {"state": state, "caller": caller, "values": self.server.values}
         result = execute_sync(
             self.server.schema,
             document,
-            context_value=context,
+            context_value={**context, "refused": refused},
             variable_values=variables if isinstance(variables, dict) else None,
             operation_name=request.get("operationName"),
         )
@@ -761,56 +822,65 @@ class _Handler(BaseHTTPRequestHandler):
         if errors:
             answer["errors"] = [error.formatted for error in errors]
         # A refusal inside an executed document answers 200 with errors (and the field
-        # null); only what is refused before it executes carries the refusal's status.
-        self._answer(200, answer)
+        # null), unless the choices give it its kind's status; what is refused before it
+        # executes always carries the refusal's status.
+        if refused and state.choices["graphql"]["refusal_status"] == "refusal":
+            return state.refusal(Refusal(refused[0]))["status"], answer
+        return 200, answer
 
     def _content(self) -> None:
         state = self.server.state
-        authorization = self.headers.get("Authorization")
+        parts = urlsplit(self.path)
+        rest = parts.path[len(self.server.paths["content"]) :].strip("/").split("/")
+        operation = "hub" if len(rest) == 2 else "hubs"
         try:
-            caller = state.authenticate(authorization)
+            caller = state.authenticate(self.headers.get("Authorization"))
             if caller.user is not None and not caller.user.content:
                 raise Refusal("forbidden")
         except Refusal as refusal:
-            self._refuse_content(refusal)
+            self._refuse_content(refusal, operation)
             return
-        parts = urlsplit(self.path)
-        rest = parts.path[len(self.server.paths["content"]) :].strip("/").split("/")
         if self.command != "GET" or rest[0] != "hubs" or len(rest) > 2:
-            self._answer(404, _NO_ROUTE)
+            self._no_content_route()
             return
         hubs = [hub for hub in state.hubs if hub.organization_id == caller.organization_id]
         if len(rest) == 2:
             hub = next((h for h in hubs if h.id == rest[1]), None)
             if hub is None:
-                missing = Refusal("not_found")
-                self._answer(state.refusal(missing)["status"], state.content_body(missing))
+                self._refuse_content(Refusal("not_found"), operation)
             else:
                 self._answer(200, self._hub_view(hub), content_type="application/hal+json")
             return
         self._hubs_page(hubs, parse_qs(parts.query))
 
     def _hubs_page(self, hubs: list[Hub], query: dict[str, list[str]]) -> None:
-        pages = self.server.state.choices["pages"]
+        choices = self.server.state.choices
+        pages = choices["pages"]
         try:
             number = int(query.get("page", ["0"])[0])
             size = int(query.get("size", [str(pages["default_size"])])[0])
         except ValueError:
             number, size = -1, 0
+        if size > pages["maximum_size"] and pages["over_maximum"] == "cut":
+            size = pages["maximum_size"]
         if number < 0 or not 1 <= size <= pages["maximum_size"]:
-            refusal, state = Refusal("invalid_input"), self.server.state
-            self._answer(state.refusal(refusal)["status"], state.content_body(refusal))
+            self._refuse_content(Refusal("invalid_input"), "hubs")
             return
         total = len(hubs)
-        shown = hubs[number * size : (number + 1) * size]
+        total_pages = (total + size - 1) // size
+        shown = ordered_hubs(hubs, choices["hubs"]["order"])[number * size : (number + 1) * size]
         listing = self.server.urls["base_url"] + "/v2/content/hubs"
+
+        def address(page: int) -> str:
+            return f"{listing}?page={page}&size={size}"
+
         body = {
             "_embedded": {"hubs": [self._hub_view(hub) for hub in shown]},
-            "_links": {"self": {"href": f"{listing}?page={number}&size={size}"}},
+            "_links": page_links(pages["links"], address, number, total_pages),
             "page": {
                 "size": size,
                 "totalElements": total,
-                "totalPages": (total + size - 1) // size,
+                "totalPages": total_pages,
                 "number": number,
             },
         }
@@ -818,15 +888,20 @@ class _Handler(BaseHTTPRequestHandler):
 
     def _hub_view(self, hub: Hub) -> dict[str, Any]:
         href = f"{self.server.urls['base_url']}/v2/content/hubs/{hub.id}"
-        chosen = self.server.state.choices["hubs"]
-        known = _hub_fields(hub)
-        view = {name: known[name] for name in chosen["fields"]}
-        view["_links"] = {relation: {"href": href} for relation in chosen["links"]}
+        choices = self.server.state.choices
+        known = _hub_fields(hub, choices["date_offset"].get("hubs", "Z"))
+        links = {relation: {"href": href} for relation in choices["hubs"]["links"]}
+        shape = choices["shapes"].get("hub")
+        if shape is not None:  # the shape names the keys, _links among them
+            return shaped({**known, "_links": links}, shape)
+        view = {name: known[name] for name in choices["hubs"]["fields"]}
+        view["_links"] = links
         return view
 
 
-def _hub_fields(hub: Hub) -> dict[str, Any]:
+def _hub_fields(hub: Hub, offset: str = "Z") -> dict[str, Any]:
     """Every field this deployment knows for a hub; the choices name those it serves."""
+    created = timestamp_text(hub.created, "milliseconds", offset)
     return {
         "id": hub.id,
         "name": hub.name,
@@ -835,9 +910,11 @@ def _hub_fields(hub: Hub) -> dict[str, Any]:
         "status": "ACTIVE",
         "settings": {},
         "createdBy": "setup",
-        "createdDate": _created_text(hub.created),
+        "createdDate": created,
         "lastModifiedBy": "setup",
-        "lastModifiedDate": _created_text(hub.created),
+        "lastModifiedDate": created,
+        "region": hub.region,
+        "plan": hub.plan,
     }
 
 
@@ -848,12 +925,16 @@ LISTING_ORDERS = ("created_ascending", "created_descending", "name_ascending")
 
 def _merged(base: dict[str, Any], changes: Mapping[str, Any], where: str = "") -> dict[str, Any]:
     """``base`` with ``changes`` laid over it, one mapping level at a time; a key ``base``
-    lacks is refused (``ValueError`` naming it)."""
+    lacks is refused (``ValueError`` naming it), but in a section whose keys are names
+    (:data:`~.open_choices.FREE_FORM_SECTIONS`, checked by :func:`_checked`)."""
     merged = copy.deepcopy(base)
+    named = where.split(".")[0] in FREE_FORM_SECTIONS
     for key, value in changes.items():
-        if key not in merged:
+        if key not in merged and not named:
             raise ValueError(f"choices: unknown field {where}{key} (known: {sorted(merged)})")
-        if isinstance(merged[key], dict) and isinstance(value, Mapping) and key != "fields":
+        current = merged.get(key)
+        whole = key in ("fields", "keys")
+        if isinstance(current, dict) and isinstance(value, Mapping) and not whole:
             merged[key] = _merged(merged[key], value, f"{where}{key}.")
         else:
             merged[key] = copy.deepcopy(value)
@@ -882,11 +963,10 @@ def _checked(choices: dict[str, Any]) -> dict[str, Any]:
         "name_ascending",
     ):
         raise ValueError(f"choices: listing_order {choices['listing_order']!r}")
-    if choices["date_precision"]["lastUsedDate"] not in ("milliseconds", "seconds"):
-        raise ValueError(f"choices: date_precision.lastUsedDate {choices['date_precision']!r}")
     if choices["masked_token"]["mask_character"] != "*":
         # Documented: "the rest is replaced by asterisks".
         raise ValueError("choices: masked_token.mask_character must be '*' (documented)")
+    check_further(choices, list(_hub_fields(_SAMPLE_HUB)))
     return choices
 
 
@@ -977,8 +1057,9 @@ class IndependentDeployment:
     world: dict[str, str]
     """The target file's keys (URLs, client credentials, organization id, four PATs)."""
     choices: dict[str, Any]
-    """What this deployment chose: :data:`INDEPENDENT_CHOICES` with the ``choices=`` given
-    laid over it, in the profile contract's shape (a copy)."""
+    """What this deployment chose: :data:`INDEPENDENT_CHOICES` and
+    :data:`~.open_choices.FURTHER_CHOICES` with the ``choices=`` given laid over them, in the
+    profile contract's shape (a copy)."""
     state: State
     users: dict[str, str]
     """``admin``, ``member``, ``removed``, ``unpermitted`` -> user id."""
@@ -1021,8 +1102,11 @@ def _populate(state: State) -> tuple[dict[str, str], dict[str, str]]:
         values[key] = state.mint(user, organization, f"{key} key")[1]
     state.remove_user(users["removed"], organization)
     now = state.clock()
-    for index, name in enumerate(("news", "shop", "blog")):
-        state.hubs.append(Hub(secrets.token_hex(12), organization, name, name.title(), now - index))
+    places = (("news", "eu-west-1", "enterprise"), ("shop", "us-east-2", "standard"))
+    for index, (name, region, plan) in enumerate((*places, ("blog", "ap-south-1", "trial"))):
+        hub = Hub(secrets.token_hex(12), organization, name, name.title(), now - index)
+        hub.region, hub.plan = region, plan
+        state.hubs.append(hub)
     state.hubs.append(Hub(secrets.token_hex(12), other, "secret", "Secret", now))
     client_id = f"client-{secrets.token_hex(6)}"
     client_secret = secrets.token_urlsafe(24)
@@ -1063,7 +1147,7 @@ def running_independent_deployment(
     ``control_url`` and ``control_token`` in :attr:`~IndependentDeployment.world`."""
     if break_rule is not None and break_rule not in BROKEN_RULES:
         raise ValueError(f"break_rule must be one of {sorted(BROKEN_RULES)}, not {break_rule!r}")
-    chosen = _checked(_merged(INDEPENDENT_CHOICES, choices or {}))
+    chosen = _checked(_merged(with_further(INDEPENDENT_CHOICES), choices or {}))
     state = State(clock=clock, break_rule=break_rule, introspection=introspection, choices=chosen)
     keys, users = _populate(state)
     schema = _build_schema(chosen)

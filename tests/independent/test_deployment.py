@@ -96,13 +96,45 @@ def imported_modules(path: Path) -> set[str]:
     return names
 
 
+def relative_imports(path: Path) -> set[str]:
+    """The sibling modules a ``from . import`` or ``from .name import`` of ``path`` names."""
+    names: set[str] = set()
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.ImportFrom) and node.level > 0:
+            names.update([node.module] if node.module else [a.name for a in node.names])
+    return names
+
+
 def test_the_deployment_imports_nothing_of_patgate() -> None:
+    folder = Path(module.__file__).parent
     imported = imported_modules(Path(module.__file__))
     assert imported, "the import reader found no import at all"
     assert {"graphql", "jwt", "http.server"} <= imported
-    package = Path(module.__file__).parent / "__init__.py"
-    imported |= imported_modules(package)
+    # Its own modules: what it imports of its folder is read too, and imports nothing more.
+    assert relative_imports(Path(module.__file__)) == {"open_choices"}
+    assert relative_imports(folder / "open_choices.py") == set()
+    assert "datetime" in imported_modules(folder / "open_choices.py")
+    for name in ("__init__.py", "open_choices.py"):
+        imported |= imported_modules(folder / name)
     assert not [name for name in imported if name.split(".")[0] in ("patgate", "tests")]
+
+
+def test_the_second_client_imports_only_what_its_user_has() -> None:
+    # A user of the deployment has its answers, not its code nor patgate's.
+    path = Path(module.__file__).parent / "second_client.py"
+    imported = imported_modules(path)
+    assert "httpx" in imported
+    assert not [name for name in imported if name.split(".")[0] in ("patgate", "tests")]
+    assert relative_imports(path) == set()
+
+
+def test_the_import_reader_sees_a_sibling_import(tmp_path: Path) -> None:
+    planted = tmp_path / "planted.py"
+    planted.write_text(
+        "from . import deployment\n\ndef later():\n    from .open_choices import x\n",
+        encoding="utf-8",
+    )
+    assert relative_imports(planted) == {"deployment", "open_choices"}
 
 
 def test_the_import_reader_sees_a_patgate_import_anywhere(tmp_path: Path) -> None:
