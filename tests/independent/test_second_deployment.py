@@ -17,7 +17,7 @@ import httpx
 import pytest
 
 import patgate
-from patgate.levels import Level
+from patgate.basics.levels import Level
 from patgate.runner.results.events import Outcome
 from patgate.runner.results.outcomes import gate_count
 
