@@ -54,10 +54,16 @@ def source(name: str) -> Any:
 def cell(text: object) -> str:
     """``text`` as one Markdown table cell: one line, ``|`` escaped, HTML-like text shown."""
     flat = " ".join(str(text).split()).replace("|", "\\|")
-    # Outside code spans, ``<name>`` would be taken for an HTML tag.
+    # Outside code spans, ``<name>`` would be taken for an HTML tag and ``PATGATE_*`` for
+    # the start of emphasis.
     pieces = flat.split("`")
-    pieces[::2] = [piece.replace("<", "&lt;") for piece in pieces[::2]]
+    pieces[::2] = [re.sub(r"([*_])", r"\\\1", piece).replace("<", "&lt;") for piece in pieces[::2]]
     return "`".join(pieces)
+
+
+def code(text: object) -> str:
+    """``text`` as a Markdown code span inside a table cell: one line, ``|`` escaped."""
+    return "`" + " ".join(str(text).split()).replace("|", "\\|") + "`"
 
 
 def from_rst(text: str) -> str:

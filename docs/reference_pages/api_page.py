@@ -8,7 +8,7 @@ import types
 from collections.abc import Iterator
 from typing import Any
 
-from docs.reference_pages import cell, first_paragraph, from_rst, generated_notice, source
+from docs.reference_pages import cell, code, first_paragraph, from_rst, generated_notice, source
 
 
 def exports() -> list[str]:
@@ -99,12 +99,12 @@ def _pytest_section() -> Iterator[str]:
         yield from ("", f"#### `{name}`", "", doc)
     yield from ("", "### Markers", "", "| marker | meaning |", "|---|---|")
     for signature, text in markers().items():
-        yield f"| `@pytest.mark.{cell(signature)}` | {cell(text)} |"
+        yield f"| {code('@pytest.mark.' + signature)} | {cell(text)} |"
     ini, flags = options()
     yield from ("", "### Command-line options", "")
     yield from ("| option | default | meaning |", "|---|---|---|")
     for names, default, text in flags:
-        yield f"| `{cell(', '.join(names))}` | {cell(_shown(default))} | {cell(text)} |"
+        yield f"| {code(', '.join(names))} | {cell(_shown(default))} | {cell(text)} |"
     yield from ("", "### Ini options", "")
     yield "Set in `pytest.ini`, or in `[tool.pytest.ini_options]` of `pyproject.toml`."
     yield from ("", "| option | type | default | meaning |", "|---|---|---|---|")

@@ -6,7 +6,7 @@ import argparse
 import re
 from collections.abc import Iterator
 
-from docs.reference_pages import cell, first_paragraph, from_rst, generated_notice, source
+from docs.reference_pages import cell, code, first_paragraph, from_rst, generated_notice, source
 
 MAIN_EXIT_CODES = {
     0: "success (each command below says what more its codes mean)",
@@ -59,7 +59,7 @@ def option_rows(parser: argparse.ArgumentParser) -> Iterator[str]:
         if isinstance(action, (argparse._HelpAction, argparse._SubParsersAction)):
             continue
         flags = _invocation(parser, action)
-        yield f"| `{cell(flags)}` | {cell(_default(action))} | {cell(_help(parser, action))} |"
+        yield f"| {code(flags)} | {cell(_default(action))} | {cell(_help(parser, action))} |"
 
 
 def _exit_codes(module_doc: str | None) -> str:
@@ -131,7 +131,7 @@ def _all_exit_codes() -> dict[int, str]:
         if "exit_code" in vars(error):
             raised.setdefault(error.exit_code, []).append(f"`{error.__name__}`")
     codes = dict(MAIN_EXIT_CODES)
-    for code, names in raised.items():
+    for number, names in raised.items():
         errors = f"an error of class {' or '.join(names)} (or a subclass)"
-        codes[code] = f"{codes[code]}; {errors}" if code in codes else errors
+        codes[number] = f"{codes[number]}; {errors}" if number in codes else errors
     return dict(sorted(codes.items()))

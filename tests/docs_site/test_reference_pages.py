@@ -86,7 +86,7 @@ def missing_from_cli_page(page: str, parser: argparse.ArgumentParser) -> list[st
             row = next(
                 r
                 for r in section.splitlines()
-                if r.startswith(f"| `{cli_page.cell(cli_page._invocation(sub, action))}`")
+                if r.startswith(f"| {cli_page.code(cli_page._invocation(sub, action))}")
             )
             help_text = cli_page.cell(cli_page._help(sub, action))
             if help_text and help_text not in row:
@@ -173,7 +173,7 @@ def missing_from_api_page(page: str) -> list[str]:
     missing += [
         f"marker {m}"
         for m in api_page.markers()
-        if f"@pytest.mark.{api_page.cell(m)}" not in markers
+        if api_page.code(f"@pytest.mark.{m}")[1:-1] not in markers
     ]
     ini, flags = api_page.options()
     shown = " ".join(_first_cells(page))
