@@ -1,5 +1,5 @@
 """The vocabularies of the scenario format: each registry is complete, and the published
-schema and the README tables are exactly what the registries generate."""
+schema and the scenario format page's tables are exactly what the registries generate."""
 
 from __future__ import annotations
 
@@ -23,7 +23,7 @@ from patgate.scenario.registry import Entry, Registry
 from patgate.scenario.schema_document import render_readme, scenario_schema
 from patgate.scenario.step_kinds import STEP_KINDS
 
-README = Path(__file__).resolve().parents[2] / "README.md"
+README = Path(__file__).resolve().parents[2] / "docs/reference/scenario-format.md"
 REGEN = "regenerate with `python -m patgate.scenario.schema_document`"
 
 
@@ -38,7 +38,7 @@ def test_the_published_schema_is_the_generated_one() -> None:
     assert published == scenario_schema(), REGEN
 
 
-def test_the_readme_tables_are_the_generated_ones() -> None:
+def test_the_page_tables_are_the_generated_ones() -> None:
     text = README.read_text(encoding="utf-8")
     assert render_readme(text) == text, REGEN
     for entry in CHECKS:

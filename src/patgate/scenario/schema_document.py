@@ -5,8 +5,8 @@ check names and check options come from :data:`~patgate.scenario.step_kinds.STEP
 :data:`~patgate.scenario.control_actions.CONTROL_ACTIONS` and
 :data:`~patgate.scenario.check_kinds.CHECKS`; the rest (ids, rules, captures, loops) is
 written in the file. The loader validates against :func:`scenario_schema`, and a test
-requires the file to equal it. After changing a registry, regenerate the file and the README
-tables::
+requires the file to equal it. After changing a registry, regenerate the file and the tables
+of ``docs/reference/scenario-format.md``::
 
     python -m patgate.scenario.schema_document
 """
@@ -37,8 +37,11 @@ README_TABLES: dict[str, tuple[str, tuple[str, str]]] = {
     "control": ("CONTROL_ACTIONS", ("control action", "does")),
     "checks": ("CHECKS", ("check", "passes when")),
 }
-"""README marker name -> (registry, table heading); the README holds each table between
+"""Marker name -> (registry, table heading); the scenario format page holds each table between
 ``<!-- registry:NAME -->`` and ``<!-- /registry:NAME -->``."""
+
+TABLES_PAGE = Path("docs/reference/scenario-format.md")
+"""The page holding the tables, relative to the repository's root."""
 
 _REGISTRIES: dict[str, Registry[Any, Any]] = {
     "STEP_KINDS": STEP_KINDS,
@@ -118,7 +121,8 @@ def scenario_schema() -> dict[str, Any]:
 
 
 def render_readme(text: str) -> str:
-    """``text`` (the README) with each registry table regenerated between its markers."""
+    """``text`` (the scenario format page) with each registry table regenerated between its
+    markers."""
     for marker, (registry, heading) in README_TABLES.items():
         table = _REGISTRIES[registry].table(heading)
         pattern = re.compile(
@@ -126,7 +130,7 @@ def render_readme(text: str) -> str:
         )
         text, count = pattern.subn(_replacement(table), text)
         if count != 1:
-            raise ValueError(f"the README has no single <!-- registry:{marker} --> table")
+            raise ValueError(f"the page has no single <!-- registry:{marker} --> table")
     return text
 
 
@@ -135,11 +139,11 @@ def _replacement(table: str) -> Callable[[re.Match[str]], str]:
 
 
 def write(readme: Path) -> None:
-    """Rewrite the schema file and the README's registry tables."""
+    """Rewrite the schema file and the page's registry tables."""
     text = json.dumps(scenario_schema(), indent=2, ensure_ascii=False) + "\n"
     schema_path().write_text(text, encoding="utf-8")
     readme.write_text(render_readme(readme.read_text(encoding="utf-8")), encoding="utf-8")
 
 
 if __name__ == "__main__":
-    write(Path(sys.argv[1]) if len(sys.argv) > 1 else Path("README.md"))
+    write(Path(sys.argv[1]) if len(sys.argv) > 1 else TABLES_PAGE)
