@@ -167,8 +167,8 @@ def test_the_readme_shows_the_report_of_the_examples() -> None:
     start = next(i for i, line in enumerate(lines) if "patgate behaviour coverage" in line)
     end = next(i for i, line in enumerate(lines) if "behaviours exercised" in line)
     report = "\n".join(lines[start + 1 : end + 1])
-    readme = (root / "README.md").read_text(encoding="utf-8")
-    shown = readme.split("### Behaviour coverage of your tests", 1)[1]
+    readme = (root / "docs/tutorials/fixture.md").read_text(encoding="utf-8")
+    shown = readme.split("## Behaviour coverage of your tests", 1)[1]
     shown = shown.split("```text\n", 1)[1].split("```", 1)[0]
     # How often a behaviour was driven varies with retries and timing; whether it was is fixed.
     assert _exercised(shown) == _exercised(report)
