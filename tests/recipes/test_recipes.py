@@ -64,8 +64,12 @@ ENDPOINT = Recipe(
             '\nHUB_TOYS = _content("hub toys", "/hubs/{hub_id}/toys")\n',
             after='EVENT_EDITIONS = _content("event editions", "/events/{id}/editions")\n',
         ),
-        Insert("src/patgate/service/api_paths.py", "    HUB_TOYS,\n", after="    EVENT_EDITIONS,\n"),
-        Insert("src/patgate/service/api_paths.py", '    "HUB_TOYS",\n', after='    "HUB_EXTENSIONS",\n'),
+        Insert(
+            "src/patgate/service/api_paths.py", "    HUB_TOYS,\n", after="    EVENT_EDITIONS,\n"
+        ),
+        Insert(
+            "src/patgate/service/api_paths.py", '    "HUB_TOYS",\n', after='    "HUB_EXTENSIONS",\n'
+        ),
         Insert(
             "src/patgate/wire/content_resources.py",
             '''
