@@ -38,14 +38,58 @@ refusals:
   token_limit: {status: 400, code: QUOTA_EXCEEDED, message: Quota exceeded}
   invalid_input: {status: 422, code: VALIDATION_ERROR, message: Invalid input}
   rate_limited: {status: 429, code: THROTTLED, message: Slow down}
-client_token: {expires_in: 600, token_type: bearer}
-hubs: {fields: [id, name, label, createdDate], links: [self], date_precision: seconds}
-pages: {default_size: 10, maximum_size: 50}
-rate_limit: {requests_per_minute: 120}
+client_token: {expires_in: 600, token_type: null}
+hubs:
+  fields: [id, name, label, createdDate]
+  links: [self]
+  date_precision: microseconds
+  order: name_ascending
+pages: {default_size: 10, maximum_size: 50, over_maximum: cut, links: [self, next]}
+rate_limit: {requests_per_minute: 120, announce: ratelimit_headers}
 pat_name: {max_length: 64}
 listing_order: created_descending
-date_precision: {lastUsedDate: seconds}
+date_precision: {lastUsedDate: microseconds}
 last_used_date: {update_interval_seconds: 3600}
+date_offset: {lastUsedDate: "+00:00", hubs: "+00:00"}
+pat_creation: {client_credentials: refused}
+graphql: {refusal_status: refusal}
+content_errors: {format: problem+json}
+refusal_messages:
+  delete_token: {not_found: No such personal access token}
+  hub: {not_found: No such hub}
+accepted:
+  - field: shapes.hub.body.keys.region
+    reason: a field of this deployment alone
+    expires: 2099-12-31
+shapes:
+  hub:
+    body:
+      type: object
+      keys:
+        id: {type: string, form: text}
+        name: {type: string, form: text}
+        label: {type: string, form: text}
+        createdDate: {type: string, form: date-time/milliseconds/+00:00}
+        region: {type: string, form: text, sample: eu-west-1}
+        _links: {type: object}
+  hubs_page:
+    body:
+      type: object
+      keys:
+        _embedded:
+          type: object
+          keys:
+            hubs:
+              type: array
+              items:
+                type: object
+                keys:
+                  id: {type: string, form: text}
+                  name: {type: string, form: text}
+                  createdDate: {type: string, form: date-time/milliseconds/+00:00}
+                  _links: {type: object}
+        _links: {type: object}
+        page: {type: object}
 """
 """A profile other than the default on every field."""
 

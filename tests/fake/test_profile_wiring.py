@@ -113,7 +113,12 @@ def test_serve_with_a_profile_answers_by_it_and_the_control_api_shows_it(
             document = control.profile_document()
         assert document["delete_result"]["object_type"] == "TokenDeleted"
         assert document["listing_order"] == "created_descending"
-        assert document["pages"] == {"default_size": 20, "maximum_size": 100}  # the default's
+        assert document["pages"] == {  # the default's
+            "default_size": 20,
+            "maximum_size": 100,
+            "over_maximum": "refused",
+            "links": ["self", "first", "prev", "next", "last"],
+        }
         headers = {"Authorization": f"Bearer {world['admin_token']}"}
         created = httpx.post(
             world["graphql_url"],

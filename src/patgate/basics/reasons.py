@@ -42,6 +42,7 @@ REASON_CODES: Mapping[str, str] = MappingProxyType(
         "no-content-permission": "the user has no permission to read content",
         # Rules of the PAT operations.
         "not-admin": "creating a PAT needs organization admin permission",
+        "client-credential-creation": "the profile refuses a PAT created with a client token",
         "foreign-organization": "the organization named is not the caller's",
         "token-cap": "the user already holds the most PATs allowed",
         "name-invalid": "a PAT name that breaks the documented limits",

@@ -24,6 +24,23 @@ NEVER_PROBED: Mapping[str, str] = {
     "refusals.rate_limited.status": "a probe never goes over the rate limit",
     "refusals.rate_limited.code": "a probe never goes over the rate limit",
     "refusals.rate_limited.message": "a probe never goes over the rate limit",
+    **dict.fromkeys(
+        (
+            "hubs.order",
+            "pages.over_maximum",
+            "pages.links",
+            "rate_limit.announce",
+            "date_offset.lastUsedDate",
+            "date_offset.hubs",
+            "pat_creation.client_credentials",
+            "graphql.refusal_status",
+            "content_errors.format",
+            "refusal_messages",
+            "accepted",
+            "shapes",
+        ),
+        "no probe reads it yet: write it by hand (docs/profile.md)",
+    ),
 }
 """Profile fields no probe looks at, and why."""
 

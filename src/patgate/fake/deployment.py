@@ -73,6 +73,7 @@ from patgate.fake.pat_format import DEFAULT_PREFIX, PatFormat, new_secret
 from patgate.fake.profile import Profile, load_profile
 from patgate.fake.refusal_reasons import (
     Revocations,
+    client_credential_creation,
     client_credentials,
     not_admin,
     token_cap,
@@ -246,8 +247,18 @@ class Deployment:
         # Hub id -> the organization it was filed under and the hub: reading one hub costs
         # the same with three hubs as with a hundred thousand in the organization.
         self._hubs_by_id: dict[str, tuple[str, Hub]] = {}
+        self.faults = self._new_faults(seed)
+        """Fault rules on the wire and the rate-limit switch (see :mod:`patgate.fake.faults`)."""
+        self.credential_observers: list[Callable[[str], None]] = []
+        """Told of each client secret :meth:`add_client` issues (the request log redacts them)."""
+        self.changes: Changes | None = None
+        """Told of every change when set (``patgate serve --state``'s journal); see
+        :mod:`patgate.fake.changes`."""
+
+    def _new_faults(self, seed: int) -> Faults:
+        """An empty fault book whose rate limit is the profile's."""
         limited = self.profile.refusals["rate_limited"]
-        self.faults = Faults(
+        return Faults(
             self.clock,
             seed,
             requests_per_minute=self.profile.requests_per_minute,
@@ -255,12 +266,6 @@ class Deployment:
             rate_limit_code=limited.code,
             rate_limit_message=limited.message,
         )
-        """Fault rules on the wire and the rate-limit switch (see :mod:`patgate.fake.faults`)."""
-        self.credential_observers: list[Callable[[str], None]] = []
-        """Told of each client secret :meth:`add_client` issues (the request log redacts them)."""
-        self.changes: Changes | None = None
-        """Told of every change when set (``patgate serve --state``'s journal); see
-        :mod:`patgate.fake.changes`."""
 
     def exclusive(self) -> contextlib.AbstractContextManager[Any]:
         """The deployment's lock (:attr:`lock_factory`): while held, no operation changes the state
@@ -560,6 +565,8 @@ class Deployment:
         if size is None:
             size = self.profile.default_page_size
         maximum = self.profile.maximum_page_size
+        if size > maximum and self.profile.over_maximum == "cut":
+            size = maximum
         with self._lock:
             if not self.role_of(principal).can_read_content:
                 raise Forbidden(
@@ -582,9 +589,18 @@ class Deployment:
                         f"page size {size} is outside 1 to {maximum} (the profile's maximum)",
                     ),
                 )
-            visible = self._hubs_by_organization.get(principal.organization_id, [])
+            visible = self._hubs_in_order(principal.organization_id)
             start = page * size
             return HubPage(tuple(visible[start : start + size]), page, size, len(visible))
+
+    def _hubs_in_order(self, organization_id: str) -> list[Hub]:
+        """An organization's hubs in the profile's ``hubs.order`` (oldest first by default:
+        the order they were filed in)."""
+        filed = self._hubs_by_organization.get(organization_id, [])
+        order = self.profile.hub_order
+        if order == "created_ascending":
+            return filed
+        return sorted(filed, key=lambda hub: hub.name, reverse=order == "name_descending")
 
     def authorize_content_reader(self, principal: Principal) -> None:
         """Refuse (:class:`Forbidden`) a caller who was removed or may not read content."""
@@ -675,6 +691,13 @@ class Deployment:
                     "creating a token through the API needs organization admin permission",
                     rule_id="PAT-ADMIN-ONLY",
                     reason=self._create_refusal_reason(principal, organization_id, role),
+                )
+            if principal.via == "client" and self.profile.client_credentials_creation == "refused":
+                raise Forbidden(
+                    "creating a token needs a user's credential, not a client-credential token",
+                    reason=client_credential_creation(
+                        self.users.get(principal.user_id), principal.user_id
+                    ),
                 )
             created = self.mint_token(
                 self.user(principal.user_id), organization_id, name, PatStatus.ACTIVE

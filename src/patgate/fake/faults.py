@@ -387,6 +387,28 @@ class Faults:
         )
         return FaultAction("rate-limit", self.rate_limit_status, body, retry_after, 0.0, False, why)
 
+    def announced(self, key: str | None) -> tuple[tuple[str, str], ...]:
+        """The ``RateLimit-Policy`` and ``RateLimit`` header fields for ``key``'s next
+        answer (the profile's ``rate_limit.announce``): the limit, what is left of the key's
+        window and its whole seconds to run; a key without a running window (or the limit
+        switched off) has the whole limit left and a minute. No limit: no fields."""
+        limit = self.requests_per_minute
+        if limit is None:
+            return ()
+        seconds = int(RATE_LIMIT_WINDOW.total_seconds())
+        remaining, reset = limit, seconds
+        now = self.clock.now()
+        with self._lock:
+            window = self._windows.get(key) if key is not None and self._rate_limit else None
+            if window is not None and window.holds(now):
+                remaining = max(0, limit - window.used)
+                left = window.start + RATE_LIMIT_WINDOW - now
+                reset = max(0, math.ceil(left.total_seconds()))
+        return (
+            ("RateLimit-Policy", f"{limit};w={seconds}"),
+            ("RateLimit", f"limit={limit}, remaining={remaining}, reset={reset}"),
+        )
+
     def _make_room(self, now: datetime) -> None:
         """Keep fewer than :data:`_MAX_KEYS` windows: ended ones go first, then the oldest
         (whose key then starts afresh). Windows are held oldest first, so this stops at the

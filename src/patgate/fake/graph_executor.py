@@ -16,6 +16,7 @@ from typing import Any
 
 from graphql import (
     ExecutionResult,
+    FieldNode,
     GraphQLError,
     GraphQLResolveInfo,
     default_field_resolver,
@@ -101,7 +102,9 @@ def _scan_depth(text: str) -> int:
 def _problem(error: GraphQLError, cause: DomainError | Failure | None) -> GraphProblem:
     formatted = dict(error.formatted)
     formatted.pop("extensions", None)
-    return GraphProblem(formatted, cause)
+    node = error.nodes[0] if error.nodes else None
+    field = node.name.value if isinstance(node, FieldNode) else None
+    return GraphProblem(formatted, cause, field)
 
 
 def _never_awaitable(value: object) -> bool:
@@ -122,6 +125,19 @@ _PLANS_PER_DOCUMENT = 8
 """Operation names whose plan (or its absence) a cached document keeps."""
 
 
+def _over_limits(query: str, limits: GraphLimits) -> GraphOutcome | None:
+    """The refusal of a query longer or deeper than ``limits`` allow (``None``: within)."""
+    if len(query) > limits.max_length:
+        return _request_error(
+            f"the query is longer than {limits.max_length} characters", Failure.QUERY_TOO_LARGE
+        )
+    if _bracket_depth(query) > limits.max_depth:
+        return _request_error(
+            f"the query is nested deeper than {limits.max_depth} levels", Failure.QUERY_TOO_DEEP
+        )
+    return None
+
+
 def execute_graph_request(
     deployment: Deployment,
     principal: Principal,
@@ -136,14 +152,9 @@ def execute_graph_request(
     the :class:`DomainError`, and a null field. An exception that is not a
     :class:`DomainError` is a bug in the fake and is re-raised, never hidden in a result.
     """
-    if len(query) > limits.max_length:
-        return _request_error(
-            f"the query is longer than {limits.max_length} characters", Failure.QUERY_TOO_LARGE
-        )
-    if _bracket_depth(query) > limits.max_depth:
-        return _request_error(
-            f"the query is nested deeper than {limits.max_depth} levels", Failure.QUERY_TOO_DEEP
-        )
+    too_big = _over_limits(query, limits)
+    if too_big is not None:
+        return too_big
     schema = schema_key(deployment.profile.delete_result)
     prepared = prepare_document(query, limits.max_tokens, owner=principal.user_id, schema=schema)
     # A plain query or mutation runs from its precompiled plan (fake/graph_plans.py); anything
@@ -185,6 +196,12 @@ def execute_graph_request(
         is_awaitable=_never_awaitable,
     )
     assert isinstance(result, ExecutionResult), "no resolver of the fake is asynchronous"
+    return _outcome_of(result)
+
+
+def _outcome_of(result: ExecutionResult) -> GraphOutcome:
+    """graphql-core's result as an outcome; an error no rule raised is the fake's bug and
+    is raised again."""
     for error in result.errors or ():
         original = error.original_error
         if original is not None and not isinstance(original, (DomainError, GraphQLError)):

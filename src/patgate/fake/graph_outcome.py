@@ -37,6 +37,8 @@ class GraphProblem:
 
     error: dict[str, Any]
     cause: DomainError | Failure | None
+    field: str | None = None
+    """The schema's name of the field that failed (an alias is not it), when known."""
 
 
 @dataclass(frozen=True)

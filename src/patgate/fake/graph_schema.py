@@ -20,6 +20,7 @@ from graphql import GraphQLObjectType, GraphQLResolveInfo, GraphQLSchema, build_
 
 from patgate.basics.resources import specs_dir
 from patgate.errors import InvalidRequest
+from patgate.fake.answer_shapes import format_date
 from patgate.fake.clock import format_timestamp
 from patgate.fake.deployment import Deployment
 from patgate.fake.model import PatRecord, Principal, User
@@ -45,20 +46,23 @@ class GraphContext:
 
 Info = GraphQLResolveInfo
 
+_TODAY = ("milliseconds", "Z")
+"""The default profile's ``lastUsedDate``: milliseconds, ``Z``."""
+
 
 def token_view(
-    record: PatRecord, value: str | None = None, *, last_used_in_seconds: bool = False
+    record: PatRecord, value: str | None = None, *, last_used_form: tuple[str, str] = _TODAY
 ) -> dict[str, Any]:
     """A token as the API shows it: the full ``value`` only when given (at creation);
-    ``lastUsedDate`` in whole seconds when the profile says so (``createdDate`` keeps its
+    ``lastUsedDate`` in the profile's ``(precision, offset)`` (``createdDate`` keeps its
     documented milliseconds)."""
     last_used = record.last_used_date
     if last_used is None:
         last_used_text = None
-    elif last_used_in_seconds:
-        last_used_text = format_timestamp(last_used, "seconds")
-    else:
+    elif last_used_form == _TODAY:
         last_used_text = format_timestamp(last_used)
+    else:
+        last_used_text = format_date(last_used, *last_used_form)
     return {
         "id": record.id,
         "name": record.name,
@@ -68,8 +72,9 @@ def token_view(
     }
 
 
-def _in_seconds(ctx: GraphContext) -> bool:
-    return ctx.deployment.profile.last_used_precision == "seconds"
+def _last_used_form(ctx: GraphContext) -> tuple[str, str]:
+    profile = ctx.deployment.profile
+    return profile.last_used_precision, profile.last_used_offset
 
 
 def _context(info: Info) -> GraphContext:
@@ -85,9 +90,9 @@ def _viewer(_root: None, info: Info) -> User:
 
 def _viewer_tokens(_user: User, info: Info) -> list[dict[str, Any]]:
     ctx = _context(info)
-    seconds = _in_seconds(ctx)
+    form = _last_used_form(ctx)
     return [
-        token_view(record, last_used_in_seconds=seconds)
+        token_view(record, last_used_form=form)
         for record in ctx.deployment.list_tokens(ctx.principal)
     ]
 
@@ -143,7 +148,7 @@ def _viewer_organizations(
 def _create_token(_root: None, info: Info, input: dict[str, Any]) -> dict[str, Any]:
     ctx = _context(info)
     created = ctx.deployment.create_token(ctx.principal, input["name"], input["organizationId"])
-    return token_view(created.record, created.value, last_used_in_seconds=_in_seconds(ctx))
+    return token_view(created.record, created.value, last_used_form=_last_used_form(ctx))
 
 
 def _delete_token(_root: None, info: Info, input: dict[str, Any]) -> bool | dict[str, Any]:

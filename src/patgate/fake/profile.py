@@ -10,9 +10,13 @@ an unknown field with the nearest known name, a wrong type, or a value that cont
 documented rule (the cap of 5, masked listings, admin-only creation, ``createdDate`` in
 milliseconds), quoting the clause.
 
-The domain reads the parts it needs (mask, name limit, listing order, dates, the delete
-result's shape); the wire layer reads the refusals, the client token's ``token_type``, the
-hub fields and links and the page sizes.
+The domain reads the parts it needs (mask, name limit, listing and hub order, dates, the
+delete result's shape, who may create); the wire layer reads the refusals and their
+per-operation messages, the client token's ``token_type``, the hub fields and links, the
+page sizes and links, the rate limit's announcement, the GraphQL refusal status, the content
+errors' format and the answers' ``shapes`` (:mod:`patgate.fake.answer_shapes`). ``accepted``
+is for ``patgate compare`` alone. The documented rules a profile cannot change live in
+:mod:`patgate.fake.profile_rules`.
 """
 
 from __future__ import annotations
@@ -23,6 +27,7 @@ import json
 import os
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from datetime import date
 from os import PathLike
 from pathlib import Path
 from types import MappingProxyType
@@ -30,11 +35,19 @@ from typing import Any
 
 from patgate.basics.resources import specs_dir
 from patgate.errors import UsageError
+from patgate.fake.profile_rules import (
+    DOCUMENTED,
+    refuse_contradictions,
+    refuse_documented,
+    schema_problem,
+)
 
 __all__ = [
     "DEFAULT_PROFILE_PATH",
     "DOCUMENTED",
+    "OPERATIONS",
     "REFUSAL_KINDS",
+    "AcceptedDifference",
     "DeleteResult",
     "MaskedToken",
     "Profile",
@@ -56,6 +69,10 @@ REFUSAL_KINDS = (
 )
 """Every kind of refusal a profile shapes, in the document's order."""
 
+OPERATIONS = ("token", "hubs", "hub", "create_token", "list_tokens", "delete_token")
+"""The operations ``refusal_messages`` names: the token endpoint, the hubs listing, one hub,
+and the three PAT operations of GraphQL."""
+
 MAX_PROFILE_BYTES = 1024 * 1024
 """A profile file above 1 MiB is refused (a real one is about 1 KiB); it is read under the
 discipline of :mod:`patgate.guards.supplied_files` (no aliases, no foreign tags, UTF-8 only)."""
@@ -63,77 +80,6 @@ MAX_PROFILE_DEPTH = 16
 """A profile nested deeper than this is refused (a real one has 4 levels)."""
 MAX_PROFILE_VALUES = 10_000
 """A profile with more values than this is refused (a real one has about 80)."""
-
-ID_SEGMENT_LENGTH = 22
-"""Characters of a PAT's id segment (16 bytes in base64url)."""
-
-
-@dataclass(frozen=True)
-class Clause:
-    """A documented clause, as ``specs/rules.yaml``'s ``specification`` restates it."""
-
-    section: str
-    text: str
-
-    def __str__(self) -> str:
-        return f'section {self.section}: "{self.text}"'
-
-
-_CAP = Clause("8", "PATs per user: Up to 5")
-_MASKED = Clause(
-    "2.1", "In listings only the start is returned and the rest is replaced by asterisks."
-)
-_MATCH = Clause(
-    "4.3",
-    "Finding a token's owner: send the token itself as the bearer token and query viewer "
-    "with personalAccessTokens, email, id and name. Match the masked token to the one "
-    "used, then delete it by id. The caller must still be an admin of the organization in "
-    "which the token was created.",
-)
-_ADMIN = Clause(
-    "4.3",
-    "Creating a token through the API requires organization admin permission in the "
-    "organization given by organizationId.",
-)
-_CREATED_MS = Clause(
-    "2.1", "createdDate: string, ISO 8601 UTC timestamp with milliseconds. Creation time."
-)
-_NO_EXPIRY = Clause("8", "Lifetime of a PAT: No expiry")
-_TOKEN_400 = Clause("7", "Invalid client id or secret at the token endpoint: HTTP 400.")
-
-
-@dataclass(frozen=True)
-class Documented:
-    """A field a profile might carry for a documented rule: only the documented value."""
-
-    where: tuple[str, ...]
-    allowed: object
-    clause: Clause
-    what: str
-
-
-DOCUMENTED: tuple[Documented, ...] = (
-    Documented(("token_cap",), 5, _CAP, "the cap of 5 tokens per user is documented"),
-    Documented(("max_tokens_per_user",), 5, _CAP, "the cap of 5 tokens per user is documented"),
-    Documented(("masked_listings",), True, _MASKED, "listings are documented as masked"),
-    Documented(
-        ("admin_only_creation",),
-        True,
-        _ADMIN,
-        "creation through the API is documented as admin-only",
-    ),
-    Documented(
-        ("date_precision", "createdDate"),
-        "milliseconds",
-        _CREATED_MS,
-        "createdDate's milliseconds are documented",
-    ),
-    Documented(("pat_expires_in",), None, _NO_EXPIRY, "a PAT is documented as never expiring"),
-    Documented(
-        ("refusals", "invalid_client"), None, _TOKEN_400, "the token endpoint's 400 is documented"
-    ),
-)
-"""Documented rules a profile may name only with their documented value (then dropped)."""
 
 
 @dataclass(frozen=True)
@@ -172,6 +118,20 @@ class RefusalShape:
 
 
 @dataclass(frozen=True)
+class AcceptedDifference:
+    """A difference ``patgate compare`` reports as accepted until ``expires`` has passed."""
+
+    field: str
+    """A dotted path as compare names it (``shapes.hub.body.keys.plan``)."""
+    reason: str
+    expires: date
+
+    def holds_on(self, day: date) -> bool:
+        """Whether the acceptance still holds on ``day`` (it does on its expiry day)."""
+        return day <= self.expires
+
+
+@dataclass(frozen=True)
 class Profile:
     """A loaded, checked profile (immutable; shared between fakes)."""
 
@@ -179,7 +139,8 @@ class Profile:
     masked_token: MaskedToken
     refusals: Mapping[str, RefusalShape]
     expires_in: int
-    token_type: str
+    token_type: str | None
+    """``None``: the token answer has no ``token_type`` field."""
     hub_fields: tuple[str, ...]
     hub_links: tuple[str, ...]
     hub_date_precision: str
@@ -190,6 +151,23 @@ class Profile:
     listing_order: str
     last_used_precision: str
     last_used_interval: int
+    hub_order: str
+    over_maximum: str
+    """``refused`` (invalid input) or ``cut`` (served with size = the maximum)."""
+    page_links: tuple[str, ...]
+    """The relations a hubs page links (in the fake's order, where they apply)."""
+    last_used_offset: str
+    hub_date_offset: str
+    rate_limit_announce: str
+    client_credentials_creation: str
+    graphql_refusal_status: str
+    content_error_format: str
+    refusal_messages: Mapping[str, Mapping[str, str]]
+    """Per operation (:data:`OPERATIONS`), per kind: the message; see :meth:`message_for`."""
+    accepted: tuple[AcceptedDifference, ...]
+    shapes: Mapping[str, Mapping[str, Any]]
+    """Per answer (``token``, ``hub``, ``refusal.content.not_found``...): its shape
+    (:mod:`patgate.fake.answer_shapes`); read-only by convention."""
     source: str = "default"
     """Where it came from: a path, ``<mapping>`` or ``default``."""
 
@@ -229,17 +207,46 @@ class Profile:
                 "fields": list(self.hub_fields),
                 "links": list(self.hub_links),
                 "date_precision": self.hub_date_precision,
+                "order": self.hub_order,
             },
             "pages": {
                 "default_size": self.default_page_size,
                 "maximum_size": self.maximum_page_size,
+                "over_maximum": self.over_maximum,
+                "links": list(self.page_links),
             },
-            "rate_limit": {"requests_per_minute": self.requests_per_minute},
+            "rate_limit": {
+                "requests_per_minute": self.requests_per_minute,
+                "announce": self.rate_limit_announce,
+            },
             "pat_name": {"max_length": self.name_max_length},
             "listing_order": self.listing_order,
             "date_precision": {"lastUsedDate": self.last_used_precision},
             "last_used_date": {"update_interval_seconds": self.last_used_interval},
+            **self._knobs_document(),
         }
+
+    def _knobs_document(self) -> dict[str, Any]:
+        return {
+            "date_offset": {"lastUsedDate": self.last_used_offset, "hubs": self.hub_date_offset},
+            "pat_creation": {"client_credentials": self.client_credentials_creation},
+            "graphql": {"refusal_status": self.graphql_refusal_status},
+            "content_errors": {"format": self.content_error_format},
+            "refusal_messages": {op: dict(kinds) for op, kinds in self.refusal_messages.items()},
+            "accepted": [
+                {"field": a.field, "reason": a.reason, "expires": a.expires.isoformat()}
+                for a in self.accepted
+            ],
+            "shapes": copy.deepcopy({name: dict(shape) for name, shape in self.shapes.items()}),
+        }
+
+    def message_for(self, operation: str, kind: str) -> str | None:
+        """The message of a ``kind`` refusal of ``operation``: ``refusal_messages`` first,
+        then ``refusals.<kind>.message``; ``None``: the fake's own wording."""
+        by_kind = self.refusal_messages.get(operation)
+        if by_kind is not None and kind in by_kind:
+            return by_kind[kind]
+        return self.refusals[kind].message
 
     @property
     def is_default(self) -> bool:
@@ -333,13 +340,15 @@ def _load_file(path: str) -> Profile:
         return f"profile: {path}:{document.line_of(at)}: "
 
     _bounded(document.data, f"profile: {path}: ")
+    _plain_dates(document.data)
 
     return _remember(key, _checked(document.data, where, path))
 
 
 def _load_mapping(mapping: Mapping[str, Any]) -> Profile:
     try:
-        text = json.dumps(mapping)  # in order: the order of fields and lists is meant
+        # In order: the order of fields and lists is meant.
+        text = json.dumps(mapping, default=_iso_date)
     except (TypeError, ValueError) as error:
         raise UsageError(f"profile: not a plain mapping of JSON values: {error}") from None
     kept = _kept.get(("mapping", text))
@@ -372,14 +381,29 @@ def _bounded(data: Any, where: str) -> None:
             stack.extend(value)
 
 
-def _dotted(at: Sequence[str | int]) -> str:
-    return ".".join(str(part) for part in at) or "(top)"
+def _iso_date(value: object) -> str:
+    if isinstance(value, date):  # a datetime is a date too
+        return value.isoformat()
+    raise TypeError(f"{type(value).__name__} is not a JSON value")
+
+
+def _plain_dates(data: Any) -> None:
+    """YAML reads an unquoted 2027-01-31 as a date: written back as the text it was."""
+    stack = [data]
+    while stack:
+        value = stack.pop()
+        pairs = value.items() if isinstance(value, dict) else enumerate(value)
+        for key, item in list(pairs):
+            if isinstance(item, date):
+                value[key] = item.isoformat()
+            elif isinstance(item, (dict, list)):
+                stack.append(item)
 
 
 def _checked(data: dict[str, Any], where: Any, source: str) -> Profile:
     if "profile_version" not in data:
         raise UsageError(f"{where(())}missing 'profile_version' (write profile_version: 1)")
-    _refuse_documented(data, where)
+    refuse_documented(data, where)
     # YAML reads an unquoted true as a Boolean; the delete result's field says "true".
     fields = (
         data.get("delete_result", {}).get("fields")
@@ -396,134 +420,10 @@ def _checked(data: dict[str, Any], where: Any, source: str) -> Profile:
         key=lambda e: (-len(e.absolute_path), [str(part) for part in e.absolute_path]),
     )
     if errors:
-        raise UsageError(_schema_problem(errors[0], where))
+        raise UsageError(schema_problem(errors[0], where))
     merged = _merged(data)
-    _refuse_contradictions(merged, where)
+    refuse_contradictions(merged, where)
     return _build(merged, source)
-
-
-def _refuse_documented(data: dict[str, Any], where: Any) -> None:
-    for rule in DOCUMENTED:
-        parent: Any = data
-        for key in rule.where[:-1]:
-            parent = parent.get(key) if isinstance(parent, dict) else None
-        if not isinstance(parent, dict) or rule.where[-1] not in parent:
-            continue
-        value = parent[rule.where[-1]]
-        if value == rule.allowed and type(value) is type(rule.allowed):
-            del parent[rule.where[-1]]  # the documented value: nothing to choose
-            continue
-        raise _contradiction(rule.where, value, rule.what, rule.clause, where)
-
-
-def _contradiction(
-    at: Sequence[str], value: object, what: str, clause: Clause, where: Any
-) -> UsageError:
-    return UsageError(
-        f"{where(at)}{_dotted(at)}: {value!r} contradicts a documented rule "
-        f"({what}; {clause}); a profile names only what the documentation leaves open"
-    )
-
-
-def _refuse_contradictions(merged: dict[str, Any], where: Any) -> None:
-    mask = merged["masked_token"]
-    visible = mask["visible_characters"]
-    if visible >= ID_SEGMENT_LENGTH:
-        raise _contradiction(
-            ("masked_token", "visible_characters"),
-            visible,
-            f"showing {ID_SEGMENT_LENGTH} or more characters reveals the whole id segment",
-            _MASKED,
-            where,
-        )
-    if visible < 1:
-        raise _contradiction(
-            ("masked_token", "visible_characters"),
-            visible,
-            "with no character of the id shown, a masked token cannot be matched to the one used",
-            _MATCH,
-            where,
-        )
-    if mask["mask_width"] < 1:
-        raise _contradiction(
-            ("masked_token", "mask_width"),
-            mask["mask_width"],
-            "without a mask the listing is not masked",
-            _MASKED,
-            where,
-        )
-    if mask["mask_character"] != "*":
-        raise _contradiction(
-            ("masked_token", "mask_character"),
-            mask["mask_character"],
-            "the mask is documented as asterisks",
-            _MASKED,
-            where,
-        )
-    taken = _schema_type_names()
-    if merged["delete_result"]["object_type"] in taken:
-        raise UsageError(
-            f"{where(('delete_result', 'object_type'))}delete_result.object_type: "
-            f"{merged['delete_result']['object_type']!r} is already a type of the GraphQL "
-            "schema; name the result's own type"
-        )
-    pages = merged["pages"]
-    if pages["default_size"] > pages["maximum_size"]:
-        raise UsageError(
-            f"{where(('pages', 'default_size'))}pages.default_size "
-            f"({pages['default_size']}) is larger than pages.maximum_size ({pages['maximum_size']})"
-        )
-
-
-@functools.cache
-def _schema_type_names() -> frozenset[str]:
-    """The type names ``specs/schema.graphql`` defines, and GraphQL's own scalars."""
-    import re
-
-    sdl = (specs_dir() / "schema.graphql").read_text(encoding="utf-8")
-    defined = re.findall(r"^(?:type|input|scalar|enum|interface|union)\s+(\w+)", sdl, re.M)
-    return frozenset({*defined, "String", "Boolean", "ID", "Int", "Float"})
-
-
-def _schema_problem(problem: Any, where: Any) -> str:
-    at: list[str | int] = list(problem.absolute_path)
-    if problem.validator == "additionalProperties":
-        allowed = sorted(problem.schema.get("properties", {}))
-        unknown = [key for key in problem.instance if key not in allowed]
-        name = unknown[0] if unknown else "?"
-        import difflib  # only for a wrong name's nearest known one
-
-        nearest = difflib.get_close_matches(str(name), allowed, n=1, cutoff=0.5)
-        hint = (
-            f"; did you mean {_dotted([*at, nearest[0]])!r}?"
-            if nearest
-            else f"; known: {', '.join(allowed)}"
-        )
-        at = [*at, name]
-        return f"{where(at)}unknown field {_dotted(at)!r}{hint}"
-    field = _dotted(at)
-    if problem.validator == "type":
-        expected = problem.validator_value
-        names: list[str] = expected if isinstance(expected, list) else [expected]
-        shown = " or ".join(_YAML_TYPES.get(name, name) for name in names)
-        return (
-            f"{where(at)}{field} must be {_article(shown)}, "
-            f"got {type(problem.instance).__name__} {problem.instance!r}"
-        )
-    if problem.validator == "enum":
-        choices = ", ".join(repr(choice) for choice in problem.validator_value)
-        return f"{where(at)}{field} must be one of {choices}, got {problem.instance!r}"
-    if problem.validator == "const":
-        return f"{where(at)}{field} must be {problem.validator_value!r}, got {problem.instance!r}"
-    return f"{where(at)}{field}: {problem.message}"
-
-
-_YAML_TYPES: dict[str, str] = {"array": "list", "object": "mapping", "null": "null (~)"}
-"""JSON Schema's type names in the words of a YAML file."""
-
-
-def _article(shown: str) -> str:
-    return f"an {shown}" if shown[:1] in "aeiou" else f"a {shown}"
 
 
 def _merged(data: dict[str, Any]) -> dict[str, Any]:
@@ -577,5 +477,32 @@ def _build(document: dict[str, Any], source: str) -> Profile:
         listing_order=document["listing_order"],
         last_used_precision=document["date_precision"]["lastUsedDate"],
         last_used_interval=document["last_used_date"]["update_interval_seconds"],
+        **_knobs(document),
         source=source,
+    )
+
+
+def _knobs(document: dict[str, Any]) -> dict[str, Any]:
+    """The fields of the second round of knobs, by :class:`Profile`'s names."""
+    return dict(
+        hub_order=document["hubs"]["order"],
+        over_maximum=document["pages"]["over_maximum"],
+        page_links=tuple(document["pages"]["links"]),
+        last_used_offset=document["date_offset"]["lastUsedDate"],
+        hub_date_offset=document["date_offset"]["hubs"],
+        rate_limit_announce=document["rate_limit"]["announce"],
+        client_credentials_creation=document["pat_creation"]["client_credentials"],
+        graphql_refusal_status=document["graphql"]["refusal_status"],
+        content_error_format=document["content_errors"]["format"],
+        refusal_messages=MappingProxyType(
+            {
+                op: MappingProxyType(dict(kinds))
+                for op, kinds in document["refusal_messages"].items()
+            }
+        ),
+        accepted=tuple(
+            AcceptedDifference(a["field"], a["reason"], date.fromisoformat(a["expires"]))
+            for a in document["accepted"]
+        ),
+        shapes=MappingProxyType(dict(document["shapes"])),
     )

@@ -20,6 +20,7 @@ from patgate.fake.model import PatRecord, User
 __all__ = [
     "Revocation",
     "Revocations",
+    "client_credential_creation",
     "client_credentials",
     "expired_client_token",
     "not_admin",
@@ -63,6 +64,15 @@ def expired_client_token(
     return Reason(
         "client-token-expired",
         f"client token expired {ago:.0f} s ago ({when}, the fake's clock is {clock_time(now)})",
+    )
+
+
+def client_credential_creation(user: User | None, user_id: str) -> Reason:
+    """A create sent with a client-credential token where the profile refuses one."""
+    return Reason(
+        "client-credential-creation",
+        f"{user_named(user, user_id)} created a token with a client-credential token; the "
+        "profile refuses that (pat_creation.client_credentials: refused): send a user's PAT",
     )
 
 

@@ -42,7 +42,7 @@ from patgate.fake.model import Principal
 from patgate.service.api_paths import CONTENT_PREFIX
 from patgate.wire.content_api import ContentEndpoint, authorize
 from patgate.wire.endpoint import Call, Endpoint
-from patgate.wire.fault_answers import fault_answer, fault_for
+from patgate.wire.fault_answers import announce_rate_limit, fault_answer, fault_for
 from patgate.wire.messages import WireRequest, WireResponse
 from patgate.wire.methods import with_implicit_methods
 from patgate.wire.request_log import RequestLog
@@ -155,8 +155,12 @@ class WireApp:
         fault = fault_for(self.deployment, self.urls, request, key)
         if fault is not None:
             refuse = match.target.refuse if match is not None else self._unrouted.refuse
-            return fault_answer(fault, refuse, lambda: self._route(request, key, match))
-        return self._route(request, key, match)
+            answer = fault_answer(fault, refuse, lambda: self._route(request, key, match))
+        else:
+            answer = self._route(request, key, match)
+        if key == self.urls.graphql_url and self.deployment.profile.rate_limit_announce != "none":
+            return announce_rate_limit(self.deployment, request, answer)
+        return answer
 
     def _route(
         self, request: WireRequest, key: str, match: RouteMatch[Endpoint] | None

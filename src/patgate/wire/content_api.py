@@ -14,23 +14,29 @@ uses.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass
+from http import HTTPStatus
 from typing import Any
 
-from patgate.errors import InvalidRequest
+from patgate.errors import DomainError, InvalidRequest
+from patgate.fake.answer_shapes import render
 from patgate.fake.deployment import Deployment
 from patgate.fake.model import Principal
+from patgate.fake.profile import Profile
 from patgate.wire.credentials import authenticate_bearer, bearer_challenge
 from patgate.wire.endpoint import Endpoint, Refusal
 from patgate.wire.forms import parameter_names, parse_form
 from patgate.wire.messages import Headers, WireRequest, WireResponse, json_response
+from patgate.wire.statuses import answer_of
 
 __all__ = [
+    "ALL_PAGE_LINKS",
     "DEFAULT_PAGE_SIZE",
     "HAL_TYPE",
     "MAX_PAGE_NUMBER",
     "MAX_PAGE_SIZE",
+    "PROBLEM_TYPE",
     "ContentEndpoint",
     "PageRequest",
     "authorize",
@@ -38,15 +44,21 @@ __all__ = [
     "errors_body",
     "hal_page",
     "page_request",
+    "problem_body",
+    "shaped_content_refusal",
 ]
 
 HAL_TYPE = "application/hal+json"
+PROBLEM_TYPE = "application/problem+json"
+"""RFC 9457's media type (the profile's ``content_errors.format: problem+json``)."""
 DEFAULT_PAGE_SIZE = 20
 """The default profile's page size (``pages.default_size``)."""
 MAX_PAGE_SIZE = 100
 """The default profile's largest page (``pages.maximum_size``); the spec declares it."""
 MAX_PAGE_NUMBER = 999_999_999
 """The largest ``page`` (nine digits keep ``int()`` off huge inputs); the spec declares it."""
+ALL_PAGE_LINKS = ("self", "first", "prev", "next", "last")
+"""Every relation a page links (where it applies)."""
 _INTEGER = re.compile(r"-?[0-9]{1,9}")
 
 
@@ -58,6 +70,35 @@ def errors_body(message: str) -> dict[str, Any]:
 def content_refusal(status: int, message: str, headers: Headers, error: Exception) -> WireResponse:
     """``{"errors": [{"message": ...}]}``, with a Bearer challenge on 401 and 403."""
     return json_response(status, errors_body(message), (*bearer_challenge(status, error), *headers))
+
+
+def problem_body(status: int, message: str) -> dict[str, Any]:
+    """An RFC 9457 problem details body: no problem type of its own (``about:blank``), the
+    status's phrase as ``title``, the refusal's message as ``detail``."""
+    try:
+        title = HTTPStatus(status).phrase
+    except ValueError:
+        title = "Error"
+    return {"type": "about:blank", "title": title, "status": status, "detail": message}
+
+
+def shaped_content_refusal(
+    profile: Profile, status: int, message: str, headers: Headers, error: Exception
+) -> WireResponse:
+    """A content API refusal in the profile's format (``json`` or ``problem+json``), then
+    through its shape of ``refusal.content.<kind>`` when it has one."""
+    if profile.content_error_format == "problem+json":
+        body, content_type = problem_body(status, message), PROBLEM_TYPE
+    else:
+        body, content_type = errors_body(message), "application/json"
+    if isinstance(error, DomainError):
+        shape = profile.shapes.get(f"refusal.content.{answer_of(error, profile).kind}")
+        if shape is not None:
+            if "body" in shape:
+                body = render(body, shape["body"])
+            content_type = shape.get("content_type", content_type)
+    challenge = bearer_challenge(status, error)
+    return json_response(status, body, (*challenge, *headers), content_type)
 
 
 def authorize(deployment: Deployment, request: WireRequest, query: str) -> Principal:
@@ -75,8 +116,12 @@ class ContentEndpoint(Endpoint):
     def render(
         self, status: int, code: str, message: str, headers: Headers, error: Refusal
     ) -> WireResponse:
-        """``{"errors": [{"message": ...}]}``, with a Bearer challenge on 401 and 403."""
-        return content_refusal(status, message, headers, error)
+        """``{"errors": [{"message": ...}]}``, with a Bearer challenge on 401 and 403; or
+        the profile's ``content_errors.format`` and ``shapes.refusal.content.<kind>``."""
+        profile = self.deployment.profile
+        if profile.content_error_format == "json" and not profile.shapes:
+            return content_refusal(status, message, headers, error)
+        return shaped_content_refusal(profile, status, message, headers, error)
 
 
 @dataclass(frozen=True)
@@ -104,16 +149,23 @@ def _integer(params: dict[str, str], name: str, default: int) -> int:
 
 
 def page_request(
-    query: str, default_size: int = DEFAULT_PAGE_SIZE, maximum_size: int = MAX_PAGE_SIZE
+    query: str,
+    default_size: int = DEFAULT_PAGE_SIZE,
+    maximum_size: int = MAX_PAGE_SIZE,
+    *,
+    cut: bool = False,
 ) -> PageRequest:
     """``page`` and ``size`` from the query string (defaults 0 and ``default_size``; page 0
-    to 999,999,999; size 1 to ``maximum_size``: the profile's ``pages``); an empty ``page=``
-    or ``size=`` is refused, not ignored."""
+    to 999,999,999; size 1 to ``maximum_size``: the profile's ``pages``; with ``cut``, a
+    larger size is served as ``maximum_size``); an empty ``page=`` or ``size=`` is refused,
+    not ignored."""
     params = parse_form(query, "the query string", keep_blank=True) if query else {}
     number = _integer(params, "page", 0)
     size = _integer(params, "size", default_size)
     if number < 0:
         raise InvalidRequest("page must be 0 or more", rule_id="HUBS-HAL")
+    if cut and size > maximum_size:
+        size = maximum_size
     if not 1 <= size <= maximum_size:
         raise InvalidRequest(f"size must be between 1 and {maximum_size}", rule_id="HUBS-HAL")
     return PageRequest(number, size)
@@ -126,12 +178,14 @@ def hal_page(
     view: Callable[[Any], dict[str, Any]],
     page: PageRequest,
     listing_url: str,
+    relations: Collection[str] = ALL_PAGE_LINKS,
 ) -> dict[str, Any]:
     """One page as HAL: ``_embedded.<relation>`` (``items``, the page's records, each through
     ``view``), ``_links`` and ``page`` (``total`` records in all).
 
     ``_links`` holds ``self``, ``first`` and ``last``, with ``prev`` and ``next`` where they
-    exist, each with the page's ``size``, as the hubs listing of the real API does.
+    exist, each with the page's ``size``, as the hubs listing of the real API does; only
+    those among ``relations`` (the profile's ``pages.links``), in that same order.
     """
     total_pages = (total + page.size - 1) // page.size
 
@@ -144,6 +198,8 @@ def hal_page(
         links["prev"] = link(min(page.number - 1, last))
     if page.number < last:
         links["next"] = link(page.number + 1)
+    if len(relations) < len(ALL_PAGE_LINKS):  # distinct names of these five: some left out
+        links = {name: href for name, href in links.items() if name in relations}
     return {
         "_embedded": {relation: [view(item) for item in items]},
         "_links": links,

@@ -17,10 +17,12 @@ from types import MappingProxyType
 from typing import Any
 
 from patgate.fake import content
+from patgate.fake.answer_shapes import format_date, render
 from patgate.fake.clock import format_timestamp
 from patgate.fake.content import ContentRecord
 from patgate.fake.deployment import Deployment
 from patgate.fake.model import Hub, Principal
+from patgate.fake.profile import Profile
 from patgate.service import api_paths
 from patgate.wire.content_api import (
     HAL_TYPE,
@@ -135,13 +137,22 @@ _DEFAULT_FIELDS = tuple(_HUB_FIELDS)
 _DEFAULT_LINKS = ("self", "hub", *(route.hub_relation for route in KIND_ROUTES))
 
 
-_IN_SECONDS: Mapping[str, Callable[[Hub], Any]] = MappingProxyType(
-    {
-        **_HUB_FIELDS,
-        "createdDate": lambda hub: format_timestamp(hub.created_date, "seconds"),
-        "lastModifiedDate": lambda hub: format_timestamp(hub.last_modified_date, "seconds"),
-    }
-)
+_TODAY = ("milliseconds", "Z")
+"""The default profile's hub dates: milliseconds, ``Z``."""
+
+
+@functools.lru_cache(maxsize=16)
+def _readers(date_form: tuple[str, str]) -> Mapping[str, Callable[[Hub], Any]]:
+    """The hub fields' readers with dates in ``date_form`` (precision, offset)."""
+    if date_form == _TODAY:
+        return _HUB_FIELDS
+    return MappingProxyType(
+        {
+            **_HUB_FIELDS,
+            "createdDate": lambda hub: format_date(hub.created_date, *date_form),
+            "lastModifiedDate": lambda hub: format_date(hub.last_modified_date, *date_form),
+        }
+    )
 
 
 def hub_view(
@@ -149,12 +160,12 @@ def hub_view(
     base_url: str,
     fields: tuple[str, ...] = _DEFAULT_FIELDS,
     links: tuple[str, ...] = _DEFAULT_LINKS,
-    dates_in_seconds: bool = False,
+    date_form: tuple[str, str] = _TODAY,
 ) -> dict[str, Any]:
     """A hub as the content API shows it: the profile's ``fields``, ``links`` and dates'
-    precision (by default every field, a link to every listing the fake serves, and
-    milliseconds)."""
-    if fields == _DEFAULT_FIELDS and not dates_in_seconds:
+    ``(precision, offset)`` (by default every field, a link to every listing the fake
+    serves, and milliseconds with ``Z``)."""
+    if fields == _DEFAULT_FIELDS and date_form == _TODAY:
         # The default profile's view, written out: it is on every hubs page.
         return {
             "id": hub.id,
@@ -169,7 +180,7 @@ def hub_view(
             "lastModifiedDate": _timestamp(hub.last_modified_date),
             "_links": _hub_links(hub.id, base_url, links),
         }
-    readers = _IN_SECONDS if dates_in_seconds else _HUB_FIELDS
+    readers = _readers(date_form)
     view = {name: readers[name](hub) for name in fields}
     view["_links"] = _hub_links(hub.id, base_url, links)
     return view
@@ -205,6 +216,20 @@ def _hal(body: dict[str, Any]) -> WireResponse:
     return json_response(200, body, (), HAL_TYPE)
 
 
+def _shaped(body: dict[str, Any], profile: Profile, answer: str) -> WireResponse:
+    """``body`` through the profile's shape of ``answer`` (when it has one) as HAL."""
+    shape = profile.shapes.get(answer)
+    if shape is None:
+        return _hal(body)
+    if "body" in shape:
+        body = render(body, shape["body"])
+    return json_response(200, body, (), shape.get("content_type", HAL_TYPE))
+
+
+def _hub_date_form(profile: Profile) -> tuple[str, str]:
+    return profile.hub_date_precision, profile.hub_date_offset
+
+
 def _caller(call: Call) -> Principal:
     # The app authorizes every content path before routing; a route without a principal
     # would be a wiring bug, not a client's mistake.
@@ -214,11 +239,18 @@ def _caller(call: Call) -> Principal:
 
 def _page(call: Call, deployment: Deployment) -> PageRequest:
     profile = deployment.profile
-    return page_request(call.query, profile.default_page_size, profile.maximum_page_size)
+    return page_request(
+        call.query,
+        profile.default_page_size,
+        profile.maximum_page_size,
+        cut=profile.over_maximum == "cut",
+    )
 
 
 class HubsEndpoint(ContentEndpoint):
     """``GET /hubs``: the hubs of the caller's organization; a client token or a PAT may call."""
+
+    operation = "hubs"
 
     def respond(self, request: WireRequest, call: Call) -> WireResponse:
         """One HAL page of the hubs of the bearer's organization."""
@@ -227,29 +259,32 @@ class HubsEndpoint(ContentEndpoint):
         listing = self.deployment.list_hubs(_caller(call), page=page.number, size=page.size)
         base = self.urls.base_url
         fields, links = profile.hub_fields, profile.hub_links
-        seconds = profile.hub_date_precision == "seconds"
+        form = _hub_date_form(profile)
         body = hal_page(
             "hubs",
             listing.hubs,
             listing.total_elements,
-            lambda hub: hub_view(hub, base, fields, links, seconds),
+            lambda hub: hub_view(hub, base, fields, links, form),
             page,
             self.urls.hubs_url,
+            profile.page_links,
         )
-        return _hal(body)
+        return _shaped(body, profile, "hubs_page")
 
 
 class HubEndpoint(ContentEndpoint):
     """``GET /hubs/{hub_id}``: one hub; another organization's hub is not found."""
 
+    operation = "hub"
+
     def respond(self, request: WireRequest, call: Call) -> WireResponse:
         """The hub, with links to every listing below it."""
         hub = self.deployment.read_hub(_caller(call), call.params["hub_id"])
         profile = self.deployment.profile
-        seconds = profile.hub_date_precision == "seconds"
-        return _hal(
-            hub_view(hub, self.urls.base_url, profile.hub_fields, profile.hub_links, seconds)
+        view = hub_view(
+            hub, self.urls.base_url, profile.hub_fields, profile.hub_links, _hub_date_form(profile)
         )
+        return _shaped(view, profile, "hub")
 
 
 class HubListingEndpoint(ContentEndpoint):

@@ -104,6 +104,10 @@ class Endpoint(ABC):
     """Whether the deployment's profile shapes this family's refusals (the token endpoint's
     answers are documented and OAuth's: not)."""
 
+    operation: ClassVar[str | None] = None
+    """The operation ``refusal_messages`` names this route by (``hubs``, ``hub``,
+    ``token``); ``None``: only ``refusals.<kind>.message`` applies."""
+
     def refuse(self, error: Refusal) -> WireResponse:
         """The 4xx answer for ``error``; its status, code and message come from the one
         table (:mod:`~patgate.wire.statuses`) under the deployment's profile. The answer
@@ -111,8 +115,13 @@ class Endpoint(ABC):
         if isinstance(error, HttpRefusal):
             answer = self.render(error.status, error.code, error.message, error.headers, error)
         else:
-            shaped = answer_of(error, self.deployment.profile if self.profiled else None)
+            profile = self.deployment.profile
+            shaped = answer_of(error, profile if self.profiled else None)
             message = shaped.message or error.message
+            if self.operation is not None and shaped.kind is not None:
+                by_kind = profile.refusal_messages.get(self.operation)
+                if by_kind is not None:  # this operation's own message wins
+                    message = by_kind.get(shaped.kind, message)
             answer = self.render(shaped.status, shaped.code or "", message, (), error)
         return with_reason(answer, reason_of(error))
 

@@ -91,6 +91,22 @@ def endpoint_names(urls: FakeUrls, key: str) -> tuple[str, ...]:
     return ("content",)
 
 
+def _rate_key(bearer: str | None) -> str | None:
+    """What the rate limit counts a bearer by (a digest: never the credential)."""
+    return hashlib.sha256(bearer.encode("utf-8", "surrogatepass")).hexdigest() if bearer else None
+
+
+def announce_rate_limit(
+    deployment: Deployment, request: WireRequest, response: WireResponse
+) -> WireResponse:
+    """``response`` (a GraphQL answer) with the rate limit's ``RateLimit-Policy`` and
+    ``RateLimit`` fields for the request's bearer (the profile's ``rate_limit.announce``)."""
+    fields = deployment.faults.announced(_rate_key(_bearer(request)))
+    if not fields:
+        return response
+    return dataclasses.replace(response, headers=(*response.headers, *fields))
+
+
 def fault_for(
     deployment: Deployment, urls: FakeUrls, request: WireRequest, key: str
 ) -> FaultAction | None:
@@ -104,9 +120,7 @@ def fault_for(
     endpoints = endpoint_names(urls, key)
     bearer = _bearer(request)
     principal = deployment.identify(bearer)
-    rate_key = (
-        hashlib.sha256(bearer.encode("utf-8", "surrogatepass")).hexdigest() if bearer else None
-    )
+    rate_key = _rate_key(bearer)
     operation = _operation(request) if "graphql" in endpoints else None
     site = CallSite(endpoints, operation, principal.user_id if principal else None, rate_key)
     return faults.decide(site)

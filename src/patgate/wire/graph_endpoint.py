@@ -2,7 +2,8 @@
 
 The body must be one JSON object ``{query, variables, operationName}`` sent as
 ``application/json``. A missing or invalid bearer is HTTP 401 (with a Bearer challenge); a
-rule's refusal is HTTP 200 with ``errors[].extensions.code`` and a null field; a request
+rule's refusal is HTTP 200 (or, under the profile's ``graphql.refusal_status: refusal``, the
+refusal kind's status) with ``errors[].extensions.code`` and a null field; a request
 that did not execute (bad JSON, bad document, limits) is HTTP 400.
 """
 
@@ -22,9 +23,9 @@ from patgate.wire.credentials import authenticate_bearer, bearer_challenge
 from patgate.wire.endpoint import Call, Endpoint, Refusal, media_type, reason_of, with_reason
 from patgate.wire.forms import parameter_names
 from patgate.wire.messages import Headers, WireRequest, WireResponse, json_response
-from patgate.wire.statuses import HttpRefusal, answer_of
+from patgate.wire.statuses import ErrorAnswer, HttpRefusal, answer_of
 
-__all__ = ["FAILURE_CODES", "GraphEndpoint", "graph_answer"]
+__all__ = ["FAILURE_CODES", "OPERATION_OF_FIELD", "GraphEndpoint", "graph_answer"]
 
 JSON_TYPE = "application/json"
 
@@ -47,11 +48,14 @@ def graph_answer(
     """The HTTP status and body of a GraphQL result.
 
     An executed request answers 200 with ``data`` (a rule's refusal is an entry of
-    ``errors`` with ``extensions.code`` and a null field); one that did not execute answers
-    400 with ``errors`` only. A rule's ``extensions.code`` and message follow ``profile``'s
-    ``refusals`` (no code: no ``extensions``).
+    ``errors`` with ``extensions.code`` and a null field; with the profile's
+    ``graphql.refusal_status: refusal``, the first refusal's ``refusals.<kind>.status``);
+    one that did not execute answers 400 with ``errors`` only. A rule's
+    ``extensions.code`` and message follow ``profile``'s ``refusals`` (no code: no
+    ``extensions``), the message its ``refusal_messages`` of the operation first.
     """
     errors = []
+    status = 200
     for problem in outcome.problems:
         error = dict(problem.error)
         cause = problem.cause
@@ -59,8 +63,11 @@ def graph_answer(
             answer = answer_of(cause, profile)
             if answer.code is not None:
                 error["extensions"] = {"code": answer.code}
-            if answer.message is not None:
-                error["message"] = answer.message
+            message = _message(answer, problem.field, profile)
+            if message is not None:
+                error["message"] = message
+            if status == 200 and profile is not None:
+                status = answer.status if profile.graphql_refusal_status == "refusal" else 200
         elif cause is not None:
             error["extensions"] = {"code": FAILURE_CODES[cause]}
         errors.append(error)
@@ -68,7 +75,26 @@ def graph_answer(
         return 400, {"errors": errors}
     body: dict[str, Any] = {"errors": errors} if errors else {}
     body["data"] = outcome.data
-    return 200, body
+    return status, body
+
+
+OPERATION_OF_FIELD: Mapping[str, str] = MappingProxyType(
+    {
+        "createPersonalAccessToken": "create_token",
+        "personalAccessTokens": "list_tokens",
+        "deletePersonalAccessToken": "delete_token",
+    }
+)
+"""The operation ``refusal_messages`` names a refused field by (the schema's field name)."""
+
+
+def _message(answer: ErrorAnswer, field: str | None, profile: Profile | None) -> str | None:
+    """The message of a refusal of ``field``: the operation's own, else the kind's."""
+    if profile is not None and field is not None and answer.kind is not None:
+        by_kind = profile.refusal_messages.get(OPERATION_OF_FIELD.get(field, ""))
+        if by_kind is not None and answer.kind in by_kind:
+            return by_kind[answer.kind]
+    return answer.message
 
 
 def _problem_reason(outcome: GraphOutcome) -> Reason:

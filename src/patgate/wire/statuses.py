@@ -52,6 +52,8 @@ class ErrorAnswer:
     """The OAuth 2.0 ``error`` on the token endpoint (RFC 6749 5.2)."""
     message: str | None = None
     """The profile's message for every refusal of this kind; ``None``: the error's own."""
+    kind: str | None = None
+    """The profile's refusal kind (``not_found``...): its ``refusal_messages`` and shapes."""
 
 
 @dataclass(frozen=True)
@@ -68,11 +70,13 @@ _ROWS: Mapping[type[DomainError], _Row] = MappingProxyType(
         UnsupportedGrantType: _Row(
             None,
             "unsupported_grant_type",
-            ErrorAnswer(400, "BAD_USER_INPUT", "unsupported_grant_type"),
+            ErrorAnswer(400, "BAD_USER_INPUT", "unsupported_grant_type", kind="invalid_input"),
         ),
         # Documented: 400 for bad client credentials (RFC 6749 would say 401 for Basic).
         InvalidClient: _Row(
-            None, "invalid_client", ErrorAnswer(400, "UNAUTHENTICATED", "invalid_client")
+            None,
+            "invalid_client",
+            ErrorAnswer(400, "UNAUTHENTICATED", "invalid_client", kind="unauthenticated"),
         ),
         Unauthenticated: _Row("unauthenticated", "invalid_request"),
         Forbidden: _Row("forbidden", "invalid_request"),
@@ -109,7 +113,7 @@ def _answer_of_class(cls: type[DomainError], profile: Profile) -> ErrorAnswer:
             return row.fixed
         assert row.kind is not None, "a row without a fixed answer names a kind"
         refusal = profile.refusals[row.kind]
-        return ErrorAnswer(refusal.status, refusal.code, row.oauth, refusal.message)
+        return ErrorAnswer(refusal.status, refusal.code, row.oauth, refusal.message, row.kind)
     return _FALLBACK
 
 

@@ -9,9 +9,11 @@ never echoes what was sent, so an unknown id and a wrong secret answer byte for 
 from __future__ import annotations
 
 from collections.abc import Mapping
+from typing import Any
 
 from patgate.basics.reasons import Reason
 from patgate.errors import DomainError, InvalidRequest
+from patgate.fake.answer_shapes import render
 from patgate.wire.credentials import basic_credentials
 from patgate.wire.endpoint import Call, Endpoint, Refusal, media_type
 from patgate.wire.forms import parameter_names, parse_form
@@ -46,6 +48,7 @@ class TokenEndpoint(Endpoint):
 
     methods = ("POST",)
     profiled = False
+    operation = "token"
 
     def respond(self, request: WireRequest, call: Call) -> WireResponse:
         """A token for valid client credentials, sent as a form or HTTP Basic."""
@@ -86,13 +89,18 @@ class TokenEndpoint(Endpoint):
             if refused.reason is not None and refused.reason.code == "grant-type-missing":
                 refused.reason = _grant_type_missing(form, basic is not None)
             raise
-        body = {
-            "access_token": issued.access_token,
-            "token_type": self.deployment.profile.token_type,
-            "expires_in": issued.expires_in,
-            "session_expires_in": issued.session_expires_in,
-        }
-        return json_response(200, body, NO_STORE)
+        profile = self.deployment.profile
+        body: dict[str, Any] = {"access_token": issued.access_token}
+        if profile.token_type is not None:  # null: the deployment sends no token_type
+            body["token_type"] = profile.token_type
+        body["expires_in"] = issued.expires_in
+        body["session_expires_in"] = issued.session_expires_in
+        shape = profile.shapes.get("token")
+        if shape is None:
+            return json_response(200, body, NO_STORE)
+        if "body" in shape:
+            body = render(body, shape["body"])
+        return json_response(200, body, NO_STORE, shape.get("content_type", "application/json"))
 
     def render(
         self, status: int, code: str, message: str, headers: Headers, error: Refusal
