@@ -595,11 +595,13 @@ class Deployment:
 
     def _hubs_in_order(self, organization_id: str) -> list[Hub]:
         """An organization's hubs in the profile's ``hubs.order`` (oldest first by default:
-        the order they were filed in)."""
+        the order they were filed in; newest first; by name either way)."""
         filed = self._hubs_by_organization.get(organization_id, [])
         order = self.profile.hub_order
         if order == "created_ascending":
             return filed
+        if order == "created_descending":
+            return filed[::-1]
         return sorted(filed, key=lambda hub: hub.name, reverse=order == "name_descending")
 
     def authorize_content_reader(self, principal: Principal) -> None:
