@@ -208,6 +208,7 @@ class ManagementUi:
         except _Redirect as redirect:
             return self._redirect(redirect, call.owner if call is not None else "")
         except DomainError as error:
+            error.answered()
             return self._refusal(request, status_of(error), error.message, call, error)
         except HttpRefusal as refusal:
             return self._refusal(request, refusal.status, refusal.message, call)
@@ -230,6 +231,7 @@ class ManagementUi:
         except _Redirect as redirect:
             return self._redirect(redirect, "")
         except DomainError as error:
+            error.answered()
             return self._refusal(request, status_of(error), error.message, call, error)
         except HttpRefusal as refusal:
             return self._refusal(request, refusal.status, refusal.message, call)
@@ -362,6 +364,7 @@ def _create(call: _Call) -> Document:
     try:
         created = operations.request_token(identity, name)
     except DomainError as error:
+        error.answered()
         # Nothing changed: the refusal is shown beside the form, with the name kept.
         return pages.tokens(
             call.view,
@@ -442,7 +445,7 @@ def _inspector(call: _Call) -> Document:
         filters,
         operations.request_choices(hidden_prefix=call.ui.ui_url),
         operations.active_faults(),
-        operations.rate_limit(),
+        inspector_page.RateLimit(operations.rate_limit(), operations.requests_per_minute()),
         call.notice(),
         operations.user_name,
     )

@@ -111,6 +111,7 @@ class Endpoint(ABC):
         if isinstance(error, HttpRefusal):
             answer = self.render(error.status, error.code, error.message, error.headers, error)
         else:
+            error.answered()
             shaped = answer_of(error, self.deployment.profile if self.profiled else None)
             message = shaped.message or error.message
             answer = self.render(shaped.status, shaped.code or "", message, (), error)
