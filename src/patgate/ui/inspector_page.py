@@ -27,9 +27,9 @@ from patgate.ui.markup import (
     table,
     when,
 )
-from patgate.ui.once import Notice
+from patgate.ui.one_time_handles import Notice
 from patgate.ui.operations import Membership, RequestFilter
-from patgate.ui.words import exact_time, fault_frequency
+from patgate.ui.readable_text import exact_time, fault_frequency
 from patgate.wire.request_log import DROPPED, LoggedRequest
 
 __all__ = [

@@ -28,9 +28,9 @@ from patgate.ui.markup import (
     when,
 )
 from patgate.ui.markup import notice as notice_html
-from patgate.ui.once import LIFETIME, Notice
+from patgate.ui.one_time_handles import LIFETIME, Notice
 from patgate.ui.operations import Membership, PendingRequest
-from patgate.ui.words import plain_duration, refusal
+from patgate.ui.readable_text import plain_duration, refusal
 
 __all__ = [
     "approvals",
