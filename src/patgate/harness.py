@@ -248,7 +248,7 @@ class Fake:
         self._dropped_connection = DroppedConnection
         self._request_credential = request_credential
         self._answered_by = ANSWERED_BY
-        self._listen = Authentications.listen
+        self._note_accepted_callers = Authentications.listen
 
     def _seed_world(
         self, world: DefaultWorld | None, own_deployment: bool, seed: int
@@ -312,28 +312,28 @@ class Fake:
         self._answered_by.set(None)
         # Who the bearer speaks for, as the endpoint's authentication found it (else as the
         # deployment identifies it, changing nothing): checked once, not once more here.
-        heard = self._listen()
+        accepted = self._note_accepted_callers()
         try:
             try:
                 response = self._app(request)
             except self._dropped_connection:
-                self._record(request, None, started, heard)
+                self._record(request, None, started, accepted)
                 raise
             if response is not None:
-                self._record(request, response, started, heard)
+                self._record(request, response, started, accepted)
             return response
         finally:
-            heard.stop()
+            accepted.stop()
 
     def _record(
         self,
         request: WireRequest,
         response: WireResponse | None,
         started: float,
-        heard: Authentications,
+        accepted: Authentications,
     ) -> None:
         duration = perf_counter() - started
-        credential = self._request_credential(self.deployment, request, heard)
+        credential = self._request_credential(self.deployment, request, accepted)
         self.request_log.append(
             request,
             response,
