@@ -178,3 +178,22 @@ def _exercised(report: str) -> str:
     import re
 
     return re.sub(r"(?m)^(\S+ \S+ +)\d+ ", r"\1N ", report.strip())
+
+
+def test_making_a_refusal_notes_nothing_answering_it_does() -> None:
+    from patgate import Fake
+    from patgate.errors import TokenLimitReached
+
+    seen: list[str] = []
+    behaviours.observe(seen.append)
+    try:
+        TokenLimitReached("over the cap")
+        assert seen == []
+        with Fake() as fake:
+            import httpx
+
+            auth = {"Authorization": "Bearer " + fake.world["removed_token"]}
+            httpx.get(fake.world["base_url"] + "/v2/content/hubs", headers=auth)
+        assert seen.count("PAT-REMOVED-USER refused") == 1  # once, where it is answered
+    finally:
+        behaviours.unobserve(seen.append)

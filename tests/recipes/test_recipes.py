@@ -56,20 +56,18 @@ class Recipe:
     tests: tuple[str, ...]
 
 
+_API_PATHS = "src/patgate/service/api_paths.py"
+
 ENDPOINT = Recipe(
     "**An endpoint.**",
     (
         Insert(
-            "src/patgate/service/api_paths.py",
+            _API_PATHS,
             '\nHUB_TOYS = _content("hub toys", "/hubs/{hub_id}/toys")\n',
             after='EVENT_EDITIONS = _content("event editions", "/events/{id}/editions")\n',
         ),
-        Insert(
-            "src/patgate/service/api_paths.py", "    HUB_TOYS,\n", after="    EVENT_EDITIONS,\n"
-        ),
-        Insert(
-            "src/patgate/service/api_paths.py", '    "HUB_TOYS",\n', after='    "HUB_EXTENSIONS",\n'
-        ),
+        Insert(_API_PATHS, "    HUB_TOYS,\n", after="    EVENT_EDITIONS,\n"),
+        Insert(_API_PATHS, '    "HUB_TOYS",\n', after='    "HUB_EXTENSIONS",\n'),
         Insert(
             "src/patgate/wire/content_resources.py",
             '''
