@@ -5,7 +5,7 @@
     python -m benchmarks                        # the full run (several minutes on two cores)
     python -m benchmarks --quick                # a short run: fewer rounds, noisier
     python -m benchmarks --only world_scale,graphql_documents --json out.json
-    python -m benchmarks --json benchmarks/results.json --readme   # and rewrite the README table
+    python -m benchmarks --json benchmarks/results.json --readme   # and rewrite the table page
     python -m benchmarks --from-json benchmarks/results.json --readme  # the table only
     python -m benchmarks --only pat_cycle --json benchmarks/results.json --merge --readme
                                                 # new rows for some, the others kept
@@ -31,7 +31,8 @@ from benchmarks.registry import Plan, Unavailable, discover
 from benchmarks.table import merge, render, replace_section
 from benchmarks.timing import Result
 
-README = Path(__file__).resolve().parents[1] / "README.md"
+TABLE_PAGE = Path(__file__).resolve().parents[1] / "docs/reference/benchmarks.md"
+"""The page that holds the generated table (on the documentation site, under Reference)."""
 
 
 def _arguments(argv: list[str] | None) -> argparse.Namespace:
@@ -44,7 +45,7 @@ def _arguments(argv: list[str] | None) -> argparse.Namespace:
     parser.add_argument("--skip", help="comma-separated benchmark names to leave out")
     parser.add_argument("--json", type=Path, metavar="PATH", help="also write the results here")
     parser.add_argument(
-        "--readme", action="store_true", help="rewrite README.md's table from these results"
+        "--readme", action="store_true", help="rewrite the table page from these results"
     )
     parser.add_argument(
         "--from-json", type=Path, metavar="PATH", help="run nothing: use the results in PATH"
@@ -137,10 +138,10 @@ def main(argv: list[str] | None = None) -> int:
     if args.json is not None and args.from_json is None:
         args.json.write_text(json.dumps(document, indent=2) + "\n", encoding="utf-8")
     if args.readme:
-        README.write_text(
-            replace_section(README.read_text(encoding="utf-8"), section), encoding="utf-8"
+        TABLE_PAGE.write_text(
+            replace_section(TABLE_PAGE.read_text(encoding="utf-8"), section), encoding="utf-8"
         )
-        print(f"rewrote the table in {README}", file=sys.stderr)
+        print(f"rewrote the table in {TABLE_PAGE}", file=sys.stderr)
     return 0
 
 

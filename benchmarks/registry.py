@@ -3,7 +3,7 @@
 Adding a benchmark is one file: a module ``benchmarks/<name>.py`` with a function
 ``run(plan: Plan) -> list[Result]`` (see :func:`benchmarks.timing.compare`) and a
 module-level ``BENCHMARKS = [Benchmark("<name>", run, order=...)]``. ``python -m benchmarks``
-finds it, ``--only <name>`` picks it, and its results join the JSON and the README table.
+finds it, ``--only <name>`` picks it, and its results join the JSON and the benchmark table.
 """
 
 from __future__ import annotations

@@ -1,9 +1,10 @@
-"""The README's benchmark table, generated from a run's JSON and never written by hand.
+"""The benchmark table, generated from a run's JSON and never written by hand.
 
 ``python -m benchmarks --json benchmarks/results.json --readme`` runs the benchmarks, keeps
-their figures and rewrites the table between the README's markers;
+their figures and rewrites the table between the markers of ``docs/reference/benchmarks.md``
+(the flag keeps its name from when the README held the table);
 ``python -m benchmarks --from-json benchmarks/results.json --readme`` only rewrites it.
-A test checks that the README's table is the one this module makes from that file.
+A test checks that the page's table is the one this module makes from that file.
 """
 
 from __future__ import annotations
@@ -74,12 +75,12 @@ def replace_section(text: str, section: str) -> str:
     """``text`` with what lies between :data:`BEGIN` and :data:`END` replaced by ``section``."""
     start, end = text.find(BEGIN), text.find(END)
     if start < 0 or end < start:
-        raise ValueError(f"the README has no {BEGIN!r} ... {END!r} markers")
+        raise ValueError(f"the page has no {BEGIN!r} ... {END!r} markers")
     return text[: start + len(BEGIN)] + "\n" + section + "\n" + text[end:]
 
 
 def readme_section(readme: Path) -> str:
-    """What the README holds between the markers, without the surrounding newlines."""
+    """What the page holds between the markers, without the surrounding newlines."""
     text = readme.read_text(encoding="utf-8")
     start, end = text.find(BEGIN), text.find(END)
     if start < 0 or end < start:

@@ -214,7 +214,7 @@ class Result:
     measure: Stats
     verdict: str
     note: str = ""
-    """A sentence shown under the README table (latencies, sizes)."""
+    """A sentence shown under the benchmark table (latencies, sizes)."""
     details: dict[str, Any] = field(default_factory=dict)
 
     @property

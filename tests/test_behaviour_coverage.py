@@ -167,8 +167,8 @@ def test_the_readme_shows_the_report_of_the_examples() -> None:
     start = next(i for i, line in enumerate(lines) if "patgate behaviour coverage" in line)
     end = next(i for i, line in enumerate(lines) if "behaviours exercised" in line)
     report = "\n".join(lines[start + 1 : end + 1])
-    readme = (root / "README.md").read_text(encoding="utf-8")
-    shown = readme.split("### Behaviour coverage of your tests", 1)[1]
+    readme = (root / "docs/tutorials/fixture.md").read_text(encoding="utf-8")
+    shown = readme.split("## Behaviour coverage of your tests", 1)[1]
     shown = shown.split("```text\n", 1)[1].split("```", 1)[0]
     # How often a behaviour was driven varies with retries and timing; whether it was is fixed.
     assert _exercised(shown) == _exercised(report)
@@ -178,3 +178,22 @@ def _exercised(report: str) -> str:
     import re
 
     return re.sub(r"(?m)^(\S+ \S+ +)\d+ ", r"\1N ", report.strip())
+
+
+def test_making_a_refusal_notes_nothing_answering_it_does() -> None:
+    from patgate import Fake
+    from patgate.errors import TokenLimitReached
+
+    seen: list[str] = []
+    behaviours.observe(seen.append)
+    try:
+        TokenLimitReached("over the cap")
+        assert seen == []
+        with Fake() as fake:
+            import httpx
+
+            auth = {"Authorization": "Bearer " + fake.world["removed_token"]}
+            httpx.get(fake.world["base_url"] + "/v2/content/hubs", headers=auth)
+        assert seen.count("PAT-REMOVED-USER refused") == 1  # once, where it is answered
+    finally:
+        behaviours.unobserve(seen.append)

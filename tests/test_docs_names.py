@@ -1,6 +1,7 @@
 """Every module path and public name the docs mention exists in the code.
 
-The docs are ``README.md``, ``ARCHITECTURE.md`` and ``docs/*.md``. Checked, in backticks:
+The docs are ``README.md``, ``ARCHITECTURE.md`` and every page under ``docs/`` (the site's
+tutorials, how-to guides and explanations too). Checked, in backticks:
 
 - a file path ending in ``.py`` (``patgate/wire/router.py``, ``wire/router.py``,
   ``tests/test_import_graph.py``): a file of the repository, or of ``src/patgate``;
@@ -23,7 +24,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 PACKAGE = ROOT / "src" / "patgate"
-DOCS = [ROOT / "README.md", ROOT / "ARCHITECTURE.md", *sorted((ROOT / "docs").glob("*.md"))]
+DOCS = [ROOT / "README.md", ROOT / "ARCHITECTURE.md", *sorted((ROOT / "docs").rglob("*.md"))]
 
 OTHER_LIBRARIES = {
     "ThreadingHTTPServer",  # http.server

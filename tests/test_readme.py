@@ -1,4 +1,5 @@
-"""README.md promises only what runs: its commands and its examples are executed here or in CI."""
+"""README.md and the site's pages promise only what runs: their commands and examples are executed
+here or in CI."""
 
 from __future__ import annotations
 
@@ -11,10 +12,18 @@ from patgate.cli import main
 
 ROOT = Path(__file__).resolve().parent.parent
 README = (ROOT / "README.md").read_text(encoding="utf-8")
+SITE_PAGES = sorted(
+    path
+    for folder in ("tutorials", "how-to", "explanation")
+    for path in (ROOT / "docs" / folder).glob("*.md")
+)
+"""The site's prose pages, where the README's sections moved."""
+SCENARIO_PAGE = ROOT / "docs/tutorials/live-runner.md"
+GATE_PAGE = ROOT / "docs/how-to/waivers-and-targets.md"
 
 
-def _block_after(heading: str, language: str) -> str:
-    section = README.split(f"\n{heading}\n", 1)[1]
+def _block_after(heading: str, language: str, page: Path) -> str:
+    section = page.read_text(encoding="utf-8").split(f"\n{heading}\n", 1)[1]
     match = re.search(rf"```{language}\n(.*?)```", section, re.DOTALL)
     assert match, f"no {language} block under {heading!r}"
     return match.group(1)
@@ -36,7 +45,8 @@ def test_the_readme_opens_with_the_two_commands_that_ci_executes() -> None:
 def test_the_scenario_example_loads_and_passes(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    (tmp_path / "mine.yaml").write_text(_block_after("## Writing a scenario", "yaml"))
+    scenario = _block_after("## Writing a scenario", "yaml", SCENARIO_PAGE)
+    (tmp_path / "mine.yaml").write_text(scenario)
     assert main(["run", "--scenarios", str(tmp_path)]) == 0
     assert "my-admin-lists-tokens" in capsys.readouterr().out
 
@@ -72,8 +82,10 @@ def _help_texts() -> str:
 
 
 def test_every_flag_the_readme_names_exists() -> None:
+    assert SITE_PAGES, "the site's pages are missing"
+    texts = [README, *(page.read_text(encoding="utf-8") for page in SITE_PAGES)]
     # Lines that run the vendor's CLI name its flags, not patgate's.
-    own = "\n".join(line for line in README.splitlines() if "dc-cli " not in line)
+    own = "\n".join(line for text in texts for line in text.splitlines() if "dc-cli " not in line)
     named = set(re.findall(r"(?<![\w-])(--[a-z][a-z-]+)", own))
     helps = _help_texts()
     missing = sorted(flag for flag in named if not re.search(rf"{flag}\b", helps))
@@ -111,7 +123,7 @@ def _parses(argv: list[str]) -> None:
 
 
 def test_the_in_ci_command_uses_real_flags() -> None:
-    commands = _patgate_commands(_block_after("## In CI", "sh"))
+    commands = _patgate_commands(_block_after("## The gate command", "sh", GATE_PAGE))
     assert commands
     for argv in commands:
         _parses(argv)
@@ -126,7 +138,7 @@ def test_the_in_ci_waiver_file_is_valid_and_waives_for_its_target(tmp_path: Path
     from patgate.scenario import load_catalogue
 
     path = tmp_path / "waivers.yaml"
-    path.write_text(_block_after("## In CI", "yaml"), encoding="utf-8")
+    path.write_text(_block_after("## Waivers", "yaml", GATE_PAGE), encoding="utf-8")
     waivers = load_waivers(path, load_catalogue())
     assert [w.rule for w in waivers] == ["PAT-CAP", "PAT-LAST-USED"]
     failed = RuleResult("PAT-CAP", "cap", "gate", Outcome.FAILED, ("pat-cap",))
@@ -135,14 +147,14 @@ def test_the_in_ci_waiver_file_is_valid_and_waives_for_its_target(tmp_path: Path
         rules, _, _ = apply_waivers(waivers, [failed], [], label=label, display="", today=before)
         assert rules[0].outcome is (outcome or Outcome.FAILED)
     for name in ("report.schema.json", "waivers.schema.json"):
-        assert f"specs/{name}" in README
+        assert f"specs/{name}" in GATE_PAGE.read_text(encoding="utf-8")
         assert (ROOT / "specs" / name).is_file()
 
 
 def test_the_example_workflow_serves_the_fake_and_runs_the_gate_with_real_flags() -> None:
     import yaml
 
-    assert "examples/github-actions.yml" in README
+    assert "examples/github-actions.yml" in (ROOT / "docs/how-to/github-actions.md").read_text()
     workflow = yaml.safe_load((ROOT / "examples" / "github-actions.yml").read_text("utf-8"))
     steps = workflow["jobs"]["conformance"]["steps"]
     commands = [argv for step in steps for argv in _patgate_commands(step.get("run", ""))]
@@ -162,7 +174,7 @@ def test_the_example_workflow_serves_the_fake_and_runs_the_gate_with_real_flags(
 def test_the_compare_workflow_runs_on_a_schedule_with_real_flags() -> None:
     import yaml
 
-    assert "examples/compare-schedule.yml" in README
+    assert "examples/compare-schedule.yml" in (ROOT / "docs/how-to/profiles.md").read_text()
     workflow = yaml.safe_load((ROOT / "examples" / "compare-schedule.yml").read_text("utf-8"))
     assert workflow[True]["schedule"], "it runs on a schedule"  # YAML 1.1 reads `on` as True
     steps = workflow["jobs"]["compare"]["steps"]

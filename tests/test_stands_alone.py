@@ -19,11 +19,12 @@ citation in a copy and see it reported.
 
 from __future__ import annotations
 
+import functools
 import re
 import shutil
 import subprocess
 from collections.abc import Iterable, Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import pytest
@@ -57,6 +58,9 @@ class Tree:
 
     root: Path
     texts: dict[str, str]
+    generated: dict[str, str] = field(default_factory=dict)
+    """Pages the documentation site generates at its build (``docs/reference/...``), which
+    exist only there: path -> their Markdown."""
 
     @classmethod
     def of(cls, root: Path, paths: Iterable[str]) -> Tree:
@@ -76,9 +80,11 @@ class Tree:
         return cls(root, texts)
 
     def exists(self, relative: str) -> bool:
-        return (self.root / relative).is_file()
+        return relative in self.generated or (self.root / relative).is_file()
 
     def text(self, relative: str) -> str:
+        if relative in self.generated:
+            return self.generated[relative]
         return (self.root / relative).read_text(encoding="utf-8")
 
 
@@ -133,8 +139,15 @@ def catalogue_items(text: str) -> dict[str, set[int]]:
 
 
 def _resolve(tree: Tree, citing: str, cited: str) -> str | None:
-    """The repository path a cited ``.md`` path names, relative to the root or the citer."""
-    for base in (Path(), Path(citing).parent):
+    """The repository path a cited ``.md`` path names, relative to the root or the citer
+    (or, in the documentation site's configuration, to ``docs/``; in the generator of its
+    reference pages, to ``docs/`` or to the generated pages' folder)."""
+    bases = [Path(), Path(citing).parent]
+    if citing == "mkdocs.yml":
+        bases.append(Path("docs"))
+    if citing.startswith(SITE_SOURCES):
+        bases += [Path("docs"), Path("docs/reference")]
+    for base in bases:
         candidate = (base / cited).as_posix()
         parts: list[str] = []
         for part in candidate.split("/"):
@@ -241,13 +254,31 @@ def problems(tree: Tree) -> list[str]:
 # -- the repository ----------------------------------------------------------------------------
 
 
+SITE_SOURCES = "docs/reference_pages/"
+"""The generator of the site's reference pages: it cites pages as the site names them."""
+
 SELF = Path(__file__).resolve().relative_to(REPO).as_posix()
 """This file: its planted citations below are test data, not documentation."""
 
 
+@functools.cache
+def _generated_pages() -> dict[str, str]:
+    from docs.reference_pages import render_all
+
+    return render_all()
+
+
+def with_generated_pages(tree: Tree) -> Tree:
+    """``tree`` with the documentation site's generated pages (``docs/reference/...``)."""
+    tree.generated.update(_generated_pages())
+    return tree
+
+
 @pytest.fixture(scope="module")
 def repository() -> Tree:
-    return Tree.of(REPO, [path for path in repository_files(REPO) if path != SELF])
+    return with_generated_pages(
+        Tree.of(REPO, [path for path in repository_files(REPO) if path != SELF])
+    )
 
 
 def test_the_scan_sees_the_documents_and_their_citers(repository: Tree) -> None:
@@ -326,7 +357,7 @@ def copy(tmp_path: Path) -> Path:
 
 
 def _scan(root: Path) -> list[str]:
-    return problems(Tree.of(root, walked_files(root)))
+    return problems(with_generated_pages(Tree.of(root, walked_files(root))))
 
 
 def test_twin_the_clean_copy_has_no_problem(copy: Path) -> None:

@@ -209,7 +209,14 @@ class DomainError(PatgateError):
         self.reason = reason
         """Why, with the facts, for the test author (the answer keeps ``message``)."""
         super().__init__(message)
-        if OBSERVERS:  # behaviour coverage: a rule refused, where it decided to
+
+    def answered(self) -> None:
+        """Tell behaviour coverage that this rule refused a request.
+
+        Called once where a front door turns the refusal into an answer, never on
+        construction: an error made and caught inside the fake refused nobody.
+        """
+        if OBSERVERS:
             note(self.rule_id, "refused")
 
     @property

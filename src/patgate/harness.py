@@ -29,7 +29,7 @@ if TYPE_CHECKING:
     import httpx
 
     from patgate.fake.clock import Clock
-    from patgate.fake.deployment import Authentications, Deployment
+    from patgate.fake.deployment import AcceptedCallers, Deployment
     from patgate.fake.faults import FaultRule, Faults
     from patgate.fake.model import ApiClient, CreatedToken, Hub, PatRecord, Role, User
     from patgate.fake.profile import Profile
@@ -125,6 +125,38 @@ class _ControlOnFirstUse:
         return service
 
 
+def _deployment_choices(
+    settings: Mapping[str, Any], deployment: Deployment | None, profile: object
+) -> dict[str, Any]:
+    """The deployment's settings checked (``settings`` apply to the fake's own deployment
+    only, as does ``profile``: a :class:`~patgate.errors.UsageError` otherwise)."""
+    from patgate.errors import UsageError
+    from patgate.fake.settings import deployment_settings
+
+    chosen = deployment_settings(settings, given_deployment=deployment is not None)
+    if deployment is not None and profile is not None:
+        raise UsageError(
+            "profile applies to the fake's own deployment; "
+            "pass it to Deployment(profile=load_profile(...)) instead"
+        )
+    return chosen
+
+
+def _own_deployment(
+    chosen: dict[str, Any], profile: str | PathLike[str] | Mapping[str, Any] | Profile | None
+) -> Deployment:
+    """The fake's own deployment, of the chosen settings and clock, under ``profile``."""
+    from patgate.fake.deployment import Deployment
+    from patgate.fake.profile import load_profile
+
+    chosen = dict(chosen)
+    if chosen.pop("clock", "fake") == "system":
+        from patgate.fake.clock import SystemClock
+
+        chosen["clock"] = SystemClock()
+    return Deployment(**chosen, profile=load_profile(profile))
+
+
 class Fake:
     """An in-process fake of the service, populated with the default world.
 
@@ -176,48 +208,16 @@ class Fake:
         profile: str | PathLike[str] | Mapping[str, Any] | Profile | None = None,
         **settings: Any,
     ) -> None:
-        from patgate.errors import UsageError
-        from patgate.fake.deployment import Authentications, Deployment
         from patgate.fake.pat_format import new_secret
-        from patgate.fake.profile import load_profile
-        from patgate.fake.settings import deployment_settings
-        from patgate.fake.world import build_default_world, stamp_default_world
-        from patgate.wire.app import WireApp
-        from patgate.wire.fault_answers import ANSWERED_BY, DroppedConnection, request_credential
         from patgate.wire.request_log import DEFAULT_LOG_BYTES, DEFAULT_LOG_SIZE, RequestLog
-        from patgate.wire.urls import UI_PATH
 
-        # Bound here, not imported per request: handle() is on every request's path.
-        self._dropped_connection = DroppedConnection
-        self._request_credential = request_credential
-        self._answered_by = ANSWERED_BY
-        self._listen = Authentications.listen
-        chosen = deployment_settings(settings, given_deployment=deployment is not None)
+        self._bind_the_request_path()
+        chosen = _deployment_choices(settings, deployment, profile)
         own_deployment = deployment is None
-        if deployment is None:
-            if chosen.pop("clock", "fake") == "system":
-                from patgate.fake.clock import SystemClock
-
-                chosen["clock"] = SystemClock()
-            deployment = Deployment(**chosen, profile=load_profile(profile))
-        elif profile is not None:
-            raise UsageError(
-                "profile applies to the fake's own deployment; "
-                "pass it to Deployment(profile=load_profile(...)) instead"
-            )
-        self.deployment: Deployment = deployment
+        self.deployment: Deployment = deployment or _own_deployment(chosen, profile)
         self.urls: FakeUrls = _coerce_urls(urls)
         self.strict = strict
-        seeded_state: Callable[[], dict[str, Any]] | None = None
-        if world is None and own_deployment:
-            # The same world as building it, made from records (see fake/world.py); the
-            # state a reset returns to is worked out on the first reset.
-            stamped = stamp_default_world(self.deployment, chosen.get("seed", 0))
-            world, seeded_state = stamped.world, stamped.seeded_state
-        elif world is None:
-            world = build_default_world(self.deployment, chosen.get("seed", 0))
-        self.default_world: DefaultWorld = world
-        """The default world's ids and credentials (``admin_id``, ``member_token``, ...)."""
+        seeded_state = self._seed_world(world, own_deployment, chosen.get("seed", 0))
         self.request_log: RequestLog = RequestLog(
             self.deployment.pat_format.prefix,
             log_size or DEFAULT_LOG_SIZE,
@@ -232,6 +232,48 @@ class Fake:
             self._control()  # the state a reset returns to is exported now, as it is
         self.ui_secret: str = ui_secret or new_secret(24)
         """The management page's key: the target file's ``ui_url`` carries it as ``?key=``."""
+        self._mount_the_app(wrap_app)
+        self.control_token: str = control_token or new_secret()
+        """What the HTTP control API requires as ``Authorization: Bearer``."""
+        self._know_the_secrets()
+        self._control_url = self.urls.control_url
+        self._control_api: ControlApi | None = None
+        self._interceptions: list[_Interception] = []
+
+    def _bind_the_request_path(self) -> None:
+        """Bind here what handle() uses, not imported per request: it is on every one's path."""
+        from patgate.fake.deployment import AcceptedCallers
+        from patgate.wire.fault_answers import ANSWERED_BY, DroppedConnection, request_credential
+
+        self._dropped_connection = DroppedConnection
+        self._request_credential = request_credential
+        self._answered_by = ANSWERED_BY
+        self._note_accepted_callers = AcceptedCallers.start_noting
+
+    def _seed_world(
+        self, world: DefaultWorld | None, own_deployment: bool, seed: int
+    ) -> Callable[[], dict[str, Any]] | None:
+        """Set :attr:`default_world`: the one given, else the default world added to the
+        deployment; the state a reset returns to, when it is worked out later."""
+        from patgate.fake.world import build_default_world, stamp_default_world
+
+        seeded_state: Callable[[], dict[str, Any]] | None = None
+        if world is None and own_deployment:
+            # The same world as building it, made from records (see fake/world.py); the
+            # state a reset returns to is worked out on the first reset.
+            stamped = stamp_default_world(self.deployment, seed)
+            world, seeded_state = stamped.world, stamped.seeded_state
+        elif world is None:
+            world = build_default_world(self.deployment, seed)
+        self.default_world: DefaultWorld = world
+        """The default world's ids and credentials (``admin_id``, ``member_token``, ...)."""
+        return seeded_state
+
+    def _mount_the_app(self, wrap_app: Callable[[WireHandler], WireHandler] | None) -> None:
+        """The wire app with the management page under ``{base_url}/ui``, wrapped if asked."""
+        from patgate.wire.app import WireApp
+        from patgate.wire.urls import UI_PATH
+
         wire_app = WireApp(self.deployment, self.urls, self.request_log)
         wire_app.mount_subtree(
             self.urls.base_url, UI_PATH, _PageOnFirstUse(self.urls, self._control, self.ui_secret)
@@ -239,8 +281,9 @@ class Fake:
         self._wire_app = wire_app
         app: WireHandler = wire_app
         self._app = wrap_app(app) if wrap_app is not None else app
-        self.control_token: str = control_token or new_secret()
-        """What the HTTP control API requires as ``Authorization: Bearer``."""
+
+    def _know_the_secrets(self) -> None:
+        """Tell the request log every secret to redact by value."""
         # By value: the secrets the fake handed out (the page's key too: a Referer or a
         # pasted address may carry it), the world's PATs and its client's Basic credential.
         # Every PAT and client token is also redacted by shape (the PAT prefix, a JWT).
@@ -255,9 +298,6 @@ class Fake:
         )
         self.request_log.know_basic(world.client_id, world.client_secret)
         self.deployment.credential_observers.append(self.request_log.know)
-        self._control_url = self.urls.control_url
-        self._control_api: ControlApi | None = None
-        self._interceptions: list[_Interception] = []
 
     # -- serving ---------------------------------------------------------------------------
 
@@ -272,28 +312,28 @@ class Fake:
         self._answered_by.set(None)
         # Who the bearer speaks for, as the endpoint's authentication found it (else as the
         # deployment identifies it, changing nothing): checked once, not once more here.
-        heard = self._listen()
+        accepted = self._note_accepted_callers()
         try:
             try:
                 response = self._app(request)
             except self._dropped_connection:
-                self._record(request, None, started, heard)
+                self._record(request, None, started, accepted)
                 raise
             if response is not None:
-                self._record(request, response, started, heard)
+                self._record(request, response, started, accepted)
             return response
         finally:
-            heard.stop()
+            accepted.stop()
 
     def _record(
         self,
         request: WireRequest,
         response: WireResponse | None,
         started: float,
-        heard: Authentications,
+        accepted: AcceptedCallers,
     ) -> None:
         duration = perf_counter() - started
-        credential = self._request_credential(self.deployment, request, heard)
+        credential = self._request_credential(self.deployment, request, accepted)
         self.request_log.append(
             request,
             response,

@@ -1,4 +1,4 @@
-"""The README's benchmark command runs, writes its JSON, and makes the README's table.
+"""The benchmark command runs, writes its JSON, and makes the table of docs/reference/benchmarks.md.
 
 Figures are not asserted here: speed lives in the benchmarks, measured side by side, not in
 timed tests. What is asserted is the shape of the output and that the table is generated.
@@ -139,14 +139,14 @@ def test_every_benchmark_module_is_found_once_in_run_order() -> None:
 
 def test_the_readme_table_is_the_one_generated_from_the_saved_results() -> None:
     document = json.loads((ROOT / "benchmarks" / "results.json").read_text(encoding="utf-8"))
-    assert readme_section(ROOT / "README.md") == render(document), (
-        "README.md's benchmark table differs from benchmarks/results.json: run "
+    assert readme_section(ROOT / "docs/reference/benchmarks.md") == render(document), (
+        "docs/reference/benchmarks.md's benchmark table differs from benchmarks/results.json: run "
         "python -m benchmarks --from-json benchmarks/results.json --readme"
     )
 
 
 def test_the_readme_section_is_replaced_between_its_markers() -> None:
-    text = (ROOT / "README.md").read_text(encoding="utf-8")
+    text = (ROOT / "docs/reference/benchmarks.md").read_text(encoding="utf-8")
     replaced = replace_section(text, "NEW TABLE")
     assert replaced.count("NEW TABLE") == 1
     assert replaced.split("NEW TABLE")[0].endswith("-->\n")

@@ -96,12 +96,12 @@ def test_a_pending_pat_is_unauthorized(served: Fake) -> None:
     assert (result["ok"], result["status"]) == (False, 401)
 
 
-README_HEADING = "### The vendor's SDK and CLI against `patgate serve`"
+README_HEADING = "## The vendor's SDK and CLI against `patgate serve`"
 
 
 def readme_block(language: str) -> str:
     """The first ``language`` block under the README's section on the vendor's clients."""
-    readme = (Path(__file__).resolve().parents[2] / "README.md").read_text(encoding="utf-8")
+    readme = (Path(__file__).resolve().parents[2] / "docs/tutorials/serve.md").read_text("utf-8")
     section = readme.split(README_HEADING, 1)[1].split("\n## ", 1)[0]
     found = re.search(rf"^```{language}\n(.*?)^```$", section, re.M | re.S)
     assert found, f"no {language} block under {README_HEADING!r}"

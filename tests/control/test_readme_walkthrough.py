@@ -1,4 +1,5 @@
-"""The README's curl walk-through of the control API runs against a real ``patgate serve``."""
+"""The serve tutorial's curl walk-through of the control API runs against a real
+``patgate serve``."""
 
 from __future__ import annotations
 
@@ -15,11 +16,11 @@ from .served import served
 
 pytestmark = pytest.mark.slow
 
-README = (Path(__file__).resolve().parents[2] / "README.md").read_text(encoding="utf-8")
+README = (Path(__file__).resolve().parents[2] / "docs/tutorials/serve.md").read_text("utf-8")
 
 
 def _walkthrough() -> str:
-    section = README.split("\n### Controlling the served fake\n", 1)[1]
+    section = README.split("\n## Controlling the served fake\n", 1)[1]
     match = re.search(r"```sh\n(.*?)```", section, re.DOTALL)
     assert match, "no sh block under 'Controlling the served fake'"
     return match.group(1)
@@ -52,7 +53,7 @@ def test_the_curl_walkthrough_resets_removes_approves_advances_faults_and_reads_
 
 
 def _node_example() -> str:
-    section = README.split("\n### Controlling the served fake\n", 1)[1]
+    section = README.split("\n## Controlling the served fake\n", 1)[1]
     match = re.search(r"```js\n(.*?)```", section, re.DOTALL)
     assert match, "no js block under 'Controlling the served fake'"
     return match.group(1)

@@ -1,4 +1,5 @@
-"""The example under "Using the fake in your tests" in README.md, kept identical to it by a test."""
+"""The example under "Using the fake in your tests" in docs/tutorials/fixture.md, kept identical
+to it by a test."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""README.md's example of the fixtures cannot rot: it is this folder's ``readme_example.py``.
+"""The fixture tutorial's first example cannot rot: it is this folder's ``readme_example.py``.
 
 One test checks that the block under the heading "Using the fake in your tests" is that
 file (less its docstring); the other runs the file as the test module of a fresh project.
@@ -13,14 +13,14 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
-README = ROOT / "README.md"
+PAGE = ROOT / "docs/tutorials/fixture.md"
 EXAMPLE = Path(__file__).with_name("readme_example.py")
 HEADING = "## Using the fake in your tests"
 
 
 def readme_block() -> str | None:
-    """The first fenced python block of the README section, ``None`` without that section."""
-    lines = README.read_text(encoding="utf-8").splitlines()
+    """The first fenced python block of the page's section, ``None`` without that section."""
+    lines = PAGE.read_text(encoding="utf-8").splitlines()
     if HEADING not in lines:
         return None
     section: list[str] = []
@@ -43,11 +43,11 @@ def example_without_docstring() -> str:
 
 def test_the_readme_shows_the_example_verbatim() -> None:
     block = readme_block()
-    assert block is not None, f"README.md lost its {HEADING!r} section"
-    assert block, f"the {HEADING!r} section of README.md has no ```python block"
+    assert block is not None, f"{PAGE.name} lost its {HEADING!r} section"
+    assert block, f"the {HEADING!r} section of {PAGE.name} has no ```python block"
     assert block == example_without_docstring(), (
-        "README.md's example differs from tests/examples/readme_example.py; "
-        "copy the file (without its docstring) into the README"
+        f"{PAGE.name}'s example differs from tests/examples/readme_example.py; "
+        "copy the file (without its docstring) into the page"
     )
 
 

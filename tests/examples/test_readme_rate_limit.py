@@ -1,4 +1,5 @@
-"""README's rate-limit example (section "Faults from Python") passes whatever the wall clock.
+"""The rate-limit example (docs/how-to/faults-and-clock.md, "Faults from Python") passes whatever
+the wall clock.
 
 Its burst of 61 GraphQL requests once got 200 for the last one now and then: the limit counted
 in windows aligned to the clock's minutes, and the fake's clock follows real time, so a burst
@@ -21,9 +22,10 @@ from patgate.fake.clock import Clock
 from patgate.fake.faults import RATE_LIMIT_PER_MINUTE as LIMIT
 from patgate.fake.faults import CallSite, FaultAction
 from patgate.harness import Fake
-from tests.examples.test_readme_sections import README, _blocks
+from tests.examples.test_readme_sections import SECTIONS, _blocks
 
-SECTION = "### Faults from Python"
+SECTION = "## Faults from Python"
+PAGE = SECTIONS[SECTION]
 EXAMPLE = "test_the_rate_limit_switch"
 BEFORE_THE_TURN = 5.0
 """Seconds from a burst's first request to the turn of the minute unless the test moves the
@@ -31,18 +33,18 @@ clock on: a hundred times what a burst takes in-process, so the turn falls where
 
 
 def _readme_example() -> Callable[[Fake, dict[str, str]], Any]:
-    """The README's test function, compiled from the section's block that defines it."""
-    readme = README.read_text(encoding="utf-8")
+    """The page's test function, compiled from the section's block that defines it."""
+    readme = PAGE.read_text(encoding="utf-8")
     for block in _blocks(SECTION):
         if f"\ndef {EXAMPLE}(" in block:
-            # Blank lines first, so that a failure names the README's own line.
+            # Blank lines first, so that a failure names the page's own line.
             padded = "\n" * readme[: readme.index(block)].count("\n") + block
             namespace: dict[str, Any] = {}
-            code = compile(padded, str(README), "exec")
-            exec(code, namespace)  # noqa: S102 - the README's own code, as its users run it
+            code = compile(padded, str(PAGE), "exec")
+            exec(code, namespace)  # noqa: S102 - the page's own code, as its users run it
             example: Callable[[Fake, dict[str, str]], Any] = namespace[EXAMPLE]
             return example
-    raise AssertionError(f"README.md's {SECTION!r} section lost {EXAMPLE}")
+    raise AssertionError(f"{PAGE.name}'s {SECTION!r} section lost {EXAMPLE}")
 
 
 def _advance_to(clock: Clock, moment: float) -> None:

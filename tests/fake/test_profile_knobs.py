@@ -43,6 +43,7 @@ def test_the_hubs_order_follows_the_profile() -> None:
     assert _hub_names(_with(hubs={"order": "name_ascending"})) == sorted(filed)
     assert _hub_names(_with(hubs={"order": "name_descending"})) == sorted(filed, reverse=True)
     assert _hub_names(_with(hubs={"order": "created_ascending"})) == filed
+    assert _hub_names(_with(hubs={"order": "created_descending"})) == filed[::-1]
 
 
 def test_a_size_over_the_maximum_is_cut_or_refused() -> None:

@@ -20,6 +20,7 @@ from .deployment import (
     IndependentDeployment,
     running_independent_deployment,
 )
+from .open_choices import FURTHER_CHOICES, merged_over
 
 CONTROL_SWITCHES = {"removal_ignored", "pat_expires", "approval_skipped"}
 """Switches whose rule needs the control API to be seen (their test drives it)."""
@@ -581,5 +582,6 @@ def test_it_differs_from_the_fake_on_at_least_8_open_points() -> None:
 def test_its_choices_are_a_profile_patgate_loads_as_they_are() -> None:
     # The profile loader arrives with the profile; until then there is nothing to load into.
     profile = pytest.importorskip("patgate.fake.profile")
-    document = profile.load_profile(copy.deepcopy(INDEPENDENT_CHOICES)).as_document()
-    assert {key: document[key] for key in INDEPENDENT_CHOICES} == INDEPENDENT_CHOICES
+    chosen = merged_over(INDEPENDENT_CHOICES, FURTHER_CHOICES)
+    document = profile.load_profile(copy.deepcopy(chosen)).as_document()
+    assert {key: document[key] for key in chosen} == chosen

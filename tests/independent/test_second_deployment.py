@@ -17,7 +17,7 @@ import httpx
 import pytest
 
 import patgate
-from patgate.levels import Level
+from patgate.basics.levels import Level
 from patgate.runner.results.events import Outcome
 from patgate.runner.results.outcomes import gate_count
 
@@ -329,7 +329,6 @@ CALIBRATED = merged_over(SECOND_CHOICES, {"last_used_date": {"update_interval_se
 without waiting a minute (as tests/calibration calibrates the first one on the command line)."""
 
 
-@pytest.mark.skip(reason="needs the profile loader's new fields")
 def test_the_second_choices_are_a_profile_patgate_loads_as_they_are() -> None:
     from patgate.fake.profile import load_profile
 

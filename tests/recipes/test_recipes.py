@@ -56,16 +56,18 @@ class Recipe:
     tests: tuple[str, ...]
 
 
+_API_PATHS = "src/patgate/service/api_paths.py"
+
 ENDPOINT = Recipe(
     "**An endpoint.**",
     (
         Insert(
-            "src/patgate/api_paths.py",
+            _API_PATHS,
             '\nHUB_TOYS = _content("hub toys", "/hubs/{hub_id}/toys")\n',
             after='EVENT_EDITIONS = _content("event editions", "/events/{id}/editions")\n',
         ),
-        Insert("src/patgate/api_paths.py", "    HUB_TOYS,\n", after="    EVENT_EDITIONS,\n"),
-        Insert("src/patgate/api_paths.py", '    "HUB_TOYS",\n', after='    "HUB_EXTENSIONS",\n'),
+        Insert(_API_PATHS, "    HUB_TOYS,\n", after="    EVENT_EDITIONS,\n"),
+        Insert(_API_PATHS, '    "HUB_TOYS",\n', after='    "HUB_EXTENSIONS",\n'),
         Insert(
             "src/patgate/wire/content_resources.py",
             '''
@@ -161,7 +163,7 @@ def check_toy_even(observed: Observed, call: CheckCall) -> None:
         raise _fail("expected an even status", "an even status", observed.summary())
 ''',
         ),
-        Regenerate("patgate.scenario.schema_document", ("README.md",)),
+        Regenerate("patgate.scenario.schema_document"),
         Insert(
             "tests/runner/test_checks.py",
             """
@@ -222,7 +224,7 @@ def _toy_hub(execution: Executing, request: HubCall, sending: Sending) -> Observ
 """,
             holding='@STEP_KINDS.executes("hubs")',
         ),
-        Regenerate("patgate.scenario.schema_document", ("README.md",)),
+        Regenerate("patgate.scenario.schema_document"),
         Insert(
             "tests/scenario/test_toy_hub.py",
             '''from pathlib import Path
@@ -313,7 +315,7 @@ def _demote(plane: ControlPlane, argument: Any) -> dict[str, Any]:
     return {"demoted": argument}
 """,
         ),
-        Regenerate("patgate.scenario.schema_document", ("README.md",)),
+        Regenerate("patgate.scenario.schema_document"),
         Insert(
             "tests/scenario/test_toy_demote.py",
             '''from pathlib import Path
@@ -437,7 +439,7 @@ def test_following_the_recipe_adds_a_working_toy(name: str, tmp_path: Path) -> N
     # are named by what they are: "Regenerate", "Tests").
     text = _recipe_text(recipe.heading)
     for path in touched:
-        if path.startswith("tests/") or path in ("README.md", "specs/scenario.schema.json"):
+        if path.startswith("tests/") or path == "specs/scenario.schema.json":
             continue
         shown = re.sub(r"^src/patgate/", "", path)
         folder = shown.rpartition("/")[0] + "/"

@@ -346,9 +346,10 @@ def test_after_the_cut_off_a_lost_targets_cleanup_sends_nothing() -> None:
     assert len(sent) == 1
 
 
-def test_the_readme_states_the_bound_of_a_lost_targets_cleanup() -> None:
+def test_the_docs_state_the_bound_of_a_lost_targets_cleanup() -> None:
     from patgate.runner.engine import LOST_CLEANUP
 
-    readme = (Path(__file__).resolve().parents[2] / "README.md").read_text(encoding="utf-8")
+    page = Path(__file__).resolve().parents[2] / "docs/how-to/waivers-and-targets.md"
+    readme = page.read_text(encoding="utf-8")
     text = " ".join(readme.split())
     assert f"the cleanup is tried for at most {LOST_CLEANUP:g} seconds" in text

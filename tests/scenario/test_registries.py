@@ -1,10 +1,10 @@
 """The vocabularies of the scenario format: each registry is complete, and the published
-schema and the README tables are exactly what the registries generate."""
+schema is exactly what the registries generate (the site's scenario format page is generated
+from them at every build)."""
 
 from __future__ import annotations
 
 import json
-from pathlib import Path
 
 import pytest
 
@@ -20,10 +20,9 @@ from patgate.scenario import load_text
 from patgate.scenario.check_kinds import CHECKS
 from patgate.scenario.control_actions import CONTROL_ACTIONS
 from patgate.scenario.registry import Entry, Registry
-from patgate.scenario.schema_document import render_readme, scenario_schema
+from patgate.scenario.schema_document import scenario_schema
 from patgate.scenario.step_kinds import STEP_KINDS
 
-README = Path(__file__).resolve().parents[2] / "README.md"
 REGEN = "regenerate with `python -m patgate.scenario.schema_document`"
 
 
@@ -36,13 +35,6 @@ def test_every_entry_has_an_executor(registry: Registry[object, object]) -> None
 def test_the_published_schema_is_the_generated_one() -> None:
     published = json.loads((specs_dir() / "scenario.schema.json").read_text(encoding="utf-8"))
     assert published == scenario_schema(), REGEN
-
-
-def test_the_readme_tables_are_the_generated_ones() -> None:
-    text = README.read_text(encoding="utf-8")
-    assert render_readme(text) == text, REGEN
-    for entry in CHECKS:
-        assert f"| {entry.syntax} | {entry.meaning} |" in text
 
 
 def test_every_control_performs_every_control_action() -> None:

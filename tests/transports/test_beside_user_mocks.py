@@ -273,13 +273,13 @@ MATRIX: dict[str, Callable[..., None]] = {
     "respx.mock context manager": test_respx_mock_context_manager,
     "pytest-httpx httpx_mock": test_pytest_httpx_fixture,
 }
-"""The README's table, one row per entry: each test runs in both orders."""
+"""The fixture tutorial's table, one row per entry: each test runs in both orders."""
 
 
 def test_the_readme_table_lists_every_combination() -> None:
     from pathlib import Path
 
-    readme = (Path(__file__).resolve().parents[2] / "README.md").read_text(encoding="utf-8")
+    readme = (Path(__file__).resolve().parents[2] / "docs/tutorials/fixture.md").read_text("utf-8")
     table = readme.split("| your mock | fake started first | your mock started first |", 1)[1]
     rows = [line for line in table.split("\n\n", 1)[0].splitlines() if line.startswith("| ")]
     assert len(rows) == len(MATRIX)

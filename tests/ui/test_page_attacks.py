@@ -261,7 +261,7 @@ def test_a_credential_sent_as_an_operation_name_never_reaches_the_log() -> None:
 
 
 def test_one_time_handles_stay_bounded_whatever_one_user_does() -> None:
-    from patgate.ui.once import CAPACITY, Notice, OneTimeStore
+    from patgate.ui.one_time_handles import CAPACITY, Notice, OneTimeStore
 
     store = OneTimeStore()
     first = store.put("someone", Notice("kept?"))

@@ -287,6 +287,22 @@ def test_the_inspector_lists_the_active_faults(fake: Fake, browser: Browser) -> 
     assert "rate limit (60 requests per minute per key) is <strong>on</strong>" in page
 
 
+@pytest.mark.parametrize(
+    ("per_minute", "shown"),
+    [(1200, "rate limit (1200 requests per minute per key)"), (None, "no limit in the active")],
+)
+def test_the_inspector_shows_the_rate_limit_of_the_active_profile(
+    per_minute: int | None, shown: str
+) -> None:
+    profile = {"profile_version": 1, "rate_limit": {"requests_per_minute": per_minute}}
+    with Fake(profile=profile) as fake:
+        browser = Browser(fake)
+        page = browser.get("/inspector").text
+        browser.client.close()
+    assert shown in page
+    assert "60 requests per minute" not in page
+
+
 ROUTES = (
     "/",
     "/session",

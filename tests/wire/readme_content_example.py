@@ -1,4 +1,5 @@
-"""The example under "Your own content paths" in README.md, kept identical to it by a test."""
+"""The example under "Your own content paths" in docs/how-to/content-paths.md, kept identical
+to it by a test."""
 
 from __future__ import annotations
 

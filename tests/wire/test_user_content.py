@@ -76,8 +76,8 @@ def test_records_added_to_a_hub_are_listed() -> None:
 
 
 def _readme_block() -> str:
-    lines = (ROOT / "README.md").read_text(encoding="utf-8").splitlines()
-    assert HEADING in lines, f"README.md lost its {HEADING!r} section"
+    lines = (ROOT / "docs/how-to/content-paths.md").read_text(encoding="utf-8").splitlines()
+    assert HEADING in lines, f"docs/how-to/content-paths.md lost its {HEADING!r} section"
     section: list[str] = []
     for line in lines[lines.index(HEADING) + 1 :]:
         if line.startswith("## "):

@@ -2,9 +2,10 @@
 
 A behaviour is a rule of ``specs/rules.yaml`` and an outcome: ``"PAT-CAP refused"``,
 ``"PAT-APPROVAL approved"``. The domain and the wire call :func:`note` where they decide
-(a refusal is noted when its :class:`~patgate.errors.DomainError` is made, a state change
-where it happens, a fault where it fires). With no observer (the usual case) a call site
-costs one truthiness test of :data:`OBSERVERS`; ``--patgate-coverage`` adds one.
+(a refusal is noted where a front door answers its :class:`~patgate.errors.DomainError`,
+never when one is made; a state change where it happens, a fault where it fires). With no
+observer (the usual case) a call site costs one truthiness test of :data:`OBSERVERS`;
+``--patgate-coverage`` adds one.
 
 What the fake does to itself is not a behaviour anyone drove: building a default world
 (whoever builds it: a fixture, or ``patgate.Fake()`` inside a test body) runs under

@@ -32,8 +32,12 @@ from patgate.errors import UsageError
 from patgate.runner.session import DEFAULT_LEDGER
 
 if TYPE_CHECKING:
+    from collections.abc import Callable
+
     from patgate.guards.redaction import Redactor
     from patgate.runner.connection.config import TargetConfig
+    from patgate.runner.custody.ledger import Ledger
+    from patgate.runner.engine import ScenarioRunner
 
 __all__ = ["configure", "main"]
 
@@ -81,27 +85,65 @@ def _say(redactor: Redactor, text: str, stream: TextIO | None = None) -> None:
     print_untrusted(redactor.redact(text), stream)
 
 
-def _clean(args: argparse.Namespace, config: TargetConfig, path: Path, redactor: Redactor) -> int:
-    from patgate.guards.untrusted_text import one_line
-    from patgate.runner.context import RunOptions
-    from patgate.runner.custody.ledger import Ledger, LedgerState
-    from patgate.runner.interruption import SignalGuard, interrupt_exit_code, interrupt_name
-    from patgate.runner.session import open_session
+def _open_runs(args: argparse.Namespace, path: Path) -> tuple[list[Ledger], int]:
+    """The ledger's runs chosen by ``--run`` that still hold something open, and how many
+    runs were chosen."""
+    from patgate.runner.custody.ledger import Ledger
 
-    say = functools.partial(_say, redactor)
-
-    if not path.exists():
-        say(f"patgate cleanup: no ledger at {path}; nothing to do")
-        return 0
     runs = Ledger.load(path)
     if args.run:
         unknown = sorted(set(args.run) - {ledger.run_id for ledger in runs})
         if unknown:
             raise UsageError(f"the ledger {path} holds no run {unknown[0]!r}")
         runs = [ledger for ledger in runs if ledger.run_id in args.run]
-    open_runs = [ledger for ledger in runs if ledger.outstanding()]
+    return [ledger for ledger in runs if ledger.outstanding()], len(runs)
+
+
+def _finish_run(session: ScenarioRunner, ledger: Ledger, say: Callable[..., None]) -> int:
+    """Delete what one run left, say what became of each entry; how many are still left."""
+    from patgate.guards.untrusted_text import one_line
+    from patgate.runner.custody.ledger import LedgerState
+
+    before = {e.name: e.state for e in ledger.entries()}
+    custodian = session.context.custodian_for(ledger)
+    custodian.finish()
+    after = ledger.entries()
+    opened = (LedgerState.PENDING, LedgerState.CREATED)
+    deleted = sum(before[e.name] in opened and e.state is LedgerState.DELETED for e in after)
+    absent = sum(
+        before[e.name] is LedgerState.PENDING and e.state is LedgerState.ABSENT for e in after
+    )
+    still = [e for e in after if e.outstanding]
+    mismatched = sum(
+        e.state is LedgerState.MISMATCH and before[e.name] is not LedgerState.MISMATCH
+        for e in after
+    )
+    mismatch = f", {mismatched} mismatch (not deleted)" if mismatched else ""
+    say(
+        f"patgate cleanup: run {one_line(ledger.run_id)}: {deleted} deleted, "
+        f"{absent} never created, {len(still)} left{mismatch}"
+    )
+    # The ids are what the target answered: one line each, never a command.
+    for entry in still:
+        what = entry.token_id or "no id yet"
+        say(f"  left: {one_line(entry.name)} ({one_line(what)})", sys.stderr)
+    for problem in custodian.problems:
+        say(f"  not deleted: {one_line(problem)}", sys.stderr)
+    return len(still) + mismatched
+
+
+def _clean(args: argparse.Namespace, config: TargetConfig, path: Path, redactor: Redactor) -> int:
+    from patgate.runner.context import RunOptions
+    from patgate.runner.interruption import SignalGuard, interrupt_exit_code, interrupt_name
+    from patgate.runner.session import open_session
+
+    say = functools.partial(_say, redactor)
+    if not path.exists():
+        say(f"patgate cleanup: no ledger at {path}; nothing to do")
+        return 0
+    open_runs, chosen = _open_runs(args, path)
     if not open_runs:
-        say(f"patgate cleanup: nothing left open in {path} ({len(runs)} run(s))")
+        say(f"patgate cleanup: nothing left open in {path} ({chosen} run(s))")
         return 0
     options = RunOptions(
         connect_timeout=args.connect_timeout,
@@ -116,35 +158,7 @@ def _clean(args: argparse.Namespace, config: TargetConfig, path: Path, redactor:
     try:
         with SignalGuard():
             for ledger in open_runs:
-                before = {e.name: e.state for e in ledger.entries()}
-                custodian = session.context.custodian_for(ledger)
-                custodian.finish()
-                after = ledger.entries()
-                opened = (LedgerState.PENDING, LedgerState.CREATED)
-                deleted = sum(
-                    before[e.name] in opened and e.state is LedgerState.DELETED for e in after
-                )
-                absent = sum(
-                    before[e.name] is LedgerState.PENDING and e.state is LedgerState.ABSENT
-                    for e in after
-                )
-                still = [e for e in after if e.outstanding]
-                mismatched = sum(
-                    e.state is LedgerState.MISMATCH and before[e.name] is not LedgerState.MISMATCH
-                    for e in after
-                )
-                left += len(still) + mismatched
-                mismatch = f", {mismatched} mismatch (not deleted)" if mismatched else ""
-                say(
-                    f"patgate cleanup: run {one_line(ledger.run_id)}: {deleted} deleted, "
-                    f"{absent} never created, {len(still)} left{mismatch}"
-                )
-                # The ids are what the target answered: one line each, never a command.
-                for entry in still:
-                    what = entry.token_id or "no id yet"
-                    say(f"  left: {one_line(entry.name)} ({one_line(what)})", sys.stderr)
-                for problem in custodian.problems:
-                    say(f"  not deleted: {one_line(problem)}", sys.stderr)
+                left += _finish_run(session, ledger, say)
     except KeyboardInterrupt as stop:
         print("patgate cleanup: interrupted; run it again to finish", file=sys.stderr)
         return interrupt_exit_code(interrupt_name(stop))

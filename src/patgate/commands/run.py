@@ -33,6 +33,7 @@ import argparse
 import os
 import shlex
 import sys
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -46,8 +47,10 @@ from patgate.runner.session import DEFAULT_CONCURRENCY, DEFAULT_LEDGER, MAX_CONC
 if TYPE_CHECKING:
     from patgate.guards.redaction import Redactor
     from patgate.reporting.artifact import TargetRun
+    from patgate.runner import RunOptions
     from patgate.runner.connection.config import TargetConfig
     from patgate.runner.results.events import RunFinished
+    from patgate.runner.results.waivers import Waiver
     from patgate.scenario import Catalogue, Scenario
 
 __all__ = ["configure", "main"]
@@ -68,7 +71,15 @@ def configure(parser: argparse.ArgumentParser) -> None:
     """Add the options of ``patgate run`` to ``parser``."""
     parser.epilog = EXIT_CODES_HELP
     configure_target(parser, several=True)
-    choice = parser.add_argument_group("what to run")
+    _configure_choice(parser.add_argument_group("what to run"))
+    behaviour = parser.add_argument_group("run")
+    _configure_writes_and_waits(behaviour)
+    _configure_verdict(behaviour)
+    configure_network(behaviour)
+
+
+def _configure_choice(choice: argparse._ArgumentGroup) -> None:
+    """Which scenarios run: a folder of one's own, chosen and left-out rules and scenarios."""
     choice.add_argument(
         "--scenarios",
         type=Path,
@@ -99,7 +110,10 @@ def configure(parser: argparse.ArgumentParser) -> None:
         metavar="ID",
         help="leave this scenario out (repeatable); the report says so",
     )
-    behaviour = parser.add_argument_group("run")
+
+
+def _configure_writes_and_waits(behaviour: argparse._ArgumentGroup) -> None:
+    """What the run may do to a target: write, keep a ledger, wait, overlap scenarios."""
     behaviour.add_argument(
         "--allow-writes",
         action="store_true",
@@ -117,7 +131,10 @@ def configure(parser: argparse.ArgumentParser) -> None:
         type=seconds(zero_allowed=True),
         default=0.0,
         metavar="SECONDS",
-        help="longest real wait a live scenario may take (default 0: such checks are skipped)",
+        help=(
+            "longest real wait a live scenario may take"
+            " (default 0: a check that needs a longer wait is not checked)"
+        ),
     )
     behaviour.add_argument(
         "--concurrency",
@@ -127,6 +144,10 @@ def configure(parser: argparse.ArgumentParser) -> None:
         help=f"scenarios run at once (default {DEFAULT_CONCURRENCY}; 1: one after the other); "
         "writers share each user's token slots; the cap probe and clock movers run alone",
     )
+
+
+def _configure_verdict(behaviour: argparse._ArgumentGroup) -> None:
+    """How the run judges and tells: strictness, profile, required rules, waivers, reports."""
     behaviour.add_argument("--strict", action="store_true", help="advisory warnings fail the run")
     behaviour.add_argument(
         "--profile",
@@ -164,7 +185,6 @@ def configure(parser: argparse.ArgumentParser) -> None:
         metavar="KIND:PATH",
         help="also write a report: json:PATH, junit:PATH or html:PATH (repeatable)",
     )
-    configure_network(behaviour)
 
 
 def main(args: argparse.Namespace) -> int:
@@ -220,21 +240,21 @@ def _main(args: argparse.Namespace, annotated: list[bool]) -> int:
     )
 
 
-def _run(
-    args: argparse.Namespace,
-    targets: list[tuple[str, TargetConfig | None]],
-    redactor: Redactor,
-    annotated: list[bool],
-) -> int:
+@dataclass(frozen=True)
+class _Plan:
+    """What every target of the run is checked with: the chosen scenarios and the rules."""
+
+    catalogue: Catalogue
+    selected: tuple[Scenario, ...]
+    excluded_rules: frozenset[str]
+    excluded_scenarios: tuple[str, ...]
+    waivers: tuple[Waiver, ...]
+
+
+def _plan(args: argparse.Namespace) -> _Plan:
+    """Load the catalogue and the scenarios, apply the choices and the waivers."""
     from patgate.basics.resources import scenarios_dir
-    from patgate.reporting import make_reporter
-    from patgate.reporting.artifact import worst_exit_code
-    from patgate.runner import RunOptions
-    from patgate.runner.engine import consume, run_session
-    from patgate.runner.interruption import SignalGuard, interrupt_exit_code, interrupt_name
-    from patgate.runner.results.events import Event, RunStarted, Targets
     from patgate.runner.results.waivers import load_waivers
-    from patgate.runner.session import ledger_path, open_session, target_for
     from patgate.scenario import load_catalogue, load_scenarios
 
     catalogue = load_catalogue()
@@ -245,13 +265,54 @@ def _run(
         selected, scenarios, excluded_rules, args.exclude_scenario or []
     )
     waivers = load_waivers(args.waivers, catalogue) if args.waivers else ()
+    return _Plan(catalogue, selected, frozenset(excluded_rules), excluded_scenarios, waivers)
+
+
+def _options(
+    args: argparse.Namespace, plan: _Plan, label: str, ledger: Path | None, live: bool
+) -> RunOptions:
+    """The run's options for one target, from the command line and the plan."""
+    from patgate.runner import RunOptions
+    from patgate.runner.session import ledger_path
+
+    return RunOptions(
+        allow_writes=args.allow_writes,
+        max_wait=args.max_wait,
+        strict=args.strict,
+        connect_timeout=args.connect_timeout,
+        read_timeout=args.read_timeout,
+        every_rule=not (args.rule or args.scenario or args.scenarios),
+        ledger_path=ledger_path(ledger, os.environ, live=live),
+        retry_budget=args.retry_budget,
+        max_retry_wait=args.max_retry_wait,
+        explicit=frozenset(args.scenario or ()),
+        require=_required(args.require, plan.catalogue),
+        network=network_policy(args),
+        concurrency=args.concurrency,
+        waivers=plan.waivers,
+        target_label=label,
+        excluded_rules=plan.excluded_rules,
+        excluded_scenarios=plan.excluded_scenarios,
+    )
+
+
+def _run(
+    args: argparse.Namespace,
+    targets: list[tuple[str, TargetConfig | None]],
+    redactor: Redactor,
+    annotated: list[bool],
+) -> int:
+    from patgate.reporting import make_reporter
+    from patgate.runner.engine import consume, run_session
+    from patgate.runner.interruption import SignalGuard, interrupt_exit_code, interrupt_name
+    from patgate.runner.results.events import Event, RunStarted, Targets
+    from patgate.runner.session import open_session, target_for
+
+    plan = _plan(args)
     reporters = [make_reporter("terminal", stream=sys.stdout)]
     reporters += [
         make_reporter(spec, stream=sys.stdout) for spec in args.report if spec != "terminal"
     ]
-    several = len(targets) > 1
-    ledgers = _ledgers(args.ledger, targets)
-
     begun: list[RunStarted] = []
 
     def handle(event: Event) -> None:
@@ -261,35 +322,18 @@ def _run(
             reporter.handle(event)
 
     runs: list[TargetRun] = []
-    guard = SignalGuard()
     session = None
     try:
-        with guard:
-            if several:
+        with SignalGuard():
+            if len(targets) > 1:
                 handle(Targets(tuple(label for label, _ in targets)))
-            for (label, config), given_ledger in zip(targets, ledgers, strict=True):
+            for (label, config), ledger in zip(
+                targets, _ledgers(args.ledger, targets), strict=True
+            ):
                 target = target_for(config, args.profile)
-                options = RunOptions(
-                    allow_writes=args.allow_writes,
-                    max_wait=args.max_wait,
-                    strict=args.strict,
-                    connect_timeout=args.connect_timeout,
-                    read_timeout=args.read_timeout,
-                    every_rule=not (args.rule or args.scenario or args.scenarios),
-                    ledger_path=ledger_path(given_ledger, os.environ, live=target.live),
-                    retry_budget=args.retry_budget,
-                    max_retry_wait=args.max_retry_wait,
-                    explicit=frozenset(args.scenario or ()),
-                    require=_required(args.require, catalogue),
-                    network=network_policy(args),
-                    concurrency=args.concurrency,
-                    waivers=waivers,
-                    target_label=label,
-                    excluded_rules=frozenset(excluded_rules),
-                    excluded_scenarios=excluded_scenarios,
-                )
-                session = open_session(target, options, catalogue=catalogue, redactor=redactor)
-                finished = consume(run_session(session, selected), handle)
+                options = _options(args, plan, label, ledger, target.live)
+                session = open_session(target, options, catalogue=plan.catalogue, redactor=redactor)
+                finished = consume(run_session(session, plan.selected), handle)
                 _print_internal_errors(session.context.internal_errors)
                 session = None  # its errors are printed
                 if finished is None:
@@ -307,6 +351,15 @@ def _run(
             reporter.close()
         if session is not None:
             _print_internal_errors(session.context.internal_errors)
+    return _after_the_run(args, runs, annotated, several=len(targets) > 1)
+
+
+def _after_the_run(
+    args: argparse.Namespace, runs: list[TargetRun], annotated: list[bool], *, several: bool
+) -> int:
+    """Publish to GitHub, print the slowest and, with several targets, each one's exit code;
+    the run's exit code, the worst of them."""
+    from patgate.reporting.artifact import worst_exit_code
     from patgate.reporting.github import publish
 
     annotated.append(publish(runs))

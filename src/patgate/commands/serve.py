@@ -67,7 +67,15 @@ MAX_FAULTS_BYTES = 16 * 1024 * 1024
 
 
 def configure(parser: argparse.ArgumentParser) -> None:
-    """Add ``--host``, ``--port`` and ``--world``."""
+    """Add the options of ``patgate serve`` (``--host``, ``--port``, ``--world``, ...)."""
+    _configure_address_and_files(parser)
+    _configure_seed_and_log(parser)
+    _configure_choices(parser)
+    _configure_serving(parser)
+
+
+def _configure_address_and_files(parser: argparse.ArgumentParser) -> None:
+    """Where it listens, and the files it writes: the target file and its kept state."""
     parser.add_argument(
         "--host", default="127.0.0.1", help="address to listen on (default: 127.0.0.1)"
     )
@@ -91,6 +99,10 @@ def configure(parser: argparse.ArgumentParser) -> None:
         "world's credentials in PATH across restarts and crashes: each change is on disk "
         "before it is answered (a journal beside PATH); PATH.lock keeps a second server off",
     )
+
+
+def _configure_seed_and_log(parser: argparse.ArgumentParser) -> None:
+    """The world's seed, and how much the request log keeps."""
     parser.add_argument(
         "--seed",
         type=whole_number(0, 2**63 - 1, what="a seed"),
@@ -116,6 +128,10 @@ def configure(parser: argparse.ArgumentParser) -> None:
         help="memory the request log's entries hold at most; older ones go first "
         "(default: 8388608, 8 MiB)",
     )
+
+
+def _configure_choices(parser: argparse.ArgumentParser) -> None:
+    """What the fake answers: token lifetime, public origin, profile, faults at start."""
     parser.add_argument(
         "--expires-in",
         type=whole_number(1, MAX_EXPIRES_IN, what="a number of seconds"),
@@ -149,6 +165,10 @@ def configure(parser: argparse.ArgumentParser) -> None:
         help="fault rules to load at start: a JSON list of rules as POST /__patgate/faults "
         'takes them, or {"faults": [...], "rate_limit": true} as GET /__patgate/faults answers',
     )
+
+
+def _configure_serving(parser: argparse.ArgumentParser) -> None:
+    """How it serves: naming refusals, and the connections held at once."""
     parser.add_argument(
         "--explain",
         action="store_true",
@@ -362,13 +382,10 @@ def _warn_if_reachable(host: str, base_url: str) -> None:
     )
 
 
-def main(args: argparse.Namespace) -> int:
-    """Serve until SIGINT or SIGTERM; 0 on a clean stop, 1 if the fake failed a request."""
-    from patgate.fake.profile import load_profile
+def _listen(args: argparse.Namespace, public_url: str | None) -> LoopbackServer:
+    """The server bound to ``--host`` and ``--port`` (a refusal of the address: exit 2)."""
     from patgate.transports.loopback_server import DEFAULT_MAX_CONNECTIONS, LoopbackServer
 
-    public_url = _public_origin(args)
-    profile = load_profile(args.profile)  # a bad file: a UsageError naming file and line
     try:
         server = LoopbackServer(
             args.host,
@@ -382,6 +399,36 @@ def main(args: argparse.Namespace) -> int:
         ) from None
     if public_url is not None:
         server.use_public_url(public_url)
+    return server
+
+
+def _announce(args: argparse.Namespace, server: LoopbackServer, fake: Fake, public: bool) -> None:
+    """Say where the fake listens, where its page and control API are, and the target file."""
+    where = server.base_url
+    if public:
+        where += f" (bound to {server.bound_url})"
+    print(f"patgate serve: listening on {where}", flush=True)
+    # The page's address carries this run's key: opening it signs a browser in.
+    print(f"patgate serve: management page at {fake.ui_address}", flush=True)
+    _warn_if_reachable(args.host, server.base_url)
+    if args.world is not None:
+        print(f"patgate serve: target file written to {args.world}", flush=True)
+        token_note = f"its token is the control_token of {args.world}"
+    else:
+        token_note = "its token is written to the world file: give --world PATH"
+    print(
+        f"patgate serve: control API at {fake.world['control_url']} ({token_note})",
+        flush=True,
+    )
+
+
+def main(args: argparse.Namespace) -> int:
+    """Serve until SIGINT or SIGTERM; 0 on a clean stop, 1 if the fake failed a request."""
+    from patgate.fake.profile import load_profile
+
+    public_url = _public_origin(args)
+    profile = load_profile(args.profile)  # a bad file: a UsageError naming file and line
+    server = _listen(args, public_url)
     stopping = threading.Event()
 
     def request_stop(signum: int, frame: FrameType | None) -> None:
@@ -399,22 +446,7 @@ def main(args: argparse.Namespace) -> int:
         _wait_until_answering(server, fake)
         if args.world is not None:
             write_world(args.world, fake.world)
-        where = server.base_url
-        if public_url is not None:
-            where += f" (bound to {server.bound_url})"
-        print(f"patgate serve: listening on {where}", flush=True)
-        # The page's address carries this run's key: opening it signs a browser in.
-        print(f"patgate serve: management page at {fake.ui_address}", flush=True)
-        _warn_if_reachable(args.host, server.base_url)
-        if args.world is not None:
-            print(f"patgate serve: target file written to {args.world}", flush=True)
-            token_note = f"its token is the control_token of {args.world}"
-        else:
-            token_note = "its token is written to the world file: give --world PATH"
-        print(
-            f"patgate serve: control API at {fake.world['control_url']} ({token_note})",
-            flush=True,
-        )
+        _announce(args, server, fake, public_url is not None)
         while not stopping.wait(3600):  # nothing to do on a timer: an idle server sleeps
             pass
     finally:

@@ -86,7 +86,7 @@ if TYPE_CHECKING:  # a change journal is set up only by ``patgate serve --state`
 __all__ = [
     "MAX_TOKENS_PER_USER",
     "MAX_TOKEN_NAME_LENGTH",
-    "Authentications",
+    "AcceptedCallers",
     "Deployment",
     "name_problem",
 ]
@@ -135,56 +135,56 @@ def _refusal(character: str, position: int, what: str) -> str:
     return f"name must not contain {what} (U+{ord(character):04X} at position {position})"
 
 
-class Authentications:
+class AcceptedCallers:
     """Who each deployment's :meth:`Deployment.authenticate` accepted, in this context, while
-    listening: for the request log, which names the caller of a request without checking its
+    noting: for the request log, which names the caller of a request without checking its
     bearer a second time (a PAT's hash, the lock) after the endpoint has checked it.
 
     ``with``-less on purpose (it is on every request's path)::
 
-        heard = Authentications.listen()
+        accepted = AcceptedCallers.start_noting()
         try:
             ...  # answer the request
-            principal = heard.principal(deployment, bearer)
+            principal = accepted.principal(deployment, bearer)
         finally:
-            heard.stop()
+            accepted.stop()
     """
 
-    __slots__ = ("_heard", "_token")
+    __slots__ = ("_accepted", "_token")
 
     def __init__(self) -> None:
-        self._heard: list[tuple[Deployment, str, Principal]] = []
-        self._token: Token[Authentications | None] | None = None
+        self._accepted: list[tuple[Deployment, str, Principal]] = []
+        self._token: Token[AcceptedCallers | None] | None = None
 
     @classmethod
-    def listen(cls) -> Authentications:
-        """Start listening in this context (until :meth:`stop`)."""
-        heard = cls()
-        heard._token = _LISTENING.set(heard)
-        return heard
+    def start_noting(cls) -> AcceptedCallers:
+        """Start noting in this context (until :meth:`stop`)."""
+        accepted = cls()
+        accepted._token = _NOTING.set(accepted)
+        return accepted
 
     def stop(self) -> None:
-        """Stop listening; what was heard is forgotten."""
+        """Stop noting; what was noted is forgotten."""
         if self._token is not None:
-            _LISTENING.reset(self._token)
+            _NOTING.reset(self._token)
             self._token = None
-        self._heard.clear()
+        self._accepted.clear()
 
     def principal(self, deployment: Deployment, bearer: str | None) -> Principal | None:
-        """Who ``deployment`` last accepted ``bearer`` as while listening, or ``None``."""
-        for who, value, principal in reversed(self._heard):
+        """Who ``deployment`` last accepted ``bearer`` as while noting, or ``None``."""
+        for who, value, principal in reversed(self._accepted):
             if who is deployment and value == bearer:
                 return principal
         return None
 
 
-_LISTENING: ContextVar[Authentications | None] = ContextVar("patgate_authentications", default=None)
+_NOTING: ContextVar[AcceptedCallers | None] = ContextVar("patgate_accepted_callers", default=None)
 
 
-def _heard(deployment: Deployment, bearer: str, principal: Principal) -> Principal:
-    listener = _LISTENING.get()
-    if listener is not None:
-        listener._heard.append((deployment, bearer, principal))
+def _noted(deployment: Deployment, bearer: str, principal: Principal) -> Principal:
+    noting = _NOTING.get()
+    if noting is not None:
+        noting._accepted.append((deployment, bearer, principal))
     return principal
 
 
@@ -470,7 +470,7 @@ class Deployment:
                         ),
                     )
             principal = Principal(claims.user_id, claims.organization_id, via="client")
-            return _heard(self, bearer, principal)
+            return _noted(self, bearer, principal)
         raise Unauthenticated(
             "the access token is not valid",
             rule_id="AUTH-INVALID-TOKEN",
@@ -534,7 +534,7 @@ class Deployment:
             principal = Principal(
                 record.user_id, record.organization_id, via="pat", token_id=record.id
             )
-            return _heard(self, value, principal)
+            return _noted(self, value, principal)
 
     def pat_secret_matches(self, value: str, record: PatRecord) -> bool:
         """Whether ``value`` is the full value of the stored PAT ``record``."""
@@ -595,11 +595,13 @@ class Deployment:
 
     def _hubs_in_order(self, organization_id: str) -> list[Hub]:
         """An organization's hubs in the profile's ``hubs.order`` (oldest first by default:
-        the order they were filed in)."""
+        the order they were filed in; newest first; by name either way)."""
         filed = self._hubs_by_organization.get(organization_id, [])
         order = self.profile.hub_order
         if order == "created_ascending":
             return filed
+        if order == "created_descending":
+            return filed[::-1]
         return sorted(filed, key=lambda hub: hub.name, reverse=order == "name_descending")
 
     def authorize_content_reader(self, principal: Principal) -> None:

@@ -164,7 +164,7 @@ class Fuzzer:
                 self._drive(fuzz_pass)
             self._lifecycle(graphql_url, bearer)
         elif graphql_url:
-            self.report.tally("GraphQL").skipped = "needs admin_token or client credentials"
+            self.report.tally("GraphQL").not_checked = "needs admin_token or client credentials"
         return self.report
 
     # -- set-up --------------------------------------------------------------------------------
@@ -215,7 +215,7 @@ class Fuzzer:
             base = auth_url if token_endpoint else base_url
             if not base:
                 needed = "auth_url" if token_endpoint else "base_url"
-                self.report.tally(label).skipped = f"needs {needed}"
+                self.report.tally(label).not_checked = f"needs {needed}"
                 continue
             passes.append(_Pass(label, operation, base, None, graphql=False))
             if token_endpoint and client_id and client_secret:
@@ -259,7 +259,7 @@ class Fuzzer:
         passes = []
         for operation in self._operations(schema):
             if operation.label.startswith("Mutation.") and not self.writes:
-                self.report.tally(operation.label).skipped = "writes need --allow-writes"
+                self.report.tally(operation.label).not_checked = "writes need --allow-writes"
                 continue
             passes.append(_Pass(operation.label, operation, graphql_url, headers, graphql=True))
         return passes
@@ -267,7 +267,7 @@ class Fuzzer:
     def _lifecycle(self, graphql_url: str, bearer: str) -> None:
         label = "PAT lifecycle"
         if not self.writes:
-            self.report.tally(label).skipped = "writes need --allow-writes"
+            self.report.tally(label).not_checked = "writes need --allow-writes"
             return
         run_lifecycle(
             self.recorder,

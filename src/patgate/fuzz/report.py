@@ -77,7 +77,7 @@ class OperationTally:
     operation: str
     cases: int = 0
     statuses: Counter[int] = field(default_factory=Counter)
-    skipped: str | None = None
+    not_checked: str | None = None
     """Why the operation was not fuzzed (``writes need --allow-writes``), or ``None``."""
 
     def count(self, status: int) -> None:
@@ -141,8 +141,8 @@ class FuzzReport:
         ]
         width = max((len(name) for name in self.tallies), default=0)
         for name, tally in self.tallies.items():
-            if tally.skipped is not None:
-                lines.append(f"  {name:<{width}}  skipped: {tally.skipped}")
+            if tally.not_checked is not None:
+                lines.append(f"  {name:<{width}}  not checked: {tally.not_checked}")
                 continue
             seen = " ".join(f"{status}x{n}" for status, n in sorted(tally.statuses.items()))
             lines.append(f"  {name:<{width}}  {tally.cases:>5} cases  {seen}")
@@ -176,7 +176,7 @@ class FuzzReport:
                 name: {
                     "cases": tally.cases,
                     "statuses": _string_keys(tally.statuses),
-                    "skipped": tally.skipped,
+                    "not_checked": tally.not_checked,
                 }
                 for name, tally in self.tallies.items()
             },

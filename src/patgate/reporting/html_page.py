@@ -2,9 +2,10 @@
 
 Inline CSS, no scripts, no external assets: the file can be mailed, attached to a CI job or
 opened from disk. HTML is built through markupsafe, escaping by default: every piece is a
-:class:`~markupsafe.Markup` made by :func:`_html` from a literal template, whose ``{}`` fields
-are escaped unless they are ``Markup`` themselves; control characters are shown as escapes
-first, so what a deployment answered is displayed, never interpreted.
+:class:`~markupsafe.Markup` made by :func:`~patgate.reporting.html_markup.html` from a literal
+template, whose ``{}`` fields are escaped unless they are ``Markup`` themselves; control
+characters are shown as escapes first, so what a deployment answered is displayed, never
+interpreted.
 
 Every outcome is named with the words of
 :data:`~patgate.runner.results.events.OUTCOME_WORDS`. A built-in scenario is named
@@ -15,16 +16,15 @@ On top: the verdict, when the run started, its target, duration and required rul
 token tally with the retries. Failures are grouped by cause: checks that failed on the same
 answer are one card, listing each scenario (linked to its file and the failing step's line,
 relative to the report) with the request and answer of the first (redacted) and a ``curl``
-line to replay it. Two filters ("failed only", "gate only") work without a script (CSS
-``:has``). Gate failures are red, advisory ones amber.
+line to replay it (:mod:`~patgate.reporting.html_failures`). Two filters ("failed only",
+"gate only") work without a script (CSS ``:has``). Gate failures are red, advisory ones
+amber; a row's level is written from :class:`~patgate.basics.levels.Level`, in the rows and
+in the style sheet alike.
 """
 
 from __future__ import annotations
 
-import os
-import shlex
-from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, field
+from collections.abc import Sequence
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
 
@@ -33,7 +33,15 @@ from markupsafe import Markup
 from patgate._version import __version__
 from patgate.basics.levels import Level
 from patgate.reporting.artifact import ArtifactReporter, TargetRun, worst_exit_code
-from patgate.reporting.scenario_files import scenario_file
+from patgate.reporting.html_failures import problems
+from patgate.reporting.html_markup import (
+    html,
+    join,
+    level_badge,
+    outcome_badge,
+    scenario_link,
+    source_cell,
+)
 from patgate.reporting.summary import (
     OUTCOME_ORDER,
     count_outcomes,
@@ -44,12 +52,9 @@ from patgate.reporting.summary import (
     unchecked_lines,
     waiver_lines,
 )
-from patgate.reporting.text import printable
 from patgate.runner.results.events import (
     OUTCOME_WORDS,
     Event,
-    Exchange,
-    Failure,
     Outcome,
     RunFinished,
     RunStarted,
@@ -58,8 +63,6 @@ from patgate.runner.results.events import (
 from patgate.runner.results.outcomes import gate_count
 
 __all__ = ["HtmlReporter", "render_page", "render_targets_page"]
-
-_LABELS = {outcome: words.word.capitalize() for outcome, words in OUTCOME_WORDS.items()}
 
 _STYLE = """
 :root { --fg: #1f2328; --muted: #59636e; --bg: #ffffff; --panel: #f6f8fa; --line: #d1d9e0;
@@ -152,15 +155,12 @@ details.own .values { grid-template-columns: 1fr; }
 .card details .values { margin-top: 10px; }
 pre.curl { margin-bottom: 12px; }
 table.checks td { font-size: 14px; }
-table.checks tr[data-level="advisory"] td:first-child { border-left: 3px dashed var(--warning); }
-table.checks tr[data-level="gate"] td:first-child { border-left: 3px solid var(--failed); }
 .filters { display: flex; flex-wrap: wrap; gap: 6px 14px; align-items: center; margin: 20px 0 0;
   padding: 8px 14px; border: 1px solid var(--line); border-radius: 8px; }
 .filters legend { font-weight: 600; padding: 0 4px; }
 .filters label { margin-right: 8px; }
 body:has(#show-failed:checked) [data-outcome]:not([data-outcome="failed"]),
 body:has(#show-failed:checked) .card.warning { display: none; }
-body:has(#show-gate:checked) [data-level="advisory"] { display: none; }
 @media (max-width: 700px) {
   main, .banner-inner { padding: 0 12px; }
   table.checks, table.checks tbody, table.checks tr, table.checks td { display: block;
@@ -175,6 +175,15 @@ body:has(#show-gate:checked) [data-level="advisory"] { display: none; }
 }
 """
 
+_LEVEL_STYLE = (
+    f'table.checks tr[data-level="{Level.ADVISORY.value}"] td:first-child '
+    "{ border-left: 3px dashed var(--warning); }\n"
+    f'table.checks tr[data-level="{Level.GATE.value}"] td:first-child '
+    "{ border-left: 3px solid var(--failed); }\n"
+    f'body:has(#show-gate:checked) [data-level="{Level.ADVISORY.value}"] {{ display: none; }}\n'
+)
+"""The rules that read a row's level: written from :class:`Level`, as the rows are."""
+
 # Fixed column widths, so that the rule tables of every outcome group line up.
 _RULE_COLUMNS = Markup(
     '<colgroup><col style="width:22%"><col style="width:30%"><col style="width:10%">'
@@ -184,46 +193,6 @@ _SCENARIO_COLUMNS = Markup(
     '<colgroup><col style="width:11%"><col style="width:16%"><col style="width:26%">'
     '<col style="width:18%"><col style="width:7%"><col style="width:22%"></colgroup>'
 )
-
-
-def _html(template: str, /, *values: object, **named: object) -> Markup:
-    """``template`` (literal HTML) with its ``{}`` fields filled in, each escaped unless it is
-    ``Markup`` already; text is passed through :func:`printable` first."""
-    # The one place a template becomes Markup: callers pass literal HTML, never a value.
-    shown = [_shown(value) for value in values]
-    named_shown = {key: _shown(value) for key, value in named.items()}
-    return Markup(template).format(*shown, **named_shown)  # noqa: S704
-
-
-def _shown(value: object) -> object:
-    if isinstance(value, Markup) or not isinstance(value, str):
-        return value
-    return printable(value)
-
-
-def _join(pieces: Iterable[Markup], separator: str = "") -> Markup:
-    """Pieces of HTML one after the other (``separator`` is text, escaped)."""
-    return _html("{}", separator).join(pieces)
-
-
-@dataclass
-class _Cause:
-    """Failures that share one answer: shown once, with every scenario and check listed."""
-
-    answer: str
-    failures: list[tuple[ScenarioFinished, Failure]] = field(default_factory=list)
-
-    @property
-    def gate(self) -> bool:
-        return any(failure.level is Level.GATE for _s, failure in self.failures)
-
-    @property
-    def waived(self) -> bool:
-        return all(scenario.outcome is Outcome.WAIVED for scenario, _f in self.failures)
-
-    @property
-    def exchange(self) -> Exchange | None:
-        return next((f.exchange for _s, f in self.failures if f.exchange is not None), None)
 
 
 def render_page(
@@ -259,8 +228,8 @@ def _page(title: str, runs: list[TargetRun], started_at: datetime | None, folder
         Markup("<head>"),
         Markup('<meta charset="utf-8">'),
         Markup('<meta name="viewport" content="width=device-width, initial-scale=1">'),
-        _html("<title>{}</title>", title),
-        Markup(f"<style>{_STYLE}</style>"),  # noqa: S704 - the module's own constant
+        html("<title>{}</title>", title),
+        Markup(f"<style>{_STYLE}{_LEVEL_STYLE}</style>"),  # noqa: S704 - the module's own constants
         Markup("</head>"),
         Markup("<body>"),
         _filters(),
@@ -274,17 +243,17 @@ def _page(title: str, runs: list[TargetRun], started_at: datetime | None, folder
         parts += [
             _banner(started, finished, started_at, label),
             Markup("<main>"),
-            _problems(finished, anchors, folder, prefix),
+            problems(finished, anchors, folder, prefix),
             _rules(finished, anchors),
             _scenarios(finished, folder, prefix),
             Markup("</main>"),
         ]
     parts += [
-        _html("<footer>patgate {}</footer>", __version__),
+        html("<footer>patgate {}</footer>", __version__),
         Markup("</body>"),
         Markup("</html>"),
     ]
-    return str(_join(parts, "\n")) + "\n"
+    return str(join(parts, "\n")) + "\n"
 
 
 def _verdict(finished: RunFinished) -> tuple[str, Outcome]:
@@ -327,11 +296,11 @@ def _banner(
         ("Stopped by", finished.interrupted),
     ]
     meta += [("Waivers", line) for line in waiver_lines(finished)]
-    rows = _join(_html("<dt>{}</dt><dd>{}</dd>", name, value) for name, value in meta if value)
+    rows = join(html("<dt>{}</dt><dd>{}</dd>", name, value) for name, value in meta if value)
     unchecked = [line.removeprefix("not checked: ") for line in unchecked_lines(finished)]
     if unchecked:
-        items = _join(_html("<li>{}</li>", line) for line in unchecked)
-        rows += _html(
+        items = join(html("<li>{}</li>", line) for line in unchecked)
+        rows += html(
             "<dt>Not checked</dt><dd><details{}><summary>{} rule{}</summary>"
             '<ul class="unchecked">{}</ul></details></dd>',
             Markup(" open") if len(unchecked) <= 3 else "",
@@ -339,12 +308,12 @@ def _banner(
             "" if len(unchecked) == 1 else "s",
             items,
         )
-    chips = _join(
-        _html('<li class="{}">{}</li>', outcome.value, OUTCOME_WORDS[outcome].counted(count))
+    chips = join(
+        html('<li class="{}">{}</li>', outcome.value, OUTCOME_WORDS[outcome].counted(count))
         for outcome, count in ((outcome, counts[outcome.value]) for outcome in OUTCOME_ORDER)
         if count
     )
-    return _html(
+    return html(
         '<header class="banner"><div class="banner-inner">'
         "<h1>patgate conformance report</h1>"
         '<div class="verdict {}">{} &middot; {}</div>'
@@ -375,8 +344,8 @@ def _filters() -> Markup:
         ("show-failed", "Failed only", False),
         ("show-gate", "Gate only", False),
     )
-    inputs = _join(
-        _html(
+    inputs = join(
+        html(
             '<input type="radio" name="show" id="{key}"{checked}>'
             '<label for="{key}">{label}</label>',
             key=key,
@@ -385,220 +354,7 @@ def _filters() -> Markup:
         )
         for key, label, on in choices
     )
-    return _html('<fieldset class="filters"><legend>Show</legend>{}</fieldset>', inputs)
-
-
-def _answer_of(failure: Failure) -> str:
-    exchange = failure.exchange
-    if exchange is not None:
-        return f"HTTP {exchange.status}: {exchange.response_body}"
-    return failure.actual or failure.message
-
-
-def _causes(scenarios: Iterable[ScenarioFinished]) -> list[_Cause]:
-    causes: dict[str, _Cause] = {}
-    for scenario in scenarios:
-        if scenario.outcome not in _PROBLEMS:
-            continue
-        for failure in scenario.failures:
-            answer = _answer_of(failure)
-            causes.setdefault(answer, _Cause(answer)).failures.append((scenario, failure))
-    # Gate causes first, then the ones that failed most checks.
-    return sorted(causes.values(), key=lambda c: (not c.gate, -len(c.failures)))
-
-
-_PROBLEMS = (Outcome.FAILED, Outcome.WAIVED, Outcome.WARNING)
-
-
-def _problems(finished: RunFinished, anchors: dict[str, str], folder: Path, prefix: str) -> Markup:
-    scenarios = finished.scenarios
-    heading = Markup("<h2>Failures and warnings</h2>")
-    if not scenarios:
-        return heading + _html(
-            '<p class="muted">No scenario ran: {}. Nothing was checked against the target.</p>',
-            exit_meaning(finished),
-        )
-    causes = _causes(scenarios)
-    # A scenario that failed without a failure record (stopped, say) is still listed.
-    bare = [s for s in scenarios if s.outcome in _PROBLEMS and not s.failures]
-    if not causes and not bare:
-        return heading + Markup('<p class="muted">None: every check passed.</p>')
-    cards = [
-        _cause_card(f"{prefix}cause-{index}", cause, anchors, folder)
-        for index, cause in enumerate(causes, 1)
-    ]
-    cards += [_bare_card(scenario, anchors, folder) for scenario in bare]
-    return heading + _join(cards)
-
-
-def _cause_card(anchor: str, cause: _Cause, anchors: dict[str, str], folder: Path) -> Markup:
-    level = "gate" if cause.gate else "advisory"
-    badge = Outcome.FAILED if cause.gate else Outcome.WARNING
-    if cause.waived:
-        badge = Outcome.WAIVED
-    tone = badge.value
-    names = sorted({scenario.scenario_id for scenario, _f in cause.failures})
-    checks = len(cause.failures)
-    summary = (
-        f"{checks} check{'' if checks == 1 else 's'} in {len(names)} "
-        f"scenario{'' if len(names) == 1 else 's'} failed on this answer"
-    )
-    rows = _join(
-        _failure_row(scenario, failure, cause, anchors, folder)
-        for scenario, failure in cause.failures
-    )
-    exchange = cause.exchange
-    return _html(
-        '<article class="card {tone}" id="{anchor}" data-level="{level}">'
-        "<h3>{badge}{level_span} <span>{summary}</span></h3>"
-        '<div class="answer"><h4>The answer</h4><pre>{answer}</pre></div>'
-        '<div class="table-box"><table class="checks">'
-        '<colgroup><col style="width:30%"><col style="width:20%"><col style="width:20%">'
-        '<col style="width:30%"></colgroup>'
-        "<thead><tr><th>Scenario and step</th><th>Rule</th><th>Step</th><th>What failed</th>"
-        "</tr></thead><tbody>{rows}</tbody></table></div>{exchange}</article>",
-        tone=tone,
-        anchor=anchor,
-        level=level,
-        badge=_badge(badge),
-        level_span=_level(level),
-        summary=summary,
-        answer=cause.answer,
-        rows=rows,
-        exchange=_exchange_block(exchange) if exchange is not None else "",
-    )
-
-
-def _failure_row(
-    scenario: ScenarioFinished,
-    failure: Failure,
-    cause: _Cause,
-    anchors: dict[str, str],
-    folder: Path,
-) -> Markup:
-    expected = _html('<div class="muted">expected: {}</div>', failure.expected)
-    actual = _html('<div class="muted">actual: {}</div>', failure.actual)
-    return _html(
-        '<tr data-level="{level}"><td>{link}<div>{source}</div></td>'
-        '<td><span class="rule mono">{rule}</span> {level_span}</td>'
-        "<td>{step}</td><td><strong>{message}</strong>{expected}{actual}{own}</td></tr>",
-        level="gate" if failure.level is Level.GATE else "advisory",
-        link=_scenario_link(scenario.scenario_id, anchors),
-        source=_source_link(scenario, failure, folder),
-        rule=failure.rule,
-        level_span=_level(failure.level.value),
-        step=failure.step,
-        message=failure.message,
-        expected=expected if failure.expected else "",
-        actual=actual if failure.actual and failure.actual != cause.answer else "",
-        own=_own_exchange(failure, cause.exchange),
-    )
-
-
-def _bare_card(scenario: ScenarioFinished, anchors: dict[str, str], folder: Path) -> Markup:
-    return _html(
-        '<article class="card {}" data-level="gate"><h3>{}{}<span>{}</span></h3>'
-        '<p class="where">{}</p><p class="message">{}</p></article>',
-        scenario.outcome.value,
-        _badge(scenario.outcome),
-        _scenario_link(scenario.scenario_id, anchors),
-        scenario.title,
-        _source_link(scenario, None, folder),
-        scenario.reason or "the scenario did not finish",
-    )
-
-
-def _own_exchange(failure: Failure, shown: Exchange | None) -> Markup:
-    """A check's own request, folded, when it is not the one the card shows."""
-    own = failure.exchange
-    if own is None or own == shown:
-        return Markup()
-    inner = _exchange_inner(own, "Its request and answer")
-    return _html('<details class="own">{}</details>', inner)
-
-
-def _exchange_block(exchange: Exchange) -> Markup:
-    inner = _exchange_inner(exchange, "The request and the answer (credentials redacted)")
-    return _html("<details open>{}</details>", inner)
-
-
-def _exchange_inner(exchange: Exchange, title: str) -> Markup:
-    request_lines = [f"{exchange.method} {exchange.url}"]
-    request_lines += [f"{name}: {value}" for name, value in exchange.request_headers]
-    if exchange.request_body:
-        request_lines += ["", exchange.request_body]
-    response_lines = [f"HTTP {exchange.status}"]
-    response_lines += [f"{name}: {value}" for name, value in exchange.response_headers]
-    if exchange.response_body:
-        response_lines += ["", exchange.response_body]
-    return _html(
-        "<summary>{}</summary>"
-        '<div class="values">'
-        "<div><h4>Request</h4><pre>{}</pre></div>"
-        "<div><h4>Answer</h4><pre>{}</pre></div></div>"
-        '<h4>Replay it</h4><pre class="curl">{}</pre>',
-        title,
-        "\n".join(request_lines),
-        "\n".join(response_lines),
-        curl_line(exchange),
-    )
-
-
-_CURL_SKIPPED = frozenset(
-    {"host", "content-length", "accept-encoding", "connection", "user-agent", "accept"}
-)
-
-
-def curl_line(exchange: Exchange) -> str:
-    """A ``curl`` command that sends the request again (redacted values stay redacted)."""
-    words = ["curl", "-i", "-X", exchange.method, exchange.url]
-    for name, value in exchange.request_headers:
-        if name.lower() not in _CURL_SKIPPED:
-            words += ["-H", f"{name}: {value}"]
-    if exchange.request_body:
-        words += ["--data-raw", exchange.request_body]
-    return " ".join(shlex.quote(word) for word in words)
-
-
-def _source_link(scenario: ScenarioFinished, failure: Failure | None, folder: Path) -> Markup:
-    """``scenarios/x.yaml:14`` linked to the file, relative to the report's folder; a
-    built-in scenario named ``patgate/scenarios/x.yaml:14``, not linked."""
-    file = scenario_file(scenario.source)
-    if file is None:
-        return Markup()
-    line = failure.line if failure is not None and failure.line else file.line
-    if file.builtin:
-        shown = f"{file.shown}:{line}" if line else file.shown
-        return _html('<span class="mono source">{}</span>', shown)
-    try:
-        relative = os.path.relpath(file.path.absolute(), folder)
-    except ValueError:  # another drive on Windows
-        relative = file.shown
-    href = Path(relative).as_posix()
-    shown = f"{href}:{line}" if line else href
-    return _html('<a class="mono source" href="{}">{}</a>', href, shown)
-
-
-def _source_cell(scenario: ScenarioFinished, folder: Path) -> Markup:
-    """The scenario table's source: a user's file linked; a built-in one named, with its
-    text folded beneath."""
-    file = scenario_file(scenario.source)
-    text = file.text() if file is not None else ""
-    if not text:
-        return _source_link(scenario, None, folder)
-    return _html(
-        '<details class="scenario-text"><summary>{}</summary><pre>{}</pre></details>',
-        _source_link(scenario, None, folder),
-        text,
-    )
-
-
-def _level(level: str) -> Markup:
-    return _html('<span class="level {0}">{0}</span>', level)
-
-
-def _badge(outcome: Outcome) -> Markup:
-    return _html('<span class="badge {}">{}</span>', outcome.value, _LABELS[outcome])
+    return html('<fieldset class="filters"><legend>Show</legend>{}</fieldset>', inputs)
 
 
 def _rules(finished: RunFinished, anchors: dict[str, str]) -> Markup:
@@ -611,56 +367,48 @@ def _rules(finished: RunFinished, anchors: dict[str, str]) -> Markup:
             continue
         rows = []
         for rule in group:
-            links = _join((_scenario_link(s, anchors) for s in rule.scenarios), ", ")
+            links = join((scenario_link(s, anchors) for s in rule.scenarios), ", ")
             rows.append(
-                _html(
+                html(
                     '<tr data-level="{}"><td class="mono">{}</td><td>{}</td><td>{}</td>'
                     "<td>{}</td><td>{}</td></tr>",
                     rule.level.value,
                     rule.rule_id,
                     rule.title,
-                    _level(rule.level.value),
+                    level_badge(rule.level),
                     links or Markup("&ndash;"),
                     rule_reason(rule, finished.scenarios),
                 )
             )
         # Passing rules are folded away; the groups a person must act on start open.
         parts.append(
-            _html(
+            html(
                 '<details data-outcome="{}"{}><summary>{} {} {}</summary>'
                 "<table>{}<thead><tr><th>Rule</th><th>Title</th><th>Level</th>"
                 "<th>Scenarios</th><th>Reason</th></tr></thead><tbody>{}</tbody></table>"
                 "</details>",
                 outcome.value,
                 "" if outcome is Outcome.PASSED else Markup(" open"),
-                _badge(outcome),
+                outcome_badge(outcome),
                 len(group),
                 "rule" if len(group) == 1 else "rules",
                 _RULE_COLUMNS,
-                _join(rows),
+                join(rows),
             )
         )
-    return _join(parts)
-
-
-def _scenario_link(scenario_id: str, anchors: dict[str, str]) -> Markup:
-    anchor = anchors.get(scenario_id)
-    if anchor is None:
-        return _html('<span class="mono">{}</span>', scenario_id)
-    return _html('<a class="mono" href="#{}">{}</a>', anchor, scenario_id)
+    return join(parts)
 
 
 def _levels_of(scenario: ScenarioFinished) -> str:
-    if scenario.outcome is Outcome.WARNING:
-        return "advisory"
-    return "gate"
+    level = Level.ADVISORY if scenario.outcome is Outcome.WARNING else Level.GATE
+    return level.value
 
 
 def _scenarios(finished: RunFinished, folder: Path, prefix: str) -> Markup:
     scenarios: Sequence[ScenarioFinished] = finished.scenarios
     # Anchors count from 1 in run order, as render_page numbered them.
-    rows = _join(
-        _html(
+    rows = join(
+        html(
             '<tr id="{prefix}scenario-{index}" data-outcome="{outcome}" data-level="{level}">'
             '<td>{badge}</td><td class="mono">{id}</td><td>{title}{reason}</td>'
             '<td class="mono">{rules}</td><td class="num">{duration:.2f}s</td>'
@@ -669,19 +417,19 @@ def _scenarios(finished: RunFinished, folder: Path, prefix: str) -> Markup:
             index=index,
             outcome=scenario.outcome.value,
             level=_levels_of(scenario),
-            badge=_badge(scenario.outcome),
+            badge=outcome_badge(scenario.outcome),
             id=scenario.scenario_id,
             title=scenario.title,
-            reason=_html('<div class="muted">{}</div>', scenario.reason) if scenario.reason else "",
+            reason=html('<div class="muted">{}</div>', scenario.reason) if scenario.reason else "",
             rules=", ".join(scenario.rules),
             duration=scenario.duration,
-            source=_source_cell(scenario, folder),
+            source=source_cell(scenario, folder),
         )
         for index, scenario in enumerate(scenarios, start=1)
     )
     if not rows:
         return Markup('<h2>Scenarios</h2><p class="muted">No scenarios ran.</p>')
-    return _html(
+    return html(
         '<h2>Scenarios</h2><div class="table-box"><table>{}'
         "<thead><tr><th>Outcome</th>"
         "<th>Scenario</th><th>Title</th><th>Rules</th><th>Time</th><th>Source</th></tr>"

@@ -179,71 +179,83 @@ def _were_not_checked(number: int) -> str:
     return f"{number} {'was' if number == 1 else 'were'} not checked"
 
 
+_EXIT_MEANINGS = {
+    2: "usage error",
+    3: "the target did not answer",
+    5: "internal error (a bug in patgate; the reports were written and the cleanup "
+    "ran; the traceback is on stderr)",
+    130: "interrupted (SIGINT)",
+    143: "interrupted (SIGTERM)",
+}
+
+
 def _meaning(finished: RunFinished) -> str:
     code = finished.exit_code
     if code == 0:
-        count = gate_count(finished.rules, finished.require)
-        if count.waived:
-            said = f"no gate rule failed but {count.waived} waived"
-            if not count.all_checked:
-                said += f", and {_were_not_checked(len(count.unchecked))}"
-        elif count.all_checked and count.uncheckable:
-            said = (
-                "every gate rule this target can check passed "
-                f"({len(count.uncheckable)} cannot be checked on it)"
-            )
-        elif count.all_checked:
-            said = "every gate rule passed"
-        elif count.removable:
-            said = (
-                f"no gate rule failed, but {_were_not_checked(len(count.unchecked))} "
-                "(--require all or --require checkable makes that fail the run)"
-            )
-        else:
-            # Nothing the user can change would check them: no flag to suggest.
-            said = (
-                f"no gate rule failed, but {_were_not_checked(len(count.unchecked))}: "
-                f"{'it' if len(count.unchecked) == 1 else 'they'} {CANNOT_BE_CHECKED}"
-            )
-        if any(scenario.outcome is Outcome.WARNING for scenario in finished.scenarios):
-            return f"exit 0: {said}; warnings do not fail the run"
-        return f"exit 0: {said}"
+        return _meaning_of_a_pass(finished)
     if code == EXIT_UNCHECKED:
         unchecked = gate_count(finished.rules, finished.require).unchecked
         named = f" ({', '.join(rule_id for rule_id, _ in unchecked)})" if unchecked else ""
         return f"exit {code}: a gate rule --require names was not checked{named}"
     if code == 1:
-        gate_failed = any(
-            rule.level is Level.GATE and rule.outcome is Outcome.FAILED for rule in finished.rules
-        ) or any(
-            failure.level is Level.GATE
-            for scenario in finished.scenarios
-            if scenario.outcome is Outcome.FAILED
-            for failure in scenario.failures
-        )
-        if gate_failed or not finished.scenarios:
-            return "exit 1: a gate rule failed"
-        if finished.tallies is not None and (
-            finished.tallies.left_behind or finished.tallies.wrong_ids
-        ):
-            return (
-                "exit 1: the run left tokens behind, refused a delete or was answered a "
-                "wrong id (see tokens:)"
-            )
-        return "exit 1: an advisory rule failed and --strict makes that fail the run"
+        return _meaning_of_a_failure(finished)
     if code == 3 and finished.lost:
         return f"exit {code}: the target became unreachable mid-run ({finished.unreachable})"
     if code == 3 and finished.unreachable:
         return f"exit {code}: the target did not answer ({finished.unreachable})"
-    meanings = {
-        2: "usage error",
-        3: "the target did not answer",
-        5: "internal error (a bug in patgate; the reports were written and the cleanup "
-        "ran; the traceback is on stderr)",
-        130: "interrupted (SIGINT)",
-        143: "interrupted (SIGTERM)",
-    }
-    return f"exit {code}: {meanings.get(code, 'the run did not complete')}"
+    return f"exit {code}: {_EXIT_MEANINGS.get(code, 'the run did not complete')}"
+
+
+def _meaning_of_a_pass(finished: RunFinished) -> str:
+    """Exit 0: whether every gate rule was checked, and why not; warnings do not fail."""
+    count = gate_count(finished.rules, finished.require)
+    if count.waived:
+        said = f"no gate rule failed but {count.waived} waived"
+        if not count.all_checked:
+            said += f", and {_were_not_checked(len(count.unchecked))}"
+    elif count.all_checked and count.uncheckable:
+        said = (
+            "every gate rule this target can check passed "
+            f"({len(count.uncheckable)} cannot be checked on it)"
+        )
+    elif count.all_checked:
+        said = "every gate rule passed"
+    elif count.removable:
+        said = (
+            f"no gate rule failed, but {_were_not_checked(len(count.unchecked))} "
+            "(--require all or --require checkable makes that fail the run)"
+        )
+    else:
+        # Nothing the user can change would check them: no flag to suggest.
+        said = (
+            f"no gate rule failed, but {_were_not_checked(len(count.unchecked))}: "
+            f"{'it' if len(count.unchecked) == 1 else 'they'} {CANNOT_BE_CHECKED}"
+        )
+    if any(scenario.outcome is Outcome.WARNING for scenario in finished.scenarios):
+        return f"exit 0: {said}; warnings do not fail the run"
+    return f"exit 0: {said}"
+
+
+def _meaning_of_a_failure(finished: RunFinished) -> str:
+    """Exit 1: a gate rule failed, the tokens were not all accounted for, or --strict."""
+    gate_failed = any(
+        rule.level is Level.GATE and rule.outcome is Outcome.FAILED for rule in finished.rules
+    ) or any(
+        failure.level is Level.GATE
+        for scenario in finished.scenarios
+        if scenario.outcome is Outcome.FAILED
+        for failure in scenario.failures
+    )
+    if gate_failed or not finished.scenarios:
+        return "exit 1: a gate rule failed"
+    if finished.tallies is not None and (
+        finished.tallies.left_behind or finished.tallies.wrong_ids
+    ):
+        return (
+            "exit 1: the run left tokens behind, refused a delete or was answered a "
+            "wrong id (see tokens:)"
+        )
+    return "exit 1: an advisory rule failed and --strict makes that fail the run"
 
 
 def rule_reason(rule: RuleResult, scenarios: Iterable[ScenarioFinished]) -> str:

@@ -21,8 +21,8 @@ from patgate.runner.connection.documents import Documents, organization_ids
 from patgate.runner.connection.exchange import Exchange, NetworkPolicy
 from patgate.runner.connection.retries import RetryPolicy
 from patgate.runner.custody.custodian import Custodian
-from patgate.runner.custody.leaks import RevealedTokens
 from patgate.runner.custody.ledger import Ledger, TargetIdentity
+from patgate.runner.custody.revealed_tokens import RevealedTokens
 from patgate.runner.model import Observed
 
 if TYPE_CHECKING:

@@ -33,6 +33,7 @@ from patgate.runner.results.events import (
     Event,
     Failure,
     Outcome,
+    RuleResult,
     RunFinished,
     RunStarted,
     ScenarioFinished,
@@ -282,79 +283,19 @@ def run_session(
     ``scenarios``, once it and those before it are done).
     """
     started = time.perf_counter()
-    target = runner.context.target
     finished: list[ScenarioFinished] = []
-    interrupted = ""
     try:
-        try:
-            keys, missing = key_costs(target, scenarios, runner.catalogue)
-            yield RunStarted(
-                runner.run_id,
-                target.display,
-                len(scenarios),
-                keys,
-                missing,
-                runner.options.as_flags(),
-            )
-            if runner.options.concurrency > 1 and len(scenarios) > 1:
-                interrupted = yield from _concurrent(runner, scenarios, finished)
-            else:
-                interrupted = yield from _sequential(runner, scenarios, finished)
-        except KeyboardInterrupt as stop:
-            interrupted = interrupt_name(stop)  # it landed before the first scenario
-        except TargetUnreachable as error:
-            runner.unreachable = runner.context.redact(str(error))
-        except PatgateError:
-            raise
-        except Exception as error:  # the last-resort net: report, clean up, exit 5
-            runner.context.note_internal_error(error)
-        context = runner.context
-        why = ""
-        if interrupted:
-            why = f"not run: the run was interrupted by {interrupted}"
-        elif runner.unreachable:
-            why = "not run: the target did not answer"  # why: in the run's verdict
-        elif context.lost:
-            why = f"not run: {BECAME_UNREACHABLE}"
-        elif context.internal_errors:
-            why = "not run: the run stopped on an internal error"
+        interrupted = yield from _run_scenarios(runner, scenarios, finished)
+        why = _why_not_run(runner, interrupted)
         if why:
-            done = {result.scenario_id for result in finished}
-            rest = [_skipped(s, why) for s in scenarios if s.id not in done]
-            finished.extend(rest)
-            if not interrupted:
-                # A lost or unreachable target: each scenario not run is shown as it is
-                # reported (after a signal, the run hurries to its cleanup instead).
-                try:
-                    for result in rest:
-                        yield ScenarioStarted(result.scenario_id, result.title, result.rules)
-                        yield result
-                except KeyboardInterrupt as stop:
-                    interrupted = interrupt_name(stop)  # the run still cleans up and ends
+            interrupted = yield from _not_run(scenarios, finished, why, interrupted)
         order = {scenario.id: index for index, scenario in enumerate(scenarios)}
         finished.sort(key=lambda result: order.get(result.scenario_id, len(order)))
         tallies = runner.finish()
         interrupted = interrupted or runner.interrupted
+        rules, notes = _verdicts(runner, finished)
+        context = runner.context
         options = runner.options
-        rules = rule_results(
-            runner.catalogue, finished, runner.completed, every_rule=options.every_rule
-        )
-        rules = tuple(rule for rule in rules if rule.rule_id not in options.excluded_rules)
-        notes: tuple[WaiverNote, ...] = ()
-        if options.waivers:
-            from patgate.runner.results.waivers import apply_waivers
-
-            rules, waived, notes = apply_waivers(
-                options.waivers,
-                rules,
-                finished,
-                label=options.target_label,
-                display=target.display,
-            )
-            finished[:] = waived
-        counts: dict[str, int] = {}
-        for result in finished:
-            counts[result.outcome.value] = counts.get(result.outcome.value, 0) + 1
         yield RunFinished(
             run_id=runner.run_id,
             rules=rules,
@@ -362,17 +303,17 @@ def run_session(
             exit_code=run_exit_code(
                 rules,
                 tallies,
-                strict=runner.options.strict,
+                strict=options.strict,
                 interrupted=interrupted,
-                require=runner.options.require,
+                require=options.require,
                 unreachable=bool(runner.unreachable or context.lost),
-                internal=bool(runner.context.internal_errors),
+                internal=bool(context.internal_errors),
             ),
             duration=time.perf_counter() - started,
-            counts=counts,
+            counts=_counts(finished),
             tallies=tallies,
             interrupted=interrupted,
-            require=runner.options.require,
+            require=options.require,
             unreachable=runner.unreachable or context.lost,
             lost=bool(context.lost) and not runner.unreachable,
             waivers=notes,
@@ -381,6 +322,101 @@ def run_session(
         )
     finally:
         runner.close()
+
+
+def _run_scenarios(
+    runner: ScenarioRunner, scenarios: Sequence[Scenario], finished: list[ScenarioFinished]
+) -> Generator[Event, None, str]:
+    """Announce the run and run its scenarios, one after the other or at once; the signal
+    that interrupted it, if one did. A lost target or an internal error is noted on the
+    runner, not raised."""
+    target = runner.context.target
+    try:
+        keys, missing = key_costs(target, scenarios, runner.catalogue)
+        yield RunStarted(
+            runner.run_id,
+            target.display,
+            len(scenarios),
+            keys,
+            missing,
+            runner.options.as_flags(),
+        )
+        if runner.options.concurrency > 1 and len(scenarios) > 1:
+            return (yield from _concurrent(runner, scenarios, finished))
+        return (yield from _sequential(runner, scenarios, finished))
+    except KeyboardInterrupt as stop:
+        return interrupt_name(stop)  # it landed before the first scenario
+    except TargetUnreachable as error:
+        runner.unreachable = runner.context.redact(str(error))
+    except PatgateError:
+        raise
+    except Exception as error:  # the last-resort net: report, clean up, exit 5
+        runner.context.note_internal_error(error)
+    return ""
+
+
+def _why_not_run(runner: ScenarioRunner, interrupted: str) -> str:
+    """Why the scenarios that did not run did not (``""``: every one ran)."""
+    if interrupted:
+        return f"not run: the run was interrupted by {interrupted}"
+    if runner.unreachable:
+        return "not run: the target did not answer"  # why: in the run's verdict
+    if runner.context.lost:
+        return f"not run: {BECAME_UNREACHABLE}"
+    if runner.context.internal_errors:
+        return "not run: the run stopped on an internal error"
+    return ""
+
+
+def _not_run(
+    scenarios: Sequence[Scenario], finished: list[ScenarioFinished], why: str, interrupted: str
+) -> Generator[Event, None, str]:
+    """Add every scenario not finished as skipped for ``why``; the signal that came."""
+    done = {result.scenario_id for result in finished}
+    rest = [_skipped(s, why) for s in scenarios if s.id not in done]
+    finished.extend(rest)
+    if interrupted:
+        return interrupted  # after a signal, the run hurries to its cleanup
+    # A lost or unreachable target: each scenario not run is shown as it is reported.
+    try:
+        for result in rest:
+            yield ScenarioStarted(result.scenario_id, result.title, result.rules)
+            yield result
+    except KeyboardInterrupt as stop:
+        return interrupt_name(stop)  # the run still cleans up and ends
+    return ""
+
+
+def _verdicts(
+    runner: ScenarioRunner, finished: list[ScenarioFinished]
+) -> tuple[tuple[RuleResult, ...], tuple[WaiverNote, ...]]:
+    """Each rule's verdict from the scenarios, without the excluded rules, with the waivers
+    applied (``finished`` takes the waived outcomes); the waivers' notes."""
+    options = runner.options
+    rules = rule_results(
+        runner.catalogue, finished, runner.completed, every_rule=options.every_rule
+    )
+    rules = tuple(rule for rule in rules if rule.rule_id not in options.excluded_rules)
+    if not options.waivers:
+        return rules, ()
+    from patgate.runner.results.waivers import apply_waivers
+
+    rules, waived, notes = apply_waivers(
+        options.waivers,
+        rules,
+        finished,
+        label=options.target_label,
+        display=runner.context.target.display,
+    )
+    finished[:] = waived
+    return rules, notes
+
+
+def _counts(finished: Sequence[ScenarioFinished]) -> dict[str, int]:
+    counts: dict[str, int] = {}
+    for result in finished:
+        counts[result.outcome.value] = counts.get(result.outcome.value, 0) + 1
+    return counts
 
 
 def _sequential(

@@ -1,7 +1,7 @@
 """The scenario format: YAML files validated at load into frozen, typed values.
 
-See ``specs/scenario.schema.json`` for the shape and the README for a walk-through.
-"""
+See ``specs/scenario.schema.json`` for the shape and the runner tutorial
+(docs/tutorials/live-runner.md) for a walk-through."""
 
 from __future__ import annotations
 

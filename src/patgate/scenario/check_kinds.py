@@ -1,13 +1,13 @@
 """The checks an expectation may name: one registry entry per check.
 
 Each entry holds the JSON Schema fragment of the check's argument and of its options, the
-README's line for it, and its builder: ``build(builder, argument, options, where)`` checks
-what a schema cannot (a path parses, a schema file exists) and returns the argument as the
-runner will use it. The check function itself is bound by :mod:`patgate.checks`.
+scenario format page's line for it, and its builder: ``build(builder, argument, options,
+where)`` checks what a schema cannot (a path parses, a schema file exists) and returns the
+argument as the runner will use it. The check function itself is bound by :mod:`patgate.checks`.
 
 To add a check: declare it here (schema, documentation, builder), write its function in
-``checks.py`` under ``@CHECKS.executes("name")``, regenerate the scenario schema and the
-README table (``python -m patgate.scenario.schema_document``), and add a test with its
+``checks.py`` under ``@CHECKS.executes("name")``, regenerate the scenario schema
+(``python -m patgate.scenario.schema_document``), and add a test with its
 injected-fault twin.
 """
 

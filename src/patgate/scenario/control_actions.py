@@ -1,15 +1,14 @@
 """The actions a ``control:`` step may take on a deployment patgate controls.
 
-Each entry holds the JSON Schema fragment of the action's argument, the README's line for
-it and its builder: ``build(builder, argument, where, loop_names)`` checks what a schema
-cannot and notes what the action needs (``request_token`` creates a token). The runner
-binds the executor (:mod:`patgate.runner.execution.control_performer`), which does the
-run's share (the ledger) and asks the target's
-:class:`~patgate.runner.connection.config.Control` to act.
+Each entry holds the JSON Schema fragment of the action's argument, the scenario format page's
+line for it and its builder: ``build(builder, argument, where, loop_names)`` checks what a
+schema cannot and notes what the action needs (``request_token`` creates a token). The runner
+binds the executor (:mod:`patgate.runner.execution.control_performer`), which does the run's
+share (the ledger) and asks the target's :class:`~patgate.runner.connection.config.Control` to act.
 
 To add a control action: an entry here; how it is done, once for every ``Control``, in
 ``runner/connection/control_plane.py`` (a function of the control plane's operations under
-``@_performs("name")``); then regenerate the schema and the README table
+``@_performs("name")``); then regenerate the schema
 (``python -m patgate.scenario.schema_document``). Only an action with a share in the run
 (a token it creates goes into the ledger) also needs an executor in
 ``runner/execution/control_performer.py`` under ``@CONTROL_ACTIONS.executes("name")``.

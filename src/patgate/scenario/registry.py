@@ -2,8 +2,8 @@
 
 One :class:`Entry` binds a name to everything the project knows about it: the JSON Schema
 fragment of its value (the scenario schema is generated from the entries), a line of
-documentation (the README tables are generated from it), its builder (how the loader turns a
-validated value into a typed one) and its executor (how the runner performs it).
+documentation (the site's scenario format page is generated from it), its builder (how the
+loader turns a validated value into a typed one) and its executor (how the runner performs it).
 
 The scenario layer declares entries with their schema, documentation and builder; the layer
 that performs them binds the executor with :meth:`Registry.executes` (``checks`` binds the
@@ -37,9 +37,9 @@ class Entry(Generic[BuildT]):
     build: BuildT
     """What the loader calls to check and type the value (see each registry's module)."""
     syntax: str
-    """How a scenario writes it, for the README table: ``status: 200``."""
+    """How a scenario writes it, for the scenario format page: ``status: 200``."""
     meaning: str
-    """What it does or when it passes, for the README table."""
+    """What it does or when it passes, for the scenario format page."""
     options: Mapping[str, Any] = field(default_factory=dict)
     """Checks only: the JSON Schema fragment of each option beside the check's own key."""
     extra: Mapping[str, Any] = field(default_factory=dict)
@@ -107,7 +107,7 @@ class Registry(Generic[BuildT, ExecT]):
         return len(self._entries)
 
     def table(self, heading: tuple[str, str]) -> str:
-        """The Markdown table of the entries (the README carries it verbatim)."""
+        """The Markdown table of the entries (a page may carry it verbatim)."""
         rows = [f"| {heading[0]} | {heading[1]} |", "|---|---|"]
         rows += [f"| {entry.syntax} | {entry.meaning} |" for entry in self]
         return "\n".join(rows)

@@ -5,8 +5,8 @@ check names and check options come from :data:`~patgate.scenario.step_kinds.STEP
 :data:`~patgate.scenario.control_actions.CONTROL_ACTIONS` and
 :data:`~patgate.scenario.check_kinds.CHECKS`; the rest (ids, rules, captures, loops) is
 written in the file. The loader validates against :func:`scenario_schema`, and a test
-requires the file to equal it. After changing a registry, regenerate the file and the README
-tables::
+requires the file to equal it. After changing a registry, regenerate the file (the site's
+scenario format page is generated from the registries when the site is built)::
 
     python -m patgate.scenario.schema_document
 """
@@ -16,35 +16,17 @@ from __future__ import annotations
 import copy
 import functools
 import json
-import re
-import sys
-from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 from patgate.basics.resources import specs_dir
 from patgate.scenario.check_kinds import CHECKS
-from patgate.scenario.control_actions import CONTROL_ACTIONS
 from patgate.scenario.model import PRINCIPALS
 from patgate.scenario.registry import Registry
 from patgate.scenario.step_kinds import STEP_KINDS
 from patgate.service.target_contract import TARGET_KEYS
 
-__all__ = ["README_TABLES", "render_readme", "scenario_schema", "schema_path", "write"]
-
-README_TABLES: dict[str, tuple[str, tuple[str, str]]] = {
-    "steps": ("STEP_KINDS", ("step", "sends")),
-    "control": ("CONTROL_ACTIONS", ("control action", "does")),
-    "checks": ("CHECKS", ("check", "passes when")),
-}
-"""README marker name -> (registry, table heading); the README holds each table between
-``<!-- registry:NAME -->`` and ``<!-- /registry:NAME -->``."""
-
-_REGISTRIES: dict[str, Registry[Any, Any]] = {
-    "STEP_KINDS": STEP_KINDS,
-    "CONTROL_ACTIONS": CONTROL_ACTIONS,
-    "CHECKS": CHECKS,
-}
+__all__ = ["scenario_schema", "schema_path", "write"]
 
 
 def schema_path() -> Path:
@@ -117,29 +99,11 @@ def scenario_schema() -> dict[str, Any]:
     return copy.deepcopy(json.loads(_generated()))
 
 
-def render_readme(text: str) -> str:
-    """``text`` (the README) with each registry table regenerated between its markers."""
-    for marker, (registry, heading) in README_TABLES.items():
-        table = _REGISTRIES[registry].table(heading)
-        pattern = re.compile(
-            rf"(<!-- registry:{marker} -->\n)(?:.*?\n)?(<!-- /registry:{marker} -->)", re.DOTALL
-        )
-        text, count = pattern.subn(_replacement(table), text)
-        if count != 1:
-            raise ValueError(f"the README has no single <!-- registry:{marker} --> table")
-    return text
-
-
-def _replacement(table: str) -> Callable[[re.Match[str]], str]:
-    return lambda match: f"{match.group(1)}{table}\n{match.group(2)}"
-
-
-def write(readme: Path) -> None:
-    """Rewrite the schema file and the README's registry tables."""
+def write() -> None:
+    """Rewrite the schema file."""
     text = json.dumps(scenario_schema(), indent=2, ensure_ascii=False) + "\n"
     schema_path().write_text(text, encoding="utf-8")
-    readme.write_text(render_readme(readme.read_text(encoding="utf-8")), encoding="utf-8")
 
 
 if __name__ == "__main__":
-    write(Path(sys.argv[1]) if len(sys.argv) > 1 else Path("README.md"))
+    write()

@@ -1,14 +1,14 @@
 """The kinds of step a scenario may hold: one registry entry per kind.
 
-Each entry holds the JSON Schema fragment of the step's value, the README's line for it and
-its builder: ``build(builder, value, raw_step, where, loop_names) -> Request`` types the
-value and notes on the :class:`~patgate.scenario.building.Building` what the step needs of a
+Each entry holds the JSON Schema fragment of the step's value, the scenario format page's line
+for it and its builder: ``build(builder, value, raw_step, where, loop_names) -> Request`` types
+the value and notes on the :class:`~patgate.scenario.building.Building` what the step needs of a
 target (keys, writes, control, waits). The runner binds the executor that sends it
 (:mod:`patgate.runner.execution.step_senders`).
 
 To add a step kind: a frozen request dataclass deriving from ``Request`` and an entry, both
 here; an executor in ``runner/execution/step_senders.py`` under
-``@STEP_KINDS.executes("name")``, then regenerate the schema and the README table
+``@STEP_KINDS.executes("name")``, then regenerate the schema
 (``python -m patgate.scenario.schema_document``).
 """
 

@@ -6,6 +6,7 @@ HTML is built with :func:`~patgate.ui.markup.html` (escaping by default)."""
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from datetime import datetime, timezone
 from urllib.parse import urlencode, urlsplit
 
@@ -26,12 +27,13 @@ from patgate.ui.markup import (
     table,
     when,
 )
-from patgate.ui.once import Notice
+from patgate.ui.one_time_handles import Notice
 from patgate.ui.operations import Membership, RequestFilter
-from patgate.ui.words import exact_time, fault_frequency
+from patgate.ui.readable_text import exact_time, fault_frequency
 from patgate.wire.request_log import DROPPED, LoggedRequest
 
 __all__ = [
+    "RateLimit",
     "confirm_remove",
     "confirm_reset",
     "describe_fault",
@@ -413,43 +415,51 @@ def _filters_form(
 _PRESETS = ((300, "5 minutes"), (3600, "1 hour"), (86400, "1 day"), (400 * 86400, "400 days"))
 
 
-def inspector(
-    view: View,
-    memberships: Sequence[Membership],
-    now: datetime,
-    entries: Sequence[LoggedRequest],
-    filters: RequestFilter,
-    choices: tuple[Sequence[str], Sequence[str]],
-    faults: Sequence[FaultRule],
-    rate_limit: bool,
-    shown: Notice | None,
-    name_of: NameOf,
-) -> Document:
-    """Users and roles, the clock, the requests, the fault rules and the reset."""
+@dataclass(frozen=True)
+class RateLimit:
+    """The GraphQL rate limit as the inspector shows it."""
+
+    on: bool
+    """Whether it is switched on."""
+    per_minute: int | None
+    """Requests per minute per key, from the active profile; ``None``: the profile sets none."""
+
+    def wording(self) -> str:
+        """What the limit is, in words."""
+        if self.per_minute is None:
+            return "no limit in the active profile"
+        return f"{self.per_minute} requests per minute per key"
+
+
+def _users_section(view: View, memberships: Sequence[Membership]) -> Markup:
+    """Each member with their role picker, and a removal unless they are the last admin."""
     admins: dict[str, int] = {}
     for row in memberships:
         if row.role is Role.ADMIN:
             admins[row.organization.id] = admins.get(row.organization.id, 0) + 1
+
+    def change(row: Membership, index: int) -> Markup:
+        last_admin = row.role is Role.ADMIN and admins.get(row.organization.id, 0) <= 1
+        return html(
+            '<div class="actions">{}{}</div>',
+            _role_form(view, row, index),
+            _remove_link(view, row, last_admin),
+        )
+
     rows = [
         _row(
             cell("Name", long_text(row.user.name)),
             cell("Organization", long_text(row.organization.name)),
             cell("Role", role_name(row.role)),
-            cell(
-                "Change",
-                html(
-                    '<div class="actions">{}{}</div>',
-                    _role_form(view, row, i),
-                    _remove_link(
-                        view,
-                        row,
-                        row.role is Role.ADMIN and admins.get(row.organization.id, 0) <= 1,
-                    ),
-                ),
-            ),
+            cell("Change", change(row, i)),
         )
         for i, row in enumerate(memberships)
     ]
+    return table("Users and roles", ("Name", "Organization", "Role", "Change"), rows, "No users.")
+
+
+def _clock_section(view: View, now: datetime) -> Markup:
+    """The fake's time, a field to advance it and the presets."""
     seconds_field = Markup(
         '<div class="field"><label for="advance-seconds">Advance by (seconds)</label>'
         '<input id="advance-seconds" name="seconds" type="number" min="1" step="1" '
@@ -459,28 +469,38 @@ def inspector(
         post_form(view, "/inspector/clock", [hidden("seconds", str(s))], f"+ {label}")
         for s, label in _PRESETS
     )
+    return html(
+        "<p>The fake's time is {now}. Client tokens expire against it; personal access "
+        "tokens never do.</p>{advance}"
+        '<div class="actions presets">{presets}</div>',
+        now=when(now),
+        advance=post_form(view, "/inspector/clock", [seconds_field], "Advance", form_class="stack"),
+        presets=presets,
+    )
+
+
+_CLEAR = "Remove every rule"
+
+
+def _faults_section(view: View, faults: Sequence[FaultRule], rate_limit: RateLimit) -> Markup:
+    """The rate limit's state and switch, the fault rules, and the form that clears them."""
     rate_form = post_form(
         view,
         "/inspector/faults",
-        [hidden("action", "rate-limit"), hidden("on", "false" if rate_limit else "true")],
-        "Switch the rate limit off" if rate_limit else "Switch the rate limit on",
+        [hidden("action", "rate-limit"), hidden("on", "false" if rate_limit.on else "true")],
+        "Switch the rate limit off" if rate_limit.on else "Switch the rate limit on",
         css="quiet",
     )
     clear_form = (
-        post_form(
-            view,
-            "/inspector/faults",
-            [hidden("action", "clear")],
-            "Remove every rule",
-            css="danger",
-        )
-        if faults or rate_limit
+        post_form(view, "/inspector/faults", [hidden("action", "clear")], _CLEAR, css="danger")
+        if faults or rate_limit.on
         else _NOTHING
     )
-    fault_list = html(
-        '<p class="cap">The GraphQL rate limit (60 requests per minute per key) is '
+    return html(
+        '<p class="cap">The GraphQL rate limit ({}) is '
         '<strong>{}</strong>.</p>{}<div class="actions">{}{}</div>',
-        "on" if rate_limit else "off",
+        rate_limit.wording(),
+        "on" if rate_limit.on else "off",
         table(
             "Fault rules",
             ("Rule", "What it does", "Fired", "Action"),
@@ -490,6 +510,21 @@ def inspector(
         rate_form,
         clear_form,
     )
+
+
+def inspector(
+    view: View,
+    memberships: Sequence[Membership],
+    now: datetime,
+    entries: Sequence[LoggedRequest],
+    filters: RequestFilter,
+    choices: tuple[Sequence[str], Sequence[str]],
+    faults: Sequence[FaultRule],
+    rate_limit: RateLimit,
+    shown: Notice | None,
+    name_of: NameOf,
+) -> Document:
+    """Users and roles, the clock, the requests, the fault rules and the reset."""
     users, operations = choices
     chosen = (("user", filters.user), ("status", filters.status), ("operation", filters.operation))
     refresh = f"{view.base}/inspector/requests?" + urlencode({k: v for k, v in chosen if v})
@@ -498,9 +533,7 @@ def inspector(
         '<section aria-labelledby="users-heading"><h2 id="users-heading">Users and roles</h2>'
         "{users}</section>"
         '<section aria-labelledby="clock-heading"><h2 id="clock-heading">Clock</h2>'
-        "<p>The fake's time is {now}. Client tokens expire against it; personal access "
-        "tokens never do.</p>{advance}"
-        '<div class="actions presets">{presets}</div></section>'
+        "{clock}</section>"
         '<section aria-labelledby="requests-heading"><h2 id="requests-heading">Requests</h2>'
         "<p class='help'>Newest first, the latest 50 that match; the page's own requests "
         "are left out. Credentials are redacted. "
@@ -513,17 +546,13 @@ def inspector(
         '<p><a class="button danger" href="{base}/inspector/reset">Reset the fake…</a></p>'
         "</section>",
         notice=notice(shown),
-        users=table(
-            "Users and roles", ("Name", "Organization", "Role", "Change"), rows, "No users."
-        ),
-        now=when(now),
-        advance=post_form(view, "/inspector/clock", [seconds_field], "Advance", form_class="stack"),
-        presets=presets,
+        users=_users_section(view, memberships),
+        clock=_clock_section(view, now),
         base=view.base,
         filters=_filters_form(view, filters, users, operations, name_of),
         refresh=refresh,
         requests=requests_table(view, entries, name_of),
-        faults=fault_list,
+        faults=_faults_section(view, faults, rate_limit),
         fault_form=_fault_form(view),
     )
     return Document("Inspector", main, section="inspector")

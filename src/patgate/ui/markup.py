@@ -20,9 +20,9 @@ from markupsafe import Markup
 from markupsafe import escape as _escape
 
 from patgate.fake.model import Role
-from patgate.ui.once import Notice
+from patgate.ui.one_time_handles import Notice
 from patgate.ui.operations import Identity
-from patgate.ui.words import exact_time, readable_time
+from patgate.ui.readable_text import exact_time, readable_time
 
 __all__ = [
     "Document",

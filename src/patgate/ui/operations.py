@@ -383,3 +383,7 @@ class UiOperations:
     def rate_limit(self) -> bool:
         """Whether the published GraphQL rate limit is switched on."""
         return self.control.faults.rate_limit
+
+    def requests_per_minute(self) -> int | None:
+        """The rate limit per key of the active profile; ``None``: the profile sets none."""
+        return self.deployment.profile.requests_per_minute

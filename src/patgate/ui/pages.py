@@ -28,9 +28,9 @@ from patgate.ui.markup import (
     when,
 )
 from patgate.ui.markup import notice as notice_html
-from patgate.ui.once import LIFETIME, Notice
+from patgate.ui.one_time_handles import LIFETIME, Notice
 from patgate.ui.operations import Membership, PendingRequest
-from patgate.ui.words import plain_duration, refusal
+from patgate.ui.readable_text import plain_duration, refusal
 
 __all__ = [
     "approvals",
@@ -175,41 +175,58 @@ def tokens(
     beside the form with the name the person typed kept.
     """
     shown = notice  # the parameter hides markup's notice(): notice_html() draws it
-    rows = []
-    for record in records:
-        delete_href = f"{view.base}/tokens/delete?id={_query(record.id)}"
-        rows.append(
-            html(
-                "<tr>{}</tr>",
-                join(
-                    (
-                        cell("Name", long_text(record.name, css="name")),
-                        cell("Token", _masked(record.masked)),
-                        cell("Created", when(record.created_date)),
-                        cell("Last used", when(record.last_used_date)),
-                        cell("Status", _status_badge(record)),
-                        cell(
-                            "Action",
-                            html(
-                                '<a class="button danger" href="{}">Delete{}</a>',
-                                delete_href,
-                                _hidden_label(record.name),
-                            ),
-                        ),
-                    )
-                ),
-            )
-        )
-    held = len(records)
+    is_admin = view.identity is not None and view.identity.is_admin
+    button = "Create token" if is_admin else "Request token"
+    field = _name_field(name, is_admin, problem, status)
+    main = html(
+        "{}<h1>Personal access tokens</h1>{}{}<h2>{}</h2>{}",
+        notice_html(shown),
+        _cap_line(len(records), cap),
+        table(
+            "Your tokens",
+            ("Name", "Token", "Created", "Last used", "Status", "Action"),
+            [_token_row(view, record) for record in records],
+            "You have no tokens yet.",
+        ),
+        button,
+        post_form(view, "/tokens", [field], button, form_class="stack"),
+    )
+    return Document("Tokens", main, section="tokens", status=status)
+
+
+def _token_row(view: View, record: PatRecord) -> Markup:
+    """One token: its name, masked value, dates, status and a link to delete it."""
+    delete_href = f"{view.base}/tokens/delete?id={_query(record.id)}"
+    delete = html(
+        '<a class="button danger" href="{}">Delete{}</a>',
+        delete_href,
+        _hidden_label(record.name),
+    )
+    cells = (
+        cell("Name", long_text(record.name, css="name")),
+        cell("Token", _masked(record.masked)),
+        cell("Created", when(record.created_date)),
+        cell("Last used", when(record.last_used_date)),
+        cell("Status", _status_badge(record)),
+        cell("Action", delete),
+    )
+    return html("<tr>{}</tr>", join(cells))
+
+
+def _cap_line(held: int, cap: int) -> Markup:
+    """How many tokens the person holds of the cap; at the cap, what to do first."""
     full = held >= cap
-    cap_line = html(
+    return html(
         '<p id="cap" class="cap{}">You hold {} of {} tokens.{}</p>',
         " full" if full else "",
         held,
         cap,
         " Delete one before creating another." if full else "",
     )
-    is_admin = view.identity is not None and view.identity.is_admin
+
+
+def _name_field(name: str, is_admin: bool, problem: DomainError | None, status: int) -> Markup:
+    """The create form's name field: what happens next, and the refusal beside it."""
     explain = (
         "As an admin, your token is usable at once. Its value is shown once, right after you "
         "create it."
@@ -227,7 +244,7 @@ def tokens(
         )
     else:
         problem_html = _NOTHING
-    field = html(
+    return html(
         '<div class="field"><label for="token-name">Token name</label>'
         '<input id="token-name" name="name" type="text" required maxlength="255" '
         'autocomplete="off" value="{}" aria-describedby="{}"{}>'
@@ -238,21 +255,6 @@ def tokens(
         explain,
         problem_html,
     )
-    button = "Create token" if is_admin else "Request token"
-    main = html(
-        "{}<h1>Personal access tokens</h1>{}{}<h2>{}</h2>{}",
-        notice_html(shown),
-        cap_line,
-        table(
-            "Your tokens",
-            ("Name", "Token", "Created", "Last used", "Status", "Action"),
-            rows,
-            "You have no tokens yet.",
-        ),
-        button,
-        post_form(view, "/tokens", [field], button, form_class="stack"),
-    )
-    return Document("Tokens", main, section="tokens", status=status)
 
 
 def reveal(view: View, record: PatRecord, value: str) -> Document:

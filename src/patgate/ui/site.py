@@ -6,7 +6,7 @@ checked (:mod:`patgate.ui.access`); then pages are rendered on the server, and a
 is checked for cross-site forgery, carried out through
 :class:`~patgate.ui.operations.UiOperations` and answered with a redirect (post, redirect,
 get): a reload or the back button never repeats an action. What the answer must say (a
-notice, a new token's value) is kept behind a one-time handle (:mod:`patgate.ui.once`).
+notice, a new token's value) is kept behind a one-time handle (:mod:`patgate.ui.one_time_handles`).
 
 Every refusal is a 4xx page saying what happened and what to do next: a rule of the fake,
 a malformed form, a forged post, an unknown path or method.
@@ -23,10 +23,10 @@ from patgate.fake.model import Role
 from patgate.ui import inspector_page, pages
 from patgate.ui.access import KEY_PARAMETER, UiAccess
 from patgate.ui.markup import Document, View, render_document
-from patgate.ui.once import Notice, OneTimeStore, Reveal
+from patgate.ui.one_time_handles import Notice, OneTimeStore, Reveal
 from patgate.ui.operations import Identity, RequestFilter, UiOperations
+from patgate.ui.readable_text import plain_duration, readable_time
 from patgate.ui.session import CSRF_COOKIE, USER_COOKIE, CsrfGuard, Session, request_cookies
-from patgate.ui.words import plain_duration, readable_time
 from patgate.wire.endpoint import media_type
 from patgate.wire.forms import parse_form
 from patgate.wire.messages import WireRequest, WireResponse
@@ -117,7 +117,7 @@ class _Call:
     def notice(self) -> Notice | None:
         """The notice the redirect to this page carries, once (a reload shows none)."""
         handle = self.query.get("note", "")
-        return self.ui.once.take_notice(self.owner, handle) if handle else None
+        return self.ui.handles.take_notice(self.owner, handle) if handle else None
 
 
 class _Redirect(Exception):
@@ -147,7 +147,7 @@ class ManagementUi:
         self.base_path = parts.path.rstrip("/")
         self.access = access
         self.csrf = CsrfGuard(access.hosts)
-        self.once = OneTimeStore()
+        self.handles = OneTimeStore()
         self._routes: dict[str, dict[str, Handler]] = {
             "/": {"GET": _who},
             "/sign-in": {"GET": _signed_in_already, "POST": _signed_in_already},
@@ -208,6 +208,7 @@ class ManagementUi:
         except _Redirect as redirect:
             return self._redirect(redirect, call.owner if call is not None else "")
         except DomainError as error:
+            error.answered()
             return self._refusal(request, status_of(error), error.message, call, error)
         except HttpRefusal as refusal:
             return self._refusal(request, refusal.status, refusal.message, call)
@@ -230,6 +231,7 @@ class ManagementUi:
         except _Redirect as redirect:
             return self._redirect(redirect, "")
         except DomainError as error:
+            error.answered()
             return self._refusal(request, status_of(error), error.message, call, error)
         except HttpRefusal as refusal:
             return self._refusal(request, refusal.status, refusal.message, call)
@@ -240,7 +242,7 @@ class ManagementUi:
     def _redirect(self, redirect: _Redirect, owner: str) -> WireResponse:
         location, hash_mark, fragment = (self.base_path + redirect.location).partition("#")
         if redirect.notice is not None:
-            handle = self.once.put(redirect.owner or owner, redirect.notice)
+            handle = self.handles.put(redirect.owner or owner, redirect.notice)
             location += ("&" if "?" in location else "?") + urlencode({"note": handle})
         location += hash_mark + fragment
         headers = [("Location", location)]
@@ -362,6 +364,7 @@ def _create(call: _Call) -> Document:
     try:
         created = operations.request_token(identity, name)
     except DomainError as error:
+        error.answered()
         # Nothing changed: the refusal is shown beside the form, with the name kept.
         return pages.tokens(
             call.view,
@@ -371,13 +374,13 @@ def _create(call: _Call) -> Document:
             status=status_of(error),
             name=name,
         )
-    handle = call.ui.once.put(identity.user.id, Reveal(created.record, created.value))
+    handle = call.ui.handles.put(identity.user.id, Reveal(created.record, created.value))
     raise _Redirect("/tokens/created?" + urlencode({"handle": handle}))
 
 
 def _created(call: _Call) -> Document:
     identity = call.person()
-    reveal = call.ui.once.take_reveal(identity.user.id, call.query.get("handle", ""))
+    reveal = call.ui.handles.take_reveal(identity.user.id, call.query.get("handle", ""))
     if reveal is None:
         return pages.reveal_gone(call.view)
     if reveal.value is None:
@@ -442,7 +445,7 @@ def _inspector(call: _Call) -> Document:
         filters,
         operations.request_choices(hidden_prefix=call.ui.ui_url),
         operations.active_faults(),
-        operations.rate_limit(),
+        inspector_page.RateLimit(operations.rate_limit(), operations.requests_per_minute()),
         call.notice(),
         operations.user_name,
     )

@@ -309,6 +309,7 @@ class ControlApi:
         except ControlRefusal as refusal:
             return _error(refusal.status, refusal.code, str(refusal))
         except DomainError as error:
+            error.answered()
             status = status_of(error)
             # A rule refusing a value sent is the same mistake as a bad field, whichever
             # operation it came through; 403, 404 and 409 keep the service's codes.

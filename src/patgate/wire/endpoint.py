@@ -116,6 +116,7 @@ class Endpoint(ABC):
             answer = self.render(error.status, error.code, error.message, error.headers, error)
         else:
             profile = self.deployment.profile
+            error.answered()
             shaped = answer_of(error, profile if self.profiled else None)
             message = shaped.message or error.message
             if self.operation is not None and shaped.kind is not None:

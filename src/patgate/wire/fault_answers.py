@@ -18,7 +18,7 @@ from contextvars import ContextVar
 from patgate.basics.behaviours import OBSERVERS, note
 from patgate.basics.reasons import Reason
 from patgate.errors import PatgateError
-from patgate.fake.deployment import Authentications, Deployment
+from patgate.fake.deployment import AcceptedCallers, Deployment
 from patgate.fake.faults import CallSite, FaultAction
 from patgate.fake.model import Principal
 from patgate.wire.messages import WireRequest, WireResponse, json_response
@@ -62,13 +62,14 @@ def _bearer(request: WireRequest) -> str | None:
 
 
 def request_credential(
-    deployment: Deployment, request: WireRequest, heard: Authentications | None = None
+    deployment: Deployment, request: WireRequest, accepted: AcceptedCallers | None = None
 ) -> Principal | None:
     """Who ``request``'s bearer speaks for (user and kind of token), or ``None``: as
-    ``deployment`` authenticated it while ``heard`` listened, else as it identifies it."""
+    ``deployment`` accepted it as while ``accepted`` was noting callers, else as it
+    identifies it."""
     bearer = _bearer(request)
-    if heard is not None and bearer is not None:
-        principal = heard.principal(deployment, bearer)
+    if accepted is not None and bearer is not None:
+        principal = accepted.principal(deployment, bearer)
         if principal is not None:
             return principal
     return deployment.identify(bearer)

@@ -173,6 +173,9 @@ class GraphEndpoint(Endpoint):
         principal = authenticate_bearer(self.deployment, request, parameter_names(call.query))
         document, variables, operation_name = _graph_request(_json_object(request.body))
         outcome = _executor()(self.deployment, principal, document, variables, operation_name)
+        for problem in outcome.problems:
+            if isinstance(problem.cause, DomainError):
+                problem.cause.answered()
         answer = json_response(*graph_answer(outcome, self.deployment.profile))
         return with_reason(answer, _problem_reason(outcome)) if outcome.problems else answer
 

@@ -10,10 +10,11 @@ request's deadline, which the caller sets for its own thread.
 
 from __future__ import annotations
 
+import functools
 import ssl
 import threading
 import time
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any
 
@@ -63,15 +64,35 @@ def deadline_transport(deadlines: Deadlines, *, connections: int = 1) -> httpx.H
 
     from patgate.guards.httpx_private import use_pool
 
+    transport = httpx.HTTPTransport(verify=True, trust_env=False)
+    # httpx builds its connection pool without a way to pass a network backend; the pool
+    # it would build, with the backend added.
+    pool = httpcore.ConnectionPool(
+        ssl_context=httpx.create_ssl_context(verify=True, trust_env=False),
+        network_backend=_backend_type()(deadlines),
+        max_connections=connections,
+        max_keepalive_connections=connections,
+    )
+    use_pool(transport, pool)
+    return transport
+
+
+@functools.cache
+def _stream_type() -> Callable[[httpcore.NetworkStream, Deadlines], httpcore.NetworkStream]:
+    """A network stream whose reads and writes keep to the deadlines (made once: httpcore
+    is imported only when a transport is)."""
+    import httpcore
+
     class _Stream(httpcore.NetworkStream):
-        def __init__(self, inner: httpcore.NetworkStream) -> None:
+        def __init__(self, inner: httpcore.NetworkStream, deadlines: Deadlines) -> None:
             self._inner = inner
+            self._deadlines = deadlines
 
         def read(self, max_bytes: int, timeout: float | None = None) -> bytes:
-            return self._inner.read(max_bytes, deadlines.bound(timeout))
+            return self._inner.read(max_bytes, self._deadlines.bound(timeout))
 
         def write(self, buffer: bytes, timeout: float | None = None) -> None:
-            self._inner.write(buffer, deadlines.bound(timeout, reading=False))
+            self._inner.write(buffer, self._deadlines.bound(timeout, reading=False))
 
         def close(self) -> None:
             self._inner.close()
@@ -82,15 +103,27 @@ def deadline_transport(deadlines: Deadlines, *, connections: int = 1) -> httpx.H
             server_hostname: str | None = None,
             timeout: float | None = None,
         ) -> httpcore.NetworkStream:
-            bound = deadlines.bound(timeout)
-            return _Stream(self._inner.start_tls(ssl_context, server_hostname, bound))
+            bound = self._deadlines.bound(timeout)
+            inner = self._inner.start_tls(ssl_context, server_hostname, bound)
+            return _Stream(inner, self._deadlines)
 
         def get_extra_info(self, info: str) -> Any:
             return self._inner.get_extra_info(info)
 
+    return _Stream
+
+
+@functools.cache
+def _backend_type() -> Callable[[Deadlines], httpcore.NetworkBackend]:
+    """A network backend whose connections keep to the deadlines (made once)."""
+    import httpcore
+
+    stream = _stream_type()
+
     class _Backend(httpcore.NetworkBackend):
-        def __init__(self) -> None:
+        def __init__(self, deadlines: Deadlines) -> None:
             self._inner = httpcore.SyncBackend()
+            self._deadlines = deadlines
 
         def connect_tcp(
             self,
@@ -100,10 +133,9 @@ def deadline_transport(deadlines: Deadlines, *, connections: int = 1) -> httpx.H
             local_address: str | None = None,
             socket_options: Iterable[Any] | None = None,
         ) -> httpcore.NetworkStream:
-            bound = deadlines.bound(timeout)
-            return _Stream(
-                self._inner.connect_tcp(host, port, bound, local_address, socket_options)
-            )
+            bound = self._deadlines.bound(timeout)
+            inner = self._inner.connect_tcp(host, port, bound, local_address, socket_options)
+            return stream(inner, self._deadlines)
 
         def connect_unix_socket(
             self,
@@ -111,20 +143,11 @@ def deadline_transport(deadlines: Deadlines, *, connections: int = 1) -> httpx.H
             timeout: float | None = None,
             socket_options: Iterable[Any] | None = None,
         ) -> httpcore.NetworkStream:
-            bound = deadlines.bound(timeout)
-            return _Stream(self._inner.connect_unix_socket(path, bound, socket_options))
+            bound = self._deadlines.bound(timeout)
+            inner = self._inner.connect_unix_socket(path, bound, socket_options)
+            return stream(inner, self._deadlines)
 
         def sleep(self, seconds: float) -> None:
             self._inner.sleep(seconds)
 
-    transport = httpx.HTTPTransport(verify=True, trust_env=False)
-    # httpx builds its connection pool without a way to pass a network backend; the pool
-    # it would build, with the backend added.
-    pool = httpcore.ConnectionPool(
-        ssl_context=httpx.create_ssl_context(verify=True, trust_env=False),
-        network_backend=_Backend(),
-        max_connections=connections,
-        max_keepalive_connections=connections,
-    )
-    use_pool(transport, pool)
-    return transport
+    return _Backend

@@ -35,6 +35,8 @@ from patgate.runner.model import Observed, Sent
 from patgate.service.target_contract import TARGET_KEYS
 
 if TYPE_CHECKING:
+    import httpx
+
     from patgate.runner.connection.config import Target
 
 __all__ = [
@@ -215,10 +217,50 @@ class Exchange:
         content: str | None,
         basic: tuple[str, str] | None,
     ) -> Observed:
-        import httpx
-
         where = f"{method} {_origin(url)}"
         self._check_destination(where, url, [headers, params, form, json, content], basic)
+        request = self._build(
+            where,
+            method,
+            url,
+            headers=headers,
+            params=params,
+            form=form,
+            json=json,
+            content=content,
+            basic=basic,
+        )
+        status, body, fields = self._answer_to(request, where, url, self._time_left(where))
+        with self._counting:
+            self.answered += 1
+            self.unreachable = ""
+        sent = Sent(
+            request.method,
+            str(request.url),
+            tuple(request.headers.items()),
+            request.content[:_SENT_BODY].decode("utf-8", "replace"),
+        )
+        observed = Observed(status, body, fields, kind, sent)
+        if self._observe is not None:
+            self._observe(observed)
+        return observed
+
+    def _build(
+        self,
+        where: str,
+        method: str,
+        url: str,
+        *,
+        headers: Mapping[str, str] | None,
+        params: Mapping[str, Any] | None,
+        form: Mapping[str, Any] | None,
+        json: Any,
+        content: str | None,
+        basic: tuple[str, str] | None,
+    ) -> httpx.Request:
+        """The request, not sent; one that cannot be built is a RequestFailed (not sent)."""
+        import httpx
+
         try:
             request = self._client.build_request(
                 method,
@@ -233,16 +275,29 @@ class Exchange:
                 request = next(httpx.BasicAuth(*basic).auth_flow(request))
         except (httpx.HTTPError, httpx.InvalidURL, ValueError, TypeError) as error:
             raise RequestFailed(f"{where}: cannot build the request: {error}", sent=False) from None
+        return request
+
+    def _time_left(self, where: str) -> float:
+        """Seconds this request may take: the deadline, within the cleanup's cutoff."""
         deadline = self._deadline
         if self._cutoff is not None:
             deadline = min(deadline, self._cutoff - time.monotonic())
             if deadline <= 0:
                 raise RequestFailed(f"{where}: not sent: the time to clean up ran out", sent=False)
+        return deadline
+
+    def _answer_to(
+        self, request: httpx.Request, where: str, url: str, deadline: float
+    ) -> tuple[int, str, dict[str, str]]:
+        """Send ``request`` and read the answer within ``deadline``; whatever goes wrong is a
+        RequestFailed, or TargetUnreachable when the target never answered this run."""
+        import httpx
+
         try:
             with self._deadlines.within(deadline):
                 response = self._client.send(request, stream=True)
                 try:
-                    status, body, fields = self._read(response, where)
+                    return self._read(response, where)
                 finally:
                     response.close()
         except RequestFailed:
@@ -270,19 +325,6 @@ class Exchange:
             raise RequestFailed(
                 f"{where}: the answer could not be read: {type(error).__name__}: {error}"
             ) from None
-        with self._counting:
-            self.answered += 1
-            self.unreachable = ""
-        sent = Sent(
-            request.method,
-            str(request.url),
-            tuple(request.headers.items()),
-            request.content[:_SENT_BODY].decode("utf-8", "replace"),
-        )
-        observed = Observed(status, body, fields, kind, sent)
-        if self._observe is not None:
-            self._observe(observed)
-        return observed
 
     def _read(self, response: Any, where: str) -> tuple[int, str, dict[str, str]]:
         """Status, text and headers of ``response``, its body decoded within the size cap."""

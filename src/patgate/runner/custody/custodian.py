@@ -12,18 +12,9 @@ the ledger does not hold is refused and never sent. At the end, :meth:`Custodian
 deletes whatever is still outstanding, settles what is still unknown, and lists once more to
 check that what the ledger calls deleted is gone.
 
-A listing is read entry by entry (:func:`~patgate.runner.connection.answers.token_listing`): an
-entry that does not decode fully (an id that is not text, a name that is a list, no object
-at all) is never deleted and never proof that a token is the run's, and it never shows a
-token absent whose id or name it carries; the entries that decode still settle creates and
-deletes. A create whose listings held such entries fails once it is settled
-(:class:`MalformedListing`, naming each entry's index and field).
-
-A caller that asks for it (calibration's probes, each of whose creates is one request on a
-slow network) may let the creator's latest listing stand for the one before a create: an
-older listing proves as much, since the token must still be listed under the run's fresh
-name, and the ids this custodian deleted since are left out of it (a deployment may give a
-deleted id to the next token).
+A listing is read entry by entry and remembered per creator
+(:mod:`~patgate.runner.custody.creator_listings`); an entry that is not a token is never
+deleted and never proof that a token is the run's.
 
 Those end-of-run deletes (and ``patgate cleanup``'s) are sent only for an entry made on the
 same deployment (:class:`~patgate.runner.custody.ledger.TargetIdentity`) whose id its creator still
@@ -33,7 +24,6 @@ a mismatch and left alone, and an entry that cannot be checked stays open.
 
 from __future__ import annotations
 
-import hashlib
 import threading
 import time
 from collections.abc import Callable, Iterable, Mapping
@@ -42,13 +32,24 @@ from typing import Any
 from patgate.checks import delete_succeeded
 from patgate.errors import CreateRefused, RequestFailed, UnexpectedAnswer, WrongIdAnswered
 from patgate.guards.redaction import Secret
-from patgate.runner.connection.answers import TokenListing, created_token, token_listing
+from patgate.runner.connection.answers import TokenListing
 from patgate.runner.connection.documents import Documents
 from patgate.runner.connection.retries import RETRY_STATUSES, RetryPolicy
+from patgate.runner.custody.create_answers import (
+    PAT_CAP,
+    MalformedListing,
+    created_token_id,
+    judge_claimed_id,
+    malformed_note,
+    refused_create,
+    shown_id,
+)
+from patgate.runner.custody.creator_listings import CreatorListings
 from patgate.runner.custody.ledger import Ledger, LedgerEntry, LedgerState, TargetIdentity
 from patgate.runner.model import Observed
 
 __all__ = [
+    "PAT_CAP",
     "Custodian",
     "GraphqlSend",
     "MalformedListing",
@@ -63,70 +64,6 @@ DocumentSend = Callable[[str, Mapping[str, Any] | None], Observed]
 """``(query, variables) -> answer``, with the caller's bearer and headers."""
 
 _FALLBACK_KEY = "admin_token"
-_MALFORMED_SHOWN = 3
-"""Malformed entries a message quotes (the rest are counted)."""
-
-
-class MalformedListing(UnexpectedAnswer):
-    """A create was settled, but a listing it took held entries that are not tokens: left
-    out (never deleted, never proof that a token is the run's). ``observed`` is the
-    create's answer, for a caller that reports the finding and goes on."""
-
-    def __init__(self, problems: list[str], observed: Observed) -> None:
-        super().__init__(_malformed_note(problems))
-        self.problems = tuple(problems)
-        """Each malformed entry: its index and field, and what came."""
-        self.observed = observed
-
-
-def _malformed_note(problems: list[str]) -> str:
-    """What a create's listings held that is not a token, each entry by its index and field."""
-    count = len(problems)
-    shown = "; ".join(problems[:_MALFORMED_SHOWN])
-    if count > _MALFORMED_SHOWN:
-        shown += f"; and {count - _MALFORMED_SHOWN} more"
-    entries = "a malformed entry" if count == 1 else f"{count} malformed entries"
-    return f"the creator's listing holds {entries}, never deleted nor taken as proof: {shown}"
-
-
-PAT_CAP = 5
-"""The documented cap of PATs per user: a create refused while the creator lists this many
-was refused at the cap, whatever else the answer says."""
-
-
-def created_token_id(observed: Observed) -> str | None:
-    """The id in a ``createPersonalAccessToken`` answer, if there is one (``None`` for an
-    answer that is not a GraphQL object: an HTML error page, a bare 503).
-    :class:`UnexpectedAnswer` when the answer names one of the wrong shape."""
-    if not isinstance(observed.body, dict):
-        return None
-    created = created_token(observed)
-    return created.id if created is not None else None
-
-
-def _shown(token_id: str, limit: int = 200) -> str:
-    """An id as a message quotes it: ``repr``, cut to ``limit`` characters."""
-    text = repr(token_id)
-    return text if len(text) <= limit else text[: limit - 4] + "...'"
-
-
-def _digest(bearer: str) -> bytes:
-    """A key for ``bearer`` that does not hold it."""
-    return hashlib.sha256(bearer.encode("utf-8", "surrogatepass")).digest()
-
-
-def refused_create(observed: Observed) -> bool:
-    """Whether an answer clearly says the create was not done: a 4xx other than 429, or
-    GraphQL errors with the field null."""
-    if 400 <= observed.status < 500 and observed.status not in RETRY_STATUSES:
-        return True
-    body = observed.body
-    if observed.status != 200 or not isinstance(body, dict) or not body.get("errors"):
-        return False
-    data = body.get("data")
-    return data is None or (
-        isinstance(data, dict) and data.get("createPersonalAccessToken") is None
-    )
 
 
 class Custodian:
@@ -161,10 +98,8 @@ class Custodian:
         self._bearers: dict[str, Secret] = {}
         self._before: dict[str, frozenset[str] | None] = {}
         """Per create: the ids its creator listed just before it (``None``: no listing)."""
-        self._latest: dict[bytes, frozenset[str]] = {}
-        """Per creator (by a digest of its bearer): the ids its latest listing showed, less
-        those deleted since (what :meth:`create` may reuse as the listing before)."""
-        self._thread = threading.local()  # each scenario's thread has its own last listing
+        self.listings = CreatorListings(documents, send)
+        """Each creator's latest listing, and why this thread's last one failed."""
         self._lock = threading.Lock()  # the scenarios of a run create and sweep from threads
 
     # -- creating -------------------------------------------------------------------------------
@@ -192,7 +127,7 @@ class Custodian:
         field; any other failure names them too).
         """
         seen: dict[str, None] = {}  # the malformed entries of this create's listings
-        self._thread.malformed = seen
+        self.listings.note_malformed_in(seen)
         try:
             observed = self._create(
                 name,
@@ -207,15 +142,13 @@ class Custodian:
             if not seen:
                 raise
             # The entries first: a failure's message is cut to a few hundred characters.
-            raise RequestFailed(
-                f"{_malformed_note(list(seen))}; {error}", sent=error.sent
-            ) from None
+            raise RequestFailed(f"{malformed_note(list(seen))}; {error}", sent=error.sent) from None
         except UnexpectedAnswer as error:
             if not seen:
                 raise
-            raise type(error)(f"{_malformed_note(list(seen))}; {error}") from None
+            raise type(error)(f"{malformed_note(list(seen))}; {error}") from None
         finally:
-            self._thread.malformed = None
+            self.listings.note_malformed_in(None)
         if seen:
             raise MalformedListing(list(seen), observed)
         return observed
@@ -231,6 +164,44 @@ class Custodian:
         refused: Callable[[Observed], bool],
         reuse_listing: bool,
     ) -> Observed:
+        self._write_down(name, bearer, bearer_key, reuse_listing=reuse_listing)
+        attempt = 0
+        while True:
+            observed = self._send_create(name, send)
+            try:
+                made = token_id(observed)
+            except UnexpectedAnswer as error:
+                # The token may exist all the same: look for it by the run's name first.
+                raise UnexpectedAnswer(
+                    f"the create's answer: {error}; {self._settle(name)}"
+                ) from None
+            if made:
+                self._verify(name, made)
+                return observed
+            if observed.status not in RETRY_STATUSES:
+                break
+            known, found = self._find(name)
+            if found or not known:
+                return observed
+            # Listed and not there: the create was not done, so it may be sent again.
+            delay = self._retry.delay(observed.status, observed.headers, attempt)
+            if delay is None:
+                return observed
+            attempt += 1
+            self._sleep(delay)
+        # Even a clear refusal is believed only once a listing by the run's name agrees:
+        # a deployment may make the token and still answer an error.
+        known, found = self._find(name)
+        if known and found is None and refused(observed):
+            self.ledger.abandon(name)
+        return observed
+
+    def _write_down(
+        self, name: str, bearer: str | None, bearer_key: str | None, *, reuse_listing: bool
+    ) -> None:
+        """Refuse a name the ledger cannot track; write the create down, with the ids its
+        creator lists before it (the id it answers counts as the run's only once a listing
+        shows it new since now, under the run's name)."""
         if not isinstance(name, str) or not name.startswith(self.ledger.name_prefix):
             raise CreateRefused(
                 f"a token the run creates is named ${{new_name}} "
@@ -242,51 +213,23 @@ class Custodian:
         if bearer:
             with self._lock:
                 self._bearers[name] = Secret(bearer)
-        # What the creator holds before: the id a create answers counts as the run's only
-        # once a listing shows it new since now, under the run's name.
         before_ids = self.latest_ids(bearer) if reuse_listing else None
         if before_ids is None:
-            before = self._listing(bearer)
+            before = self.listings.read(bearer)
             # A malformed entry's id is no token's proof, but it is not new after this either.
             before_ids = None if before is None else before.ids()
         with self._lock:
             self._before[name] = before_ids
-        attempt = 0
-        while True:
-            try:
-                observed = send()
-            except RequestFailed as error:
-                if not error.sent:
-                    self.ledger.abandon(name)
-                    raise
-                raise RequestFailed(f"{error}; {self._settle(name)}") from None
-            try:
-                made = token_id(observed)
-            except UnexpectedAnswer as error:
-                # The token may exist all the same: look for it by the run's name first.
-                raise UnexpectedAnswer(
-                    f"the create's answer: {error}; {self._settle(name)}"
-                ) from None
-            if made:
-                self._verify(name, made)
-                return observed
-            if observed.status in RETRY_STATUSES:
-                known, found = self._find(name)
-                if found or not known:
-                    return observed
-                # Listed and not there: the create was not done, so it may be sent again.
-                delay = self._retry.delay(observed.status, observed.headers, attempt)
-                if delay is None:
-                    return observed
-                attempt += 1
-                self._sleep(delay)
-                continue
-            # Even a clear refusal is believed only once a listing by the run's name agrees:
-            # a deployment may make the token and still answer an error.
-            known, found = self._find(name)
-            if known and found is None and refused(observed):
+
+    def _send_create(self, name: str, send: Callable[[], Observed]) -> Observed:
+        """Send the create once; a failure that left says what a listing found of it."""
+        try:
+            return send()
+        except RequestFailed as error:
+            if not error.sent:
                 self.ledger.abandon(name)
-            return observed
+                raise
+            raise RequestFailed(f"{error}; {self._settle(name)}") from None
 
     def _verify(self, name: str, claimed: str) -> None:
         """Confirm ``claimed`` (the id the create of ``name`` answered) once the creator's
@@ -295,42 +238,25 @@ class Custodian:
         the token listed under the run's name, if any, is the one recorded (and deleted)."""
         entry = self.ledger.entry(name)
         bearer, _ = self._bearer(entry) if entry is not None else (None, False)
-        listed = self._listing(bearer)
+        listed = self.listings.read(bearer)
         if listed is None:
             problem = self.listing_problem
             why = f" ({problem})" if problem else ""
             self.ledger.wrong_id(name, claimed, "not checked: no listing")
             raise WrongIdAnswered(
-                f"the create answered id {_shown(claimed)}, but its creator's tokens could not be "
-                f"listed to check that it is the new token{why}; it is not deleted by id, and "
+                f"the create answered id {shown_id(claimed)}, but its creator's tokens could not "
+                f"be listed to check that it is the new token{why}; it is not deleted by id, and "
                 "the run's name is looked for again at the end"
             )
         with self._lock:
             before = self._before.get(name)
-        new = [t for t in listed.tokens if before is None or t.id not in before]
-        if any(t.id == claimed and t.name == name for t in new):
-            self.ledger.confirm(name, claimed)
+        claim = judge_claimed_id(listed, before, claimed, name)
+        if claim.ours is not None:
+            self.ledger.confirm(name, claim.ours)
+        if claim.wrong is None:
             return
-        ours = next((t.id for t in new if t.name == name), None)
-        if ours is not None:
-            self.ledger.confirm(name, ours)
-        if before is not None and claimed in before:
-            reason = "the id of a token that existed before the create"
-        elif any(t.id == claimed for t in listed.tokens):
-            reason = "the id of a token listed under another name"
-        else:
-            reason = "an id its creator does not list"
-        self.ledger.wrong_id(name, claimed, reason)
-        found = (
-            "the token listed under the run's name is deleted instead"
-            if ours is not None
-            else "no token of the run's name is listed; it is looked for again at the end"
-        )
-        raise WrongIdAnswered(
-            f"a wrong id: the create answered {reason}, left alone (never deleted); {found} "
-            f"(answered id {_shown(claimed)}"
-            + (f", the run's token {_shown(ours)})" if ours is not None else ")")
-        )
+        self.ledger.wrong_id(name, claimed, claim.wrong)
+        raise WrongIdAnswered(claim.message(claimed))
 
     def _settle(self, name: str) -> str:
         known, found = self._find(name)
@@ -345,7 +271,7 @@ class Custodian:
         one named ``name``, new since before its create (confirmed in the ledger)."""
         entry = self.ledger.entry(name)
         bearer, _ = self._bearer(entry) if entry is not None else (None, False)
-        listed = self._listing(bearer)
+        listed = self.listings.read(bearer)
         if listed is None:
             return False, None
         with self._lock:
@@ -363,61 +289,33 @@ class Custodian:
     @property
     def listing_problem(self) -> str:
         """Why this thread's last listing could not be read, if it could not."""
-        return str(getattr(self._thread, "listing_problem", ""))
+        return self.listings.problem
 
     @property
     def listing_flaws(self) -> tuple[str, ...]:
         """The malformed entries of this thread's last listing, each by its index and field
         (the listing held that many entries more than its tokens)."""
-        return tuple(getattr(self._thread, "listing_flaws", ()))
-
-    def _listing(self, bearer: str | None) -> TokenListing | None:
-        """The tokens ``bearer`` lists, or ``None`` when they cannot be listed (no bearer, no
-        answer, an answer of the wrong shape: :attr:`listing_problem` says which). Entries
-        that are not tokens are left out, and noted for the create under way."""
-        if not bearer:
-            return None
-        query, variables = self.documents.viewer()
-        try:
-            listed = token_listing(self._send(query, variables, bearer))
-        except (RequestFailed, UnexpectedAnswer) as error:
-            self._thread.listing_problem = str(error)
-            self._thread.listing_flaws = ()
-            return None
-        self._thread.listing_problem = ""
-        self._thread.listing_flaws = tuple(entry.problem for entry in listed.malformed)
-        noted: dict[str, None] | None = getattr(self._thread, "malformed", None)
-        if noted is not None:
-            noted.update(dict.fromkeys(self._thread.listing_flaws))
-        self.saw(bearer, listed.ids())
-        return listed
+        return self.listings.flaws
 
     def _deleted(self, token_id: str) -> None:
         """The ledger's ``token_id`` is gone: recorded, and left out of the latest listings."""
         self.ledger.deleted(token_id)
-        with self._lock:
-            for key, ids in self._latest.items():
-                if token_id in ids:
-                    self._latest[key] = ids - {token_id}
+        self.listings.forget(token_id)
 
     def saw(self, bearer: str, ids: Iterable[str]) -> None:
         """``bearer``'s tokens were just listed (here, or by a caller): they have ``ids``."""
-        with self._lock:
-            self._latest[_digest(bearer)] = frozenset(ids)
+        self.listings.saw(bearer, ids)
 
     def latest_ids(self, bearer: str | None) -> frozenset[str] | None:
         """The ids ``bearer``'s latest listing showed, less those this custodian deleted
         since (``None``: not listed yet)."""
-        if not bearer:
-            return None
-        with self._lock:
-            return self._latest.get(_digest(bearer))
+        return self.listings.latest_ids(bearer)
 
     def lists_as(self, bearer: str | None, token_id: str, name: str) -> bool | None:
         """Whether ``bearer``'s listing shows ``token_id`` named ``name`` (``None``: the
         tokens could not be listed). What a token made outside :meth:`create` must pass
         before it is adopted and deleted."""
-        listed = self._listing(bearer)
+        listed = self.listings.read(bearer)
         if listed is None:
             return None
         return any(t.id == token_id and t.name == name for t in listed.tokens)
@@ -510,7 +408,7 @@ class Custodian:
         if not bearer:
             return False
         if bearer not in listings:
-            listings[bearer] = self._listing(bearer)
+            listings[bearer] = self.listings.read(bearer)
         listed = listings[bearer]
         if listed is None:
             self._problem(f"{entry.name}: its creator's tokens could not be listed; not deleted")
@@ -555,7 +453,7 @@ class Custodian:
         if delete_succeeded(observed):
             self._deleted(token_id)
             return
-        listed = self._listing(bearer) if creator else None
+        listed = self.listings.read(bearer) if creator else None
         if (
             listed is not None
             and token_id not in listed.ids()
@@ -596,7 +494,7 @@ class Custodian:
                 by_bearer.setdefault(bearer, []).append(entry)
         stale: list[LedgerEntry] = []
         for bearer, entries in by_bearer.items():
-            listed = self._listing(bearer)
+            listed = self.listings.read(bearer)
             if listed is None:
                 continue
             ids = listed.ids()

@@ -32,7 +32,7 @@ from patgate.runner.model import ControlResult, Observed, StepResult, WaitResult
 from patgate.runner.results.events import Exchange, Failure, StepTime
 from patgate.scenario.catalogue import Catalogue
 from patgate.scenario.expressions import ExpressionError, evaluate, substitute
-from patgate.scenario.model import GraphqlCall, Scenario, Step
+from patgate.scenario.model import Expectation, GraphqlCall, Scenario, Step
 from patgate.scenario.paths import PathError, PathMissing, resolve_path
 
 __all__ = ["MAX_ITERATIONS", "ScenarioExecution"]
@@ -320,19 +320,36 @@ class ScenarioExecution:
         that still stands after the run's retries is no answer to the step's question: the
         scenario stops, not checked, with the reason (a 4xx would pass ``error: true``)."""
         before = len(self.failures)
-        context = self.context
         observed = result if isinstance(result, Observed) else result.as_answer()
         self._answer = result if isinstance(result, Observed) else None
         if isinstance(result, Observed):
-            origins = context.revealed.found_in(result)
-            if origins:
-                self._fail(
-                    _REVEAL_RULE,
-                    label,
-                    "a full token value appears in a response after its creation",
-                    expected="no full token value",
-                    actual=", ".join(origins),
-                )
+            self._look_for_revealed_tokens(result, label)
+        self._skip_an_unanswered_question(step, label, result, lookup, cleanup=cleanup)
+        self._learn(result, label)
+        if isinstance(result, ControlResult) and not result.ok and not step.expect:
+            self._fail(step.rule, label, f"the control action failed: {result.summary()}")
+        for expectation in step.expect:
+            self._check(expectation, label, observed, lookup)
+        self._capture(step, label, result, lookup, failed_already=len(self.failures) > before)
+        return not any(f.level is Level.GATE for f in self.failures[before:])
+
+    def _look_for_revealed_tokens(self, result: Observed, label: str) -> None:
+        """Fail PAT-SINGLE-REVEAL when the answer holds a full token value the run knows."""
+        origins = self.context.revealed.found_in(result)
+        if origins:
+            self._fail(
+                _REVEAL_RULE,
+                label,
+                "a full token value appears in a response after its creation",
+                expected="no full token value",
+                actual=", ".join(origins),
+            )
+
+    def _skip_an_unanswered_question(
+        self, step: Step, label: str, result: StepResult, lookup: Lookup, *, cleanup: bool
+    ) -> None:
+        """Skip the scenario, not checked, when the answer is no answer to the step's
+        question: a 429 that stands, or a create refused by a cap the run's own tokens hold."""
         if (
             isinstance(result, Observed)
             and result.status == 429
@@ -349,44 +366,50 @@ class ScenarioExecution:
             # slot) was unmet, which is no verdict on the rule.
             self.held -= {expectation.rule for expectation in step.expect}
             raise _Skip(_CAP_TAKEN.format(label=label, held=held, cap=PAT_CAP))
-        self._learn(result, label)
-        if isinstance(result, ControlResult) and not result.ok and not step.expect:
-            self._fail(step.rule, label, f"the control action failed: {result.summary()}")
-        for expectation in step.expect:
-            try:
-                call = CheckCall(
-                    argument=substitute(expectation.argument, lookup),
-                    options=substitute(dict(expectation.options), lookup),
-                    label=expectation.label,
-                    pat_prefix=context.config.pat_prefix,
-                )
-            except _Unset as unset:
-                # An earlier capture failed (under its own rule); this check cannot be made,
-                # and that counts against the rule the check names, not the step's.
-                self._fail(expectation.rule, label, f"{unset.name} was never captured")
-                continue
-            try:
-                run_check(expectation.check, observed, call)
-            except CheckFailure as failure:
-                self._fail(
-                    expectation.rule,
-                    label,
-                    str(failure),
-                    expected=_text(failure.expected),
-                    actual=_text(failure.actual),
-                )
-            except _UNREADABLE as error:
-                # A check reads an answer of any shape; one it cannot read fails the check.
-                self._fail(
-                    expectation.rule,
-                    label,
-                    f"the check {expectation.check} cannot read the answer "
-                    f"({type(error).__name__}: {error})",
-                    actual=observed.summary(),
-                )
-            else:
-                self.held.add(expectation.rule)
-        failed_already = len(self.failures) > before
+
+    def _check(
+        self, expectation: Expectation, label: str, observed: Observed, lookup: Lookup
+    ) -> None:
+        """Run one check of the step on the answer; a failure counts against its rule."""
+        try:
+            call = CheckCall(
+                argument=substitute(expectation.argument, lookup),
+                options=substitute(dict(expectation.options), lookup),
+                label=expectation.label,
+                pat_prefix=self.context.config.pat_prefix,
+            )
+        except _Unset as unset:
+            # An earlier capture failed (under its own rule); this check cannot be made,
+            # and that counts against the rule the check names, not the step's.
+            self._fail(expectation.rule, label, f"{unset.name} was never captured")
+            return
+        try:
+            run_check(expectation.check, observed, call)
+        except CheckFailure as failure:
+            self._fail(
+                expectation.rule,
+                label,
+                str(failure),
+                expected=_text(failure.expected),
+                actual=_text(failure.actual),
+            )
+        except _UNREADABLE as error:
+            # A check reads an answer of any shape; one it cannot read fails the check.
+            self._fail(
+                expectation.rule,
+                label,
+                f"the check {expectation.check} cannot read the answer "
+                f"({type(error).__name__}: {error})",
+                actual=observed.summary(),
+            )
+        else:
+            self.held.add(expectation.rule)
+
+    def _capture(
+        self, step: Step, label: str, result: StepResult, lookup: Lookup, *, failed_already: bool
+    ) -> None:
+        """Keep the step's captures; one that cannot be made fails the step's rule, unless it
+        is optional or a check of the step failed already."""
         for capture in step.capture:
             try:
                 value = resolve_path(result.body, str(substitute(capture.path, lookup)))
@@ -408,7 +431,6 @@ class ScenarioExecution:
                 self.captures.setdefault(capture.name, []).append(value)
             else:
                 self.captures[capture.name] = value
-        return not any(f.level is Level.GATE for f in self.failures[before:])
 
     def _learn(self, result: StepResult, label: str) -> None:
         """Remember the full values a create (or a control action) revealed."""

@@ -24,6 +24,7 @@ from patgate.scenario.step_kinds import STEP_KINDS
 from patgate.scenario.writes import graphql_writes, method_writes
 
 if TYPE_CHECKING:
+    from patgate.runner.connection.documents import Documents
     from patgate.runner.execution.executing import Executing
 
 __all__ = ["MAX_WAIT_SECONDS", "Sending", "StepExecutor", "WaitTooLong", "send_step"]
@@ -136,13 +137,7 @@ def _graphql(execution: Executing, request: GraphqlCall, sending: Sending) -> Ob
     exchange = context.exchange
     headers = sending.headers
     if request.operation is None:
-        payload: dict[str, Any] = {"query": substitute(request.query, lookup)}
-        refuse_write(execution, "POST", url, str(payload["query"]))
-        if request.variables:
-            payload["variables"] = substitute(dict(request.variables), lookup)
-        if request.operation_name:
-            payload["operationName"] = request.operation_name
-        return exchange.send("POST", url, kind="graphql", headers=headers, json=payload)
+        return _own_document(execution, request, sending, url)
     context.discover()
     args = substitute(dict(request.args), lookup)
 
@@ -152,50 +147,88 @@ def _graphql(execution: Executing, request: GraphqlCall, sending: Sending) -> Ob
             "POST", url, kind="graphql", headers=headers, json=payload, repeat=repeat
         )
 
-    documents = context.documents
-    custodian = context.custodian
     if request.operation == "create_token":
-        if "organization_id" not in args:
-            args["organization_id"] = lookup("organization_id")
-        name = args.get("name")
-        query, variables = documents.create_token(name, args["organization_id"])
-        if isinstance(name, str):
-            execution.names.append(name)
-        bearer = sending.bearer
-        text = bearer if isinstance(bearer, str) else None
-        # A create is never resent on its own: the custodian lists before any resend.
-        return custodian.create(
-            name,
-            lambda: send(query, variables, False),
-            bearer=text,
-            bearer_key=context.config.key_holding(text),
-        )
+        return _create_token(execution, args, sending, send)
     if request.operation == "delete_token":
-        token_id = args.get("id")
-        if context.is_missing_id(token_id):
-            # Made up by this run, so no one's token: the one delete the ledger allows.
+        return _delete_token(execution, args, sending, send)
+    if request.operation == "organizations":
+        return _organizations(context.documents, send)
+    query, variables = context.documents.operation(request.operation, args)
+    return send(query, variables, True)
+
+
+_Send = Callable[[str, Mapping[str, Any] | None, bool], Observed]
+"""Send a GraphQL document and its variables (``True``: it may be resent)."""
+
+
+def _own_document(
+    execution: Executing, request: GraphqlCall, sending: Sending, url: str
+) -> Observed:
+    """A scenario's own query, sent as written (refused first if it could write)."""
+    lookup = sending.lookup
+    payload: dict[str, Any] = {"query": substitute(request.query, lookup)}
+    refuse_write(execution, "POST", url, str(payload["query"]))
+    if request.variables:
+        payload["variables"] = substitute(dict(request.variables), lookup)
+    if request.operation_name:
+        payload["operationName"] = request.operation_name
+    return execution.context.exchange.send(
+        "POST", url, kind="graphql", headers=sending.headers, json=payload
+    )
+
+
+def _create_token(
+    execution: Executing, args: dict[str, Any], sending: Sending, send: _Send
+) -> Observed | None:
+    """A create, through the custodian (never resent on its own: it lists first)."""
+    context = execution.context
+    if "organization_id" not in args:
+        args["organization_id"] = sending.lookup("organization_id")
+    name: Any = args.get("name")
+    query, variables = context.documents.create_token(name, args["organization_id"])
+    if isinstance(name, str):
+        execution.names.append(name)
+    bearer = sending.bearer
+    text = bearer if isinstance(bearer, str) else None
+    return context.custodian.create(
+        name,
+        lambda: send(query, variables, False),
+        bearer=text,
+        bearer_key=context.config.key_holding(text),
+    )
+
+
+def _delete_token(
+    execution: Executing, args: dict[str, Any], sending: Sending, send: _Send
+) -> Observed | None:
+    """A delete through the custodian, or of an id this run made up (no one's token)."""
+    context = execution.context
+    documents = context.documents
+    token_id = args.get("id")
+    if context.is_missing_id(token_id):
+        # Made up by this run, so no one's token: the one delete the ledger allows.
+        query, variables = documents.delete_token(token_id)
+        observed = send(query, variables, True)
+        if documents.learn_delete_from(observed, token_id, query):
             query, variables = documents.delete_token(token_id)
             observed = send(query, variables, True)
-            if documents.learn_delete_from(observed, token_id, query):
-                query, variables = documents.delete_token(token_id)
-                observed = send(query, variables, True)
-            return observed
-        return custodian.delete(
-            str(token_id),
-            lambda query, variables: send(query, variables, True),
-            cleanup=sending.cleanup,
-        )
-    if request.operation == "organizations":
-        # The shape of viewer.organizations is not documented: without introspection,
-        # each known shape in turn until one is not rejected as a document.
-        for shape in documents.organization_shapes():
-            query, variables = documents.organizations(shape)
-            observed = send(query, variables, True)
-            if not documents.learn_organizations_from(observed, shape):
-                break
         return observed
-    query, variables = documents.operation(request.operation, args)
-    return send(query, variables, True)
+    return context.custodian.delete(
+        str(token_id),
+        lambda query, variables: send(query, variables, True),
+        cleanup=sending.cleanup,
+    )
+
+
+def _organizations(documents: Documents, send: _Send) -> Observed:
+    """The viewer's organizations. Their shape is not documented: without introspection,
+    each known shape in turn until one is not rejected as a document."""
+    for shape in documents.organization_shapes():
+        query, variables = documents.organizations(shape)
+        observed = send(query, variables, True)
+        if not documents.learn_organizations_from(observed, shape):
+            break
+    return observed
 
 
 @STEP_KINDS.executes("control")

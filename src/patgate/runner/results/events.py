@@ -101,7 +101,7 @@ OUTCOME_WORDS: Mapping[Outcome, OutcomeWords] = {
     Outcome.NOT_CHECKED: OutcomeWords("not checked", "not checked"),
 }
 """The one vocabulary of outcomes, one entry per name: the terminal, JUnit, HTML and the
-step summary (and the README) say these words; the JSON report carries the
+step summary (and the documentation) say these words; the JSON report carries the
 :class:`Outcome` values (``not_checked``; ``warning`` for an advisory warning)."""
 
 CANNOT_BE_CHECKED = "cannot be checked on this target"

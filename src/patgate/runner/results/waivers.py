@@ -22,7 +22,7 @@ import json
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from patgate.basics.levels import Level
 from patgate.basics.resources import specs_dir
@@ -30,6 +30,9 @@ from patgate.errors import UsageError
 from patgate.runner.results.events import Outcome, RuleResult, ScenarioFinished, WaiverNote
 from patgate.runner.results.outcomes import scenario_outcome
 from patgate.scenario.catalogue import Catalogue
+
+if TYPE_CHECKING:
+    from patgate.guards.yaml_source import SourceDocument
 
 __all__ = [
     "Waiver",
@@ -77,6 +80,16 @@ def _validator() -> Any:
 def load_waivers(path: Path, catalogue: Catalogue) -> tuple[Waiver, ...]:
     """The waivers of the file at ``path``; a :class:`UsageError` naming file and line for
     anything wrong (not YAML, a missing reason or expiry, an unknown or advisory rule)."""
+    doc = _read_waiver_file(path)
+    _check_schema(path, doc)
+    return tuple(
+        _waiver(path, doc, index, entry, catalogue)
+        for index, entry in enumerate(doc.data["waivers"])
+    )
+
+
+def _read_waiver_file(path: Path) -> SourceDocument:
+    """The file's one YAML document, a mapping, its dates as ISO text."""
     from patgate.guards.supplied_files import FileRefused, read_yaml_text
     from patgate.scenario.source import read_documents
 
@@ -99,49 +112,60 @@ def load_waivers(path: Path, catalogue: Catalogue) -> tuple[Waiver, ...]:
     for entry in doc.data.get("waivers") or () if isinstance(doc.data.get("waivers"), list) else ():
         if isinstance(entry, dict) and isinstance(entry.get("expires"), datetime.date):
             entry["expires"] = entry["expires"].isoformat()
+    return doc
 
-    def fail(message: str, where: Sequence[str | int]) -> UsageError:
-        return UsageError(f"--waivers: {path}:{doc.line_of(where)}: {message}")
 
+def _fail(path: Path, doc: SourceDocument, message: str, where: Sequence[str | int]) -> UsageError:
+    return UsageError(f"--waivers: {path}:{doc.line_of(where)}: {message}")
+
+
+def _check_schema(path: Path, doc: SourceDocument) -> None:
+    """Refuse the first problem specs/waivers.schema.json finds, the deepest first."""
     errors = sorted(_validator().iter_errors(doc.data), key=lambda e: -len(e.absolute_path))
-    if errors:
-        problem = errors[0]
-        at: list[str | int] = list(problem.absolute_path)
-        if problem.validator == "required":
-            missing = [key for key in problem.validator_value if key not in problem.instance]
-            message = f"missing {missing[0]!r}" if missing else problem.message
-        elif problem.validator == "additionalProperties":
-            message = f"unknown key: {problem.message}"
-        elif at and at[-1] == "expires":
-            message = f"expires: {problem.instance!r} is not an ISO date (YYYY-MM-DD)"
-        else:
-            message = problem.message
-        raise fail(f"{_entry_rule(doc.data, at)}{message}", at)
-    waivers = []
-    for index, entry in enumerate(doc.data["waivers"]):
-        rule = entry["rule"]
-        where: list[str | int] = ["waivers", index]
-        if rule not in catalogue:
-            raise fail(f"unknown rule {rule!r} (see `patgate rules`)", [*where, "rule"])
-        if catalogue[rule].level is not Level.GATE:
-            raise fail(f"{rule} is advisory; only gate rules can be waived", [*where, "rule"])
-        try:
-            expires = datetime.date.fromisoformat(entry["expires"])
-        except ValueError:
-            raise fail(
-                f"waiver of {rule}: expires: {entry['expires']!r} is not a date",
-                [*where, "expires"],
-            ) from None
-        waivers.append(
-            Waiver(
-                rule,
-                entry["reason"].strip(),
-                expires,
-                entry.get("target", ""),
-                f"{path}:{doc.line_of(where)}",
-            )
+    if not errors:
+        return
+    problem = errors[0]
+    at: list[str | int] = list(problem.absolute_path)
+    if problem.validator == "required":
+        missing = [key for key in problem.validator_value if key not in problem.instance]
+        message = f"missing {missing[0]!r}" if missing else problem.message
+    elif problem.validator == "additionalProperties":
+        message = f"unknown key: {problem.message}"
+    elif at and at[-1] == "expires":
+        message = f"expires: {problem.instance!r} is not an ISO date (YYYY-MM-DD)"
+    else:
+        message = problem.message
+    raise _fail(path, doc, f"{_entry_rule(doc.data, at)}{message}", at)
+
+
+def _waiver(
+    path: Path, doc: SourceDocument, index: int, entry: dict[str, Any], catalogue: Catalogue
+) -> Waiver:
+    """One entry, of a gate rule the catalogue knows, with a real date."""
+    rule = entry["rule"]
+    where: list[str | int] = ["waivers", index]
+    if rule not in catalogue:
+        raise _fail(path, doc, f"unknown rule {rule!r} (see `patgate rules`)", [*where, "rule"])
+    if catalogue[rule].level is not Level.GATE:
+        raise _fail(
+            path, doc, f"{rule} is advisory; only gate rules can be waived", [*where, "rule"]
         )
-    return tuple(waivers)
+    try:
+        expires = datetime.date.fromisoformat(entry["expires"])
+    except ValueError:
+        raise _fail(
+            path,
+            doc,
+            f"waiver of {rule}: expires: {entry['expires']!r} is not a date",
+            [*where, "expires"],
+        ) from None
+    return Waiver(
+        rule,
+        entry["reason"].strip(),
+        expires,
+        entry.get("target", ""),
+        f"{path}:{doc.line_of(where)}",
+    )
 
 
 def _bad_date_line(text: str) -> int:
