@@ -1,5 +1,5 @@
 """What the calibrated fake cannot serve yet of the independent deployments' answers, and
-what the profile contract cannot hold: calibrate records it, compare shows it, and the tests
+what a probe cannot tell apart on the fake: calibrate records it, compare shows it, and the tests
 accept it (a profile's ``accepted``) so that every other difference counts."""
 
 from __future__ import annotations
@@ -9,7 +9,7 @@ from collections.abc import Mapping
 
 from patgate.calibration.drift_rules import Acceptance, AcceptedEntry
 
-__all__ = ["NOT_IN_THE_CONTRACT", "UNSERVED", "accepted_yaml", "accepting"]
+__all__ = ["TIED_DATES", "UNSERVED", "accepted_yaml", "accepting"]
 
 UNSERVED: dict[str, str] = {
     "shapes.refusal.token": "the fake does not render the token endpoint's refusals through "
@@ -28,9 +28,10 @@ UNSERVED: dict[str, str] = {
 records it, compare shows it, and these tests accept it (the profile's ``accepted``) so
 that every other difference counts. Each is a difference of the fake's rendering, not of
 calibrate's recording."""
-NOT_IN_THE_CONTRACT = {
-    "hubs.order": "the first deployment lists its hubs newest first (created_descending); "
-    "a profile holds created_ascending, name_ascending or name_descending"
+TIED_DATES = {
+    "hubs.order": "the first deployment lists its hubs newest first (created_descending); the "
+    "fake's hubs share one creation date, so a probe cannot tell its newest-first listing "
+    "from its oldest-first one"
 }
 
 

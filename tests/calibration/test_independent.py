@@ -29,9 +29,9 @@ from patgate.runner.context import RunOptions
 from patgate.runner.session import target_redactor
 
 from ..independent.deployment import IndependentDeployment, running_independent_deployment
-from .gaps import NOT_IN_THE_CONTRACT, UNSERVED, accepted_yaml, accepting
+from .gaps import TIED_DATES, UNSERVED, accepted_yaml, accepting
 
-GAPS = {**UNSERVED, **NOT_IN_THE_CONTRACT}
+GAPS = {**UNSERVED, **TIED_DATES}
 """What a calibrated fake of this deployment cannot answer alike (each with why)."""
 
 PROFILE_FIELDS = [

@@ -30,7 +30,7 @@ from patgate.runner.session import target_redactor
 
 from ..independent.deployment import SECOND_CHOICES, running_independent_deployment
 from ..independent.open_choices import merged_over
-from .gaps import NOT_IN_THE_CONTRACT, UNSERVED, accepting
+from .gaps import TIED_DATES, UNSERVED, accepting
 
 EVERY_USE = {"last_used_date": {"update_interval_seconds": 0}}
 """lastUsedDate moving on every use: no probe waits a minute to see it."""
@@ -70,7 +70,7 @@ def first(tmp_path_factory: pytest.TempPathFactory) -> tuple[ProbeResult, ProbeR
 
 
 QUIET = [
-    pytest.param({}, {**UNSERVED, **NOT_IN_THE_CONTRACT}, id="independent"),
+    pytest.param({}, {**UNSERVED, **TIED_DATES}, id="independent"),
     pytest.param(SECOND_CHOICES, UNSERVED, id="second"),
 ]
 

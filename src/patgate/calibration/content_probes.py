@@ -171,8 +171,9 @@ def _hubs_of_page(probing: Probing, hubs: Any) -> None:
 def hub_order(hubs: Sequence[Mapping[str, Any]]) -> tuple[str | None, str]:
     """``(order, why not)`` of a page of hubs: ``name_ascending``/``name_descending`` when
     the names are so sorted, else ``created_ascending``/``created_descending`` when the
-    creation dates rise/fall; ``None`` and the reason when the page cannot tell (fewer than
-    2 hubs, names in creation order, or none of these)."""
+    creation dates rise/fall (dates that tie are read as creation order: a probe cannot
+    tell more); ``None`` and the reason when the page cannot tell (fewer than 2 hubs, names
+    in creation order, or none of these)."""
     if len(hubs) < 2:
         return None, f"the organization lists {len(hubs)} hub(s); an order needs 2"
     names = [str(h.get("name")) for h in hubs]
