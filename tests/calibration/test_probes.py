@@ -330,3 +330,37 @@ def test_a_fake_refusing_client_credential_creates_drifts_on_that_field_alone() 
     assert [(d.field, d.fake, d.target) for d in comparison.drift] == [
         ("pat_creation.client_credentials", "allowed", "refused")
     ]
+
+
+def test_an_extra_field_is_written_with_a_redacted_sample_and_nothing_else_is() -> None:
+    held: dict[str, str] = {}
+
+    def extra(request: WireRequest, body: Any) -> None:
+        if request.url.endswith("/oauth/token") and isinstance(body, dict) and "expires_in" in body:
+            body["tenant"] = "eu-1"
+            body["owner"] = f"admin {held['admin']}"
+
+    with patgate.Fake(wrap_app=_rewrite(extra)) as fake:
+        held["admin"] = admin = fake.world["admin_token"]
+        target, _ = _probe(fake)
+        world = frozenset(fake.world)
+    default = probe_fake(None, world, allow_writes=True)
+    calibration = calibrated_document(target, default, default_profile().as_document())
+    keys = calibration.document["shapes"]["token"]["body"]["keys"]
+    assert keys["tenant"] == {"type": "string", "form": "text", "sample": "eu-1"}
+    assert admin not in keys["owner"]["sample"]
+    # A key the fake serves itself carries no sample: its value is never recorded.
+    assert "sample" not in keys["access_token"]
+    assert "sample" not in keys["expires_in"]
+    text = render_profile(calibration, target="fake", allow_writes=True)
+    assert admin not in text
+    with patgate.Fake(profile=calibration.document) as calibrated:
+        answer = httpx.post(
+            calibrated.world["auth_url"] + "/oauth/token",
+            data={
+                "grant_type": "client_credentials",
+                "client_id": calibrated.world["client_id"],
+                "client_secret": calibrated.world["client_secret"],
+            },
+        ).json()
+    assert answer["tenant"] == "eu-1"
