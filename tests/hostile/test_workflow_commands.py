@@ -187,7 +187,7 @@ def test_calibrate_and_compare_print_a_hostile_refusal_without_a_command(
         )
     assert server.spoiled, "the target answered the hostile refusal"
     assert code in (0, 1), output
-    assert "refusals.unauthenticated.message" in output
+    assert "refusal_messages.list_tokens.unauthenticated" in output
     assert "set-output" in output, "the answer is shown (escaped)"
     view = _only_own(output)
     assert view.names() == ["stop-commands"]
