@@ -364,3 +364,15 @@ def test_an_extra_field_is_written_with_a_redacted_sample_and_nothing_else_is() 
             },
         ).json()
     assert answer["tenant"] == "eu-1"
+
+
+def test_the_probes_leave_the_runs_documents_as_they_were(other_fake: patgate.Fake) -> None:
+    # The delete result is an object here: the probes learn it and delete in documents of
+    # their own; the session's documents (every later step's) are not changed from inside.
+    with open_session(FakeTarget(other_fake), RunOptions(allow_writes=True)) as session:
+        documents = session.context.documents
+        before = (documents.delete_selection, dict(documents.overrides))
+        result = probe_target(session, allow_writes=True)
+        after = (documents.delete_selection, dict(documents.overrides))
+    assert result.findings["delete_result.fields"].value == {"id": "token_id", "deleted": "true"}
+    assert after == before
