@@ -376,3 +376,14 @@ def test_the_probes_leave_the_runs_documents_as_they_were(other_fake: patgate.Fa
         after = (documents.delete_selection, dict(documents.overrides))
     assert result.findings["delete_result.fields"].value == {"id": "token_id", "deleted": "true"}
     assert after == before
+
+
+def test_a_token_answer_without_token_type_is_written_as_null() -> None:
+    absent = {"profile_version": 1, "client_token": {"token_type": None}}
+    with patgate.Fake(profile=absent) as fake:
+        target, _ = _probe(fake)
+        world = frozenset(fake.world)
+    default = probe_fake(None, world, allow_writes=True)
+    calibration = calibrated_document(target, default, default_profile().as_document())
+    assert calibration.document["client_token"]["token_type"] is None
+    assert "\n  token_type: null\n" in render_profile(calibration, target="fake", allow_writes=True)

@@ -123,7 +123,7 @@ def calibrated_document(
         kept, problem = _loadable(document, name, value)
         if problem:
             not_observed[name] = problem
-        if kept is not None:
+        if kept is not _UNFIT:
             _set(document, name, kept)
             calibration.adopted[name] = kept
     not_observed.update(NEVER_PROBED)
@@ -215,16 +215,21 @@ def _loads(document: Mapping[str, Any]) -> str:
     return ""
 
 
+_UNFIT = object()
+"""What :func:`_loadable` gives for a value no profile can hold (``None`` is a value: an
+absent ``token_type``)."""
+
+
 def _loadable(document: dict[str, Any], name: str, value: Any) -> tuple[Any, str]:
     """``(value to set, problem)``: ``value`` when the profile loads with it; for a list, the
-    items the fake can serve (the others named in ``problem``); else ``(None, why)``."""
+    items the fake can serve (the others named in ``problem``); else ``(_UNFIT, why)``."""
     trial = copy.deepcopy(document)
     _set(trial, name, value)
     problem = _loads(trial)
     if not problem:
         return value, ""
     if not isinstance(value, list):
-        return None, f"the target showed {value!r}; the fake cannot take it ({problem})"
+        return _UNFIT, f"the target showed {value!r}; the fake cannot take it ({problem})"
     kept: list[Any] = []
     dropped: list[Any] = []
     for item in value:

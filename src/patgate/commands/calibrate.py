@@ -76,7 +76,8 @@ def _calibrate(args: argparse.Namespace, config: TargetConfig, redactor: Redacto
 
     with commands_stopped(sys.stdout):  # the target's answers, on a GitHub runner
         for name, value in calibration.adopted.items():
-            say(f"{name}: {value!r} (the default differs)")
+            shown = "the target's shape" if name.startswith("shapes.") else repr(value)
+            say(f"{name}: {shown} (the default differs)")
         for name, reason in calibration.not_observed.items():
             say(f"not observed {name}: {reason}")
     for rule in target.breaks:
