@@ -127,6 +127,11 @@ def calibrated_document(
             _set(document, name, kept)
             calibration.adopted[name] = kept
     not_observed.update(NEVER_PROBED)
+    if "hubs.fields" in not_observed and "shapes.hub" in calibration.adopted:
+        not_observed["hubs.fields"] = (
+            "it names only fields the fake knows; the target's others are served through the "
+            "hub's shape (shapes.hub), with samples"
+        )
     _shared_wording(calibration, target)
     return calibration
 
