@@ -45,6 +45,7 @@ if TYPE_CHECKING:
         User,
     )
     from patgate.fake.profile import (
+        AcceptedDifference,
         DeleteResult,
         MaskedToken,
         Profile,
@@ -61,6 +62,7 @@ if TYPE_CHECKING:
     from patgate.wire.user_content import ContentPaths
 
 _LAZY = {
+    "AcceptedDifference": "patgate.fake.profile",
     "ApiClient": "patgate.fake.model",
     "CallSite": "patgate.fake.faults",
     "Changes": "patgate.fake.changes",
@@ -131,6 +133,7 @@ def __dir__() -> list[str]:
 
 __all__ = [
     "WORLD_KEYS",
+    "AcceptedDifference",
     "ApiClient",
     "CallSite",
     "Changes",

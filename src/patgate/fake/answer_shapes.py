@@ -26,6 +26,8 @@ from dataclasses import dataclass
 from datetime import datetime, timezone
 from typing import Any
 
+from patgate.basics.token_grammar import JWT_SHAPE
+
 __all__ = [
     "DATE_OFFSETS",
     "DATE_PRECISIONS",
@@ -53,7 +55,6 @@ _DIGITS_PRECISION = {0: "seconds", 3: "milliseconds", 6: "microseconds"}
 _DATE_TIME = re.compile(
     r"^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(?:\.(\d+))?(Z|[+-]\d{2}:\d{2})$", re.ASCII
 )
-_JWT = re.compile(r"^eyJ[A-Za-z0-9_-]*\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]*$", re.ASCII)
 _URI = re.compile(r"^https?://[^\s/?#]+[^\s]*$", re.ASCII | re.IGNORECASE)
 _TEMPLATE_EXPRESSION = re.compile(r"\{[+#./;?&]?[A-Za-z0-9_.,*:%]+\}", re.ASCII)
 
@@ -73,7 +74,7 @@ def form_of(text: str) -> str:
         if precision is not None and offset in DATE_OFFSETS:
             return date_form(precision, offset)
         return "text"
-    if _JWT.match(text):
+    if JWT_SHAPE.fullmatch(text):
         return "jwt"
     if _URI.match(text):
         return "uri-template" if _TEMPLATE_EXPRESSION.search(text) else "uri"
