@@ -94,8 +94,16 @@ def test_the_rate_limit_is_announced_on_every_graphql_answer() -> None:
     client = _with(rate_limit={"requests_per_minute": 3, "announce": "ratelimit_headers"})
     first = client.graph(LIST)
     assert first.headers["RateLimit-Policy"] == "3;w=60"
-    assert first.headers["RateLimit"] == "limit=3, remaining=3, reset=60"  # limit off
-    client.fake.control.set_rate_limit(True)
+    # Counted while the limit is off too (a client reading RateLimit sees it move), never refused.
+    off = [first, *(client.graph(LIST) for _ in range(3))]
+    assert [answer.headers["RateLimit"] for answer in off] == [
+        "limit=3, remaining=2, reset=60",
+        "limit=3, remaining=1, reset=60",
+        "limit=3, remaining=0, reset=60",
+        "limit=3, remaining=0, reset=60",
+    ]
+    assert [answer.status_code for answer in off] == [200] * 4
+    client.fake.control.set_rate_limit(True)  # every key starts afresh
     seen = [client.graph(LIST) for _ in range(4)]
     assert [answer.headers["RateLimit"] for answer in seen[:3]] == [
         "limit=3, remaining=2, reset=60",

@@ -323,7 +323,6 @@ def test_a_broken_rule_still_fails_under_the_second_choices(switch: str, tmp_pat
 
 # -- after calibrate learns the shapes and knobs -----------------------------------------------
 
-CALIBRATION_PENDING = pytest.mark.skip(reason="needs calibrate's shapes and knobs")
 CALIBRATED = merged_over(SECOND_CHOICES, {"last_used_date": {"update_interval_seconds": 0}})
 """The second deployment with lastUsedDate moving on every use: calibrate sees the interval
 without waiting a minute (as tests/calibration calibrates the first one on the command line)."""
@@ -354,7 +353,6 @@ def calibrated_profile(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return profile
 
 
-@CALIBRATION_PENDING
 def test_calibrate_then_compare_is_clean(tmp_path: Path) -> None:
     from patgate.cli import main
 
@@ -391,7 +389,6 @@ def served_calibrated(calibrated_profile: Path) -> Iterator[dict[str, str]]:
         server.wait(timeout=10)
 
 
-@CALIBRATION_PENDING
 @pytest.mark.parametrize("choice", CHOICES)
 def test_the_client_passes_on_the_calibrated_fake(
     choice: str, calibrated_profile: Path, served_calibrated: dict[str, str]

@@ -182,14 +182,23 @@ def _answer(finding: Finding | None) -> Any:
 
 
 def compare_results(
-    target: ProbeResult, fake: ProbeResult, acceptance: Acceptance | None = None
+    target: ProbeResult,
+    fake: ProbeResult,
+    acceptance: Acceptance | None = None,
+    profile: Mapping[str, Any] | None = None,
 ) -> Comparison:
     """Field by field: a drift where the answers differ (one side observing and the other
     not is a difference too), a check where they agree; noise and accepted differences
-    apart (``acceptance``: the profile's ``accepted`` entries)."""
+    apart (``acceptance``: the profile's ``accepted`` entries). Where the fake's probe cannot
+    see a field its ``profile`` document sets (the fake's hubs share one creation date, so
+    their order by date cannot be seen), the profile's value stands for the fake's answer:
+    the fake serves what its profile says."""
     comparison = Comparison(gate_failures=list(target.breaks))
     for name in FIELDS:
         mine, theirs = fake.findings.get(name), target.findings.get(name)
+        unseen_by_fake = mine is None or not mine.observed
+        if profile is not None and unseen_by_fake and theirs is not None and theirs.observed:
+            mine = _from_profile(profile, name) or mine
         seen_mine = mine is not None and mine.observed
         seen_theirs = theirs is not None and theirs.observed
         request = (theirs.request if theirs and theirs.request else "") or (
@@ -205,6 +214,25 @@ def compare_results(
     if acceptance is not None:
         _accept(comparison, acceptance)
     return comparison
+
+
+def _from_profile(profile: Mapping[str, Any], name: str) -> Finding | None:
+    """``name`` (``hubs.order``, ``shapes.refusal.content.not_found``) as the profile document
+    sets it, or ``None``. A name's parts may themselves hold dots: the longest key that
+    exists wins at each level."""
+    value: Any = profile
+    parts = name.split(".")
+    while parts:
+        if not isinstance(value, Mapping):
+            return None
+        for end in range(len(parts), 0, -1):
+            key = ".".join(parts[:end])
+            if key in value:
+                value, parts = value[key], parts[end:]
+                break
+        else:
+            return None
+    return None if value is None else Finding(name, value, "the profile")
 
 
 def _compare_values(

@@ -171,9 +171,9 @@ def _hubs_of_page(probing: Probing, hubs: Any) -> None:
 def hub_order(hubs: Sequence[Mapping[str, Any]]) -> tuple[str | None, str]:
     """``(order, why not)`` of a page of hubs: ``name_ascending``/``name_descending`` when
     the names are so sorted, else ``created_ascending``/``created_descending`` when the
-    creation dates rise/fall (dates that tie are read as creation order: a probe cannot
-    tell more); ``None`` and the reason when the page cannot tell (fewer than 2 hubs, names
-    in creation order, or none of these)."""
+    creation dates rise/fall (some dates that tie are read as creation order); ``None`` and
+    the reason when the page cannot tell (fewer than 2 hubs, names in creation order, one
+    creation date shared by every hub, or none of these)."""
     if len(hubs) < 2:
         return None, f"the organization lists {len(hubs)} hub(s); an order needs 2"
     names = [str(h.get("name")) for h in hubs]
@@ -190,6 +190,8 @@ def hub_order(hubs: Sequence[Mapping[str, Any]]) -> tuple[str | None, str]:
         if strictly:
             return None, "the hubs' names fall in creation order: no listed order tells"
         return "name_descending", ""
+    if dated and len(set(created)) == 1:
+        return None, "the hubs share one creation date: their order by date cannot be seen"
     if rising:
         return "created_ascending", ""
     if dated and all(a >= b for a, b in itertools.pairwise(created)):

@@ -144,7 +144,7 @@ def _compare(args: argparse.Namespace, config: TargetConfig, redactor: Redactor)
         comparison = Comparison(unreachable=redactor.redact(str(error)))
     else:
         acceptance = Acceptance.of_document(profile.as_document())
-        comparison = compare_results(target, fake, acceptance)
+        comparison = compare_results(target, fake, acceptance, profile.as_document())
         comparison.counts = dict(tallies.as_counts())
     comparison.target = label
     comparison.profile = str(args.profile) if args.profile else "default"

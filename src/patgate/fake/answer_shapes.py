@@ -55,7 +55,9 @@ _DIGITS_PRECISION = {0: "seconds", 3: "milliseconds", 6: "microseconds"}
 _DATE_TIME = re.compile(
     r"^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(?:\.(\d+))?(Z|[+-]\d{2}:\d{2})$", re.ASCII
 )
-_URI = re.compile(r"^https?://[^\s/?#]+[^\s]*$", re.ASCII | re.IGNORECASE)
+_URI = re.compile(r"^[a-z][a-z0-9+.-]*:[^\s]+$", re.ASCII | re.IGNORECASE)
+"""An absolute URI (RFC 3986: a scheme, a colon, no white space): ``https://...``,
+``about:blank``, ``urn:...``."""
 _TEMPLATE_EXPRESSION = re.compile(r"\{[+#./;?&]?[A-Za-z0-9_.,*:%]+\}", re.ASCII)
 
 

@@ -265,6 +265,7 @@ class Deployment:
             rate_limit_status=limited.status,
             rate_limit_code=limited.code,
             rate_limit_message=limited.message,
+            counts_announced=self.profile.rate_limit_announce != "none",
         )
 
     def exclusive(self) -> contextlib.AbstractContextManager[Any]:

@@ -249,6 +249,9 @@ class Faults:
     """``extensions.code`` of the rate limit's answer; ``None``: none is invented."""
     rate_limit_message: str | None = None
     """The answer's message; ``None``: one naming the limit."""
+    counts_announced: bool = False
+    """Whether each key's GraphQL requests are counted while the limit is switched off (the
+    profile announces its limit: a client reading ``RateLimit`` sees ``remaining`` move)."""
     _rules: list[FaultRule] = field(default_factory=list, init=False, repr=False)
     _windows: dict[str, _Window] = field(default_factory=dict, init=False, repr=False)
     _rate_limit: bool = field(default=False, init=False)
@@ -351,7 +354,7 @@ class Faults:
                     f"fault rule {rule.id} answered{where}",
                 )
             if (
-                self._rate_limit
+                (self._rate_limit or self.counts_announced)
                 and self.requests_per_minute is not None
                 and "graphql" in call.endpoints
                 and call.key is not None
@@ -369,7 +372,7 @@ class Faults:
             self._make_room(now)
             window = self._windows[key] = _Window(now)
         window.used += 1
-        if window.used <= limit:
+        if window.used <= limit or not self._rate_limit:  # counted for the announcement only
             return None
         left = window.start + RATE_LIMIT_WINDOW - now
         retry_after = max(1, math.ceil(left.total_seconds()))
@@ -390,8 +393,9 @@ class Faults:
     def announced(self, key: str | None) -> tuple[tuple[str, str], ...]:
         """The ``RateLimit-Policy`` and ``RateLimit`` header fields for ``key``'s next
         answer (the profile's ``rate_limit.announce``): the limit, what is left of the key's
-        window and its whole seconds to run; a key without a running window (or the limit
-        switched off) has the whole limit left and a minute. No limit: no fields."""
+        window and its whole seconds to run (counted whether or not the limit is switched on);
+        a key without a running window has the whole limit left and a minute. No limit: no
+        fields."""
         limit = self.requests_per_minute
         if limit is None:
             return ()
@@ -399,7 +403,8 @@ class Faults:
         remaining, reset = limit, seconds
         now = self.clock.now()
         with self._lock:
-            window = self._windows.get(key) if key is not None and self._rate_limit else None
+            counting = self._rate_limit or self.counts_announced
+            window = self._windows.get(key) if key is not None and counting else None
             if window is not None and window.holds(now):
                 remaining = max(0, limit - window.used)
                 left = window.start + RATE_LIMIT_WINDOW - now

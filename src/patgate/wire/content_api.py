@@ -91,14 +91,21 @@ def shaped_content_refusal(
         body, content_type = problem_body(status, message), PROBLEM_TYPE
     else:
         body, content_type = errors_body(message), "application/json"
+    challenge = bearer_challenge(status, error)
     if isinstance(error, DomainError):
         shape = profile.shapes.get(f"refusal.content.{answer_of(error, profile).kind}")
         if shape is not None:
             if "body" in shape:
                 body = render(body, shape["body"])
             content_type = shape.get("content_type", content_type)
-    challenge = bearer_challenge(status, error)
+            if "headers" in shape and not _names(shape["headers"], "www-authenticate"):
+                challenge = ()  # the deployment does not challenge this refusal
     return json_response(status, body, (*challenge, *headers), content_type)
+
+
+def _names(header_names: list[str], name: str) -> bool:
+    """Whether a shape's ``headers`` name ``name`` (header names ignore case)."""
+    return any(listed.lower() == name for listed in header_names)
 
 
 def authorize(deployment: Deployment, request: WireRequest, query: str) -> Principal:

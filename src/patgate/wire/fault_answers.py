@@ -113,10 +113,10 @@ def fault_for(
 ) -> FaultAction | None:
     """The fault action for ``request`` (canonical URL ``key``), or ``None``.
 
-    Costs one check while the book is empty and the rate limit is off.
+    Costs one check while the book is empty, the rate limit is off and none is announced.
     """
     faults = deployment.faults
-    if not len(faults) and not faults.rate_limit:
+    if not len(faults) and not faults.rate_limit and not faults.counts_announced:
         return None
     endpoints = endpoint_names(urls, key)
     bearer = _bearer(request)

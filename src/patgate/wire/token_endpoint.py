@@ -106,8 +106,16 @@ class TokenEndpoint(Endpoint):
         self, status: int, code: str, message: str, headers: Headers, error: Refusal
     ) -> WireResponse:
         """The OAuth 2.0 error body; codes outside RFC 6749's list become invalid_request."""
+        content_type = "application/json"
         if isinstance(error, DomainError):
             code = answer_of(error).oauth
         oauth_code = code if code in _OAUTH_CODES else "invalid_request"
-        body = {"error": oauth_code, "error_description": _description(message)}
-        return json_response(status, body, (*NO_STORE, *headers))
+        body: dict[str, Any] = {"error": oauth_code, "error_description": _description(message)}
+        shapes = self.deployment.profile.shapes
+        if shapes and isinstance(error, DomainError):
+            shape = shapes.get(f"refusal.token.{answer_of(error, self.deployment.profile).kind}")
+            if shape is not None:
+                if "body" in shape:
+                    body = render(body, shape["body"])
+                content_type = shape.get("content_type", content_type)
+        return json_response(status, body, (*NO_STORE, *headers), content_type)
