@@ -33,7 +33,9 @@
     │                                           template grammar does not understand
     ├── WaitTooLong                             runner/execution/step_senders.py: a live
     │                                           wait over --max-wait (the scenario is
-    │                                           skipped)
+    │                                           not checked)
+    ├── ScheduleError (ValueError)              calibration/scheduler.py: probes declared with
+    │                                           an unknown name or waiting in a circle
     ├── HttpRefusal                             wire/statuses.py: a request the wire layer
     │                                           refuses before any domain call
     ├── DroppedConnection                       wire/fault_answers.py: a fault rule closes the

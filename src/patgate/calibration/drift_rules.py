@@ -19,6 +19,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from patgate.calibration.fields import SHAPE_PREFIX
+from patgate.fake.answer_shapes import ABSENT
 
 __all__ = ["EXPIRES_IN_SLACK", "Acceptance", "AcceptedEntry", "differences"]
 
@@ -60,7 +61,7 @@ def _sample_differences(path: str, mine: Any, theirs: Any) -> list[tuple[str, An
 
 def _sides(where: str, detail: str) -> tuple[str, Any, Any]:
     """A shape difference as ``(where, the fake's side, the target's side)``."""
-    if detail == "absent":
+    if detail == ABSENT:
         return where, "present", "absent"
     if detail.startswith("extra"):
         return where, "absent", detail

@@ -48,7 +48,7 @@ from patgate.calibration.write_probes import (
     probe_not_found,
     probe_token_limit,
 )
-from patgate.errors import RequestFailed, UnexpectedAnswer
+from patgate.errors import PatgateError, RequestFailed, UnexpectedAnswer
 
 if TYPE_CHECKING:
     from patgate.runner.engine import ScenarioRunner
@@ -106,7 +106,7 @@ PROBES: tuple[Probe, ...] = (
 free: the lifecycle's chain first (it is the longest), then what it waits for."""
 
 
-class ScheduleError(ValueError):
+class ScheduleError(PatgateError, ValueError):
     """A schedule that names an unknown probe or point, or waits in a circle."""
 
 

@@ -29,6 +29,7 @@ from typing import Any
 from patgate.basics.token_grammar import JWT_SHAPE
 
 __all__ = [
+    "ABSENT",
     "DATE_OFFSETS",
     "DATE_PRECISIONS",
     "MEANINGFUL_HEADERS",
@@ -55,6 +56,8 @@ _DIGITS_PRECISION = {0: "seconds", 3: "milliseconds", 6: "microseconds"}
 _DATE_TIME = re.compile(
     r"^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(?:\.(\d+))?(Z|[+-]\d{2}:\d{2})$", re.ASCII
 )
+ABSENT = "absent"
+"""A shape difference's detail when the actual answer lacks what the expected one has."""
 _URI = re.compile(r"^[a-z][a-z0-9+.-]*:[^\s]+$", re.ASCII | re.IGNORECASE)
 """An absolute URI (RFC 3986: a scheme, a colon, no white space): ``https://...``,
 ``about:blank``, ``urn:...``."""
@@ -183,7 +186,7 @@ def shape_differences(
         wanted = {name.lower(): name for name in expected["headers"]}
         present = {name.lower(): name for name in actual["headers"]}
         found.extend(
-            ShapeDifference(f"headers.{name}", "absent")
+            ShapeDifference(f"headers.{name}", ABSENT)
             for lowered, name in wanted.items()
             if lowered not in present
         )
@@ -211,7 +214,7 @@ def node_differences(
         for name, node in wanted.items():
             where = f"{path}.keys.{name}"
             if name not in present:
-                found.append(ShapeDifference(where, "absent"))
+                found.append(ShapeDifference(where, ABSENT))
             else:
                 found.extend(node_differences(node, present[name], where))
         found.extend(
