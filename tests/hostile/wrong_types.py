@@ -46,7 +46,9 @@ def rewrite(change: Change) -> Callable[[Handler, WireRequest, WireResponse], No
     def write(handler: Handler, request: WireRequest, answer: WireResponse) -> None:
         del request
         body = json.dumps(change(json.loads(answer.body))).encode()
-        handler.send_raw(normal(answer, body=body))
+        # The handler closes the connection after a writer; it says so, as a server must
+        # (else a client may send its next request, a create, on a connection being closed).
+        handler.send_raw(normal(answer, body=body, extra=b"Connection: close\r\n"))
 
     return write
 
